@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * madpmd wire codec: InfiniBand transport headers (LRH, GRH, BTH, DETH),
+ * their CRCs (ICRC, VCRC) and the RoCE framings (v1 ethertype 0x8915,
+ * v2 UDP 4791 over IPv4/IPv6).
+ *
+ * No DPDK dependency: the PMD, the client library, the tests and the tools
+ * all use this. Every decoder takes (buffer, length) and rejects input that
+ * is shorter than it needs or whose length fields disagree with it.
+ */
+#ifndef MADPMD_WIRE_H
+#define MADPMD_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes: 0 is success, every failure is negative and distinct. */
+enum mpd_status {
+	MPD_OK = 0,
+	MPD_ETRUNC = -1,	/* input shorter than the structure needs */
+	MPD_ELEN = -2,		/* a length field disagrees with the input */
+	MPD_EVERSION = -3,	/* unsupported version (LVer, IPVer, TVer, ...) */
+	MPD_ENEXTHDR = -4,	/* unsupported next header / ethertype / port */
+	MPD_EICRC = -5,		/* invariant CRC mismatch */
+	MPD_EVCRC = -6,		/* variant CRC mismatch */
+	MPD_ERANGE = -7,	/* value does not fit its field (encode) */
+	MPD_ENOSPC = -8,	/* output buffer too small (encode) */
+	MPD_EINVAL = -9,	/* inconsistent fields or bad argument */
+	MPD_ECSUM = -10,	/* IPv4 header checksum mismatch */
+	MPD_EOPCODE = -11,	/* BTH opcode this codec does not carry */
+};
+
+/* A sentence describing a status code, never NULL. */
+const char *mpd_strerror(int status);
+
+/* ---- CRCs (IBA 7.8) ---------------------------------------------------- */
+
+/* CRC-32 (Ethernet/zlib polynomial), seeded with crc from a previous call
+ * (0 for the first). Returns the finalised CRC of everything so far. */
+uint32_t mpd_crc32(uint32_t crc, const void *buf, size_t len);
+/* VCRC: CRC-16, polynomial 0x100B, seed 0xFFFF, bit-reflected, inverted
+ * (IBA 7.8.2). */
+uint16_t mpd_crc16_vcrc(const void *buf, size_t len);
+
+/* ---- Native IB transport headers --------------------------------------- */
+
+#define MPD_LRH_LEN	8
+#define MPD_GRH_LEN	40
+#define MPD_BTH_LEN	12
+#define MPD_DETH_LEN	8
+#define MPD_ICRC_LEN	4
+#define MPD_VCRC_LEN	2
+
+/* LRH Link Next Header (IBA 7.7.3) */
+enum mpd_lnh {
+	MPD_LNH_RAW = 0,
+	MPD_LNH_IP = 1,
+	MPD_LNH_IBA_LOCAL = 2,	/* BTH follows */
+	MPD_LNH_IBA_GLOBAL = 3,	/* GRH, then BTH */
+};
+
+#define MPD_LID_PERMISSIVE	0xffff
+#define MPD_VL15		15
+#define MPD_GRH_NEXT_HDR_IBA	0x1b
+
+/* BTH opcodes this codec carries: UD SEND Only (+immediate). */
+#define MPD_OP_UD_SEND_ONLY	0x64
+#define MPD_OP_UD_SEND_ONLY_IMM	0x65
+
+/* Local Route Header (IBA 7.7) */
+struct mpd_lrh {
+	uint8_t vl;		/* 4 bits */
+	uint8_t lver;		/* 4 bits */
+	uint8_t sl;		/* 4 bits */
+	uint8_t lnh;		/* 2 bits */
+	uint16_t dlid;
+	uint16_t pkt_len;	/* 11 bits, in 4-byte words, LRH..ICRC */
+	uint16_t slid;
+};
+
+/* Global Route Header (IBA 8.3) */
+struct mpd_grh {
+	uint8_t ip_ver;		/* 4 bits, 6 */
+	uint8_t tclass;
+	uint32_t flow_label;	/* 20 bits */
+	uint16_t pay_len;	/* bytes after the GRH, ICRC included */
+	uint8_t next_hdr;
+	uint8_t hop_limit;
+	uint8_t sgid[16];
+	uint8_t dgid[16];
+};
+
+/* Base Transport Header (IBA 9.2) */
+struct mpd_bth {
+	uint8_t opcode;
+	uint8_t se;		/* 1 bit solicited event */
+	uint8_t mig_req;	/* 1 bit */
+	uint8_t pad_cnt;	/* 2 bits */
+	uint8_t tver;		/* 4 bits, 0 */
+	uint16_t pkey;
+	uint8_t resv8a;		/* FECN/BECN on IB; masked out of the ICRC */
+	uint32_t dest_qp;	/* 24 bits */
+	uint8_t ack_req;	/* 1 bit */
+	uint32_t psn;		/* 24 bits */
+};
+
+/* Datagram Extended Transport Header (IBA 9.3.3) */
+struct mpd_deth {
+	uint32_t qkey;
+	uint32_t src_qp;	/* 24 bits */
+};
+
+int mpd_lrh_encode(const struct mpd_lrh *h, uint8_t *buf, size_t cap);
+int mpd_lrh_decode(const uint8_t *buf, size_t len, struct mpd_lrh *h);
+int mpd_grh_encode(const struct mpd_grh *h, uint8_t *buf, size_t cap);
+int mpd_grh_decode(const uint8_t *buf, size_t len, struct mpd_grh *h);
+int mpd_bth_encode(const struct mpd_bth *h, uint8_t *buf, size_t cap);
+int mpd_bth_decode(const uint8_t *buf, size_t len, struct mpd_bth *h);
+int mpd_deth_encode(const struct mpd_deth *h, uint8_t *buf, size_t cap);
+int mpd_deth_decode(const uint8_t *buf, size_t len, struct mpd_deth *h);
+
+/* ---- RoCE framing ------------------------------------------------------ */
+
+#define MPD_ETH_LEN		14
+#define MPD_VLAN_LEN		4
+#define MPD_IPV4_LEN		20
+#define MPD_IPV6_LEN		40
+#define MPD_UDP_LEN		8
+#define MPD_ETHERTYPE_IPV4	0x0800
+#define MPD_ETHERTYPE_IPV6	0x86dd
+#define MPD_ETHERTYPE_VLAN	0x8100
+#define MPD_ETHERTYPE_ROCE	0x8915	/* RoCEv1: GRH follows */
+#define MPD_ROCE_UDP_PORT	4791	/* RoCEv2: BTH follows UDP */
+
+struct mpd_eth {
+	uint8_t dst[6];
+	uint8_t src[6];
+	uint16_t vlan_tci;	/* valid when has_vlan */
+	bool has_vlan;
+	uint16_t ethertype;	/* of the payload, after any VLAN tag */
+};
+
+struct mpd_ipv4 {
+	uint8_t tos;
+	uint16_t total_len;
+	uint16_t id;
+	uint16_t frag;		/* flags + fragment offset */
+	uint8_t ttl;
+	uint8_t proto;
+	uint16_t csum;
+	uint8_t src[4];
+	uint8_t dst[4];
+};
+
+struct mpd_ipv6 {
+	uint8_t tclass;
+	uint32_t flow_label;	/* 20 bits */
+	uint16_t pay_len;
+	uint8_t next_hdr;
+	uint8_t hop_limit;
+	uint8_t src[16];
+	uint8_t dst[16];
+};
+
+struct mpd_udp {
+	uint16_t sport;
+	uint16_t dport;
+	uint16_t len;
+	uint16_t csum;
+};
+
+/* ---- Whole packets ----------------------------------------------------- */
+
+enum mpd_link {
+	MPD_LINK_IB = 0,	/* LRH [GRH] BTH DETH payload ICRC VCRC */
+	MPD_LINK_ROCE_V1 = 1,	/* Eth(0x8915) GRH BTH DETH payload ICRC */
+	MPD_LINK_ROCE_V2 = 2,	/* Eth IPv4|IPv6 UDP(4791) BTH DETH payload ICRC */
+};
+
+/*
+ * The headers of one UD packet (every MAD travels on UD QP0/QP1). On encode
+ * the length fields (LRH PktLen, GRH PayLen, IP lengths, UDP length), the
+ * pad count, the IPv4 checksum, the IPv6 UDP checksum, the ICRC and the VCRC
+ * are computed, whatever the caller put there; everything else is taken as
+ * given. On decode every field is filled from the wire.
+ */
+struct mpd_pkt {
+	enum mpd_link link;
+	/* MPD_LINK_IB */
+	struct mpd_lrh lrh;
+	bool has_grh;		/* IB: LNH says GRH; RoCEv1: always */
+	struct mpd_grh grh;
+	/* RoCE */
+	struct mpd_eth eth;
+	uint8_t ip_ver;		/* RoCEv2: 4 or 6 */
+	struct mpd_ipv4 ip4;
+	struct mpd_ipv6 ip6;
+	struct mpd_udp udp;
+	/* transport */
+	struct mpd_bth bth;
+	struct mpd_deth deth;
+	uint32_t imm;		/* with MPD_OP_UD_SEND_ONLY_IMM */
+	/* decode only */
+	const uint8_t *payload;	/* points into the decoded buffer */
+	size_t payload_len;	/* without pad */
+	size_t bth_off;		/* offset of the BTH in the frame */
+	uint32_t icrc;
+	uint16_t vcrc;
+};
+
+/* Decode flags */
+#define MPD_PKT_NO_ICRC_CHECK	0x1u
+#define MPD_PKT_NO_VCRC_CHECK	0x2u
+
+/* Encode headers + payload into buf. Returns the frame length or a status. */
+int mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
+		   uint8_t *buf, size_t cap);
+/* Decode a frame of the given link type. Checks lengths, versions and CRCs. */
+int mpd_pkt_decode(enum mpd_link link, const uint8_t *buf, size_t len,
+		   unsigned int flags, struct mpd_pkt *p);
+/* The ICRC the frame should carry (the frame's own ICRC bytes not read).
+ * frame_len covers everything up to and including the ICRC (and VCRC on IB). */
+int mpd_pkt_icrc(enum mpd_link link, const uint8_t *frame, size_t frame_len,
+		 uint32_t *icrc);
+
+/* Byte helpers for everyone who reads or writes big-endian fields. */
+static inline uint16_t
+mpd_get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t
+mpd_get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t
+mpd_get_be64(const uint8_t *p)
+{
+	return (uint64_t)mpd_get_be32(p) << 32 | mpd_get_be32(p + 4);
+}
+
+static inline void
+mpd_put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+mpd_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline void
+mpd_put_be64(uint8_t *p, uint64_t v)
+{
+	mpd_put_be32(p, (uint32_t)(v >> 32));
+	mpd_put_be32(p + 4, (uint32_t)v);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MADPMD_WIRE_H */

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Whole UD packets on the three links: native IB, RoCEv1 and RoCEv2.
+ * Lengths, pad count, checksums and CRCs are computed here so that every
+ * producer of frames (PMD, tests, tools) agrees on them.
+ */
+#include <string.h>
+
+#include "wire_priv.h"
+
+#define ICRC_MASK_MAX	(MPD_LRH_LEN + 60 + MPD_UDP_LEN + MPD_BTH_LEN)
+
+static bool
+opcode_is_ud_send(uint8_t op)
+{
+	return op == MPD_OP_UD_SEND_ONLY || op == MPD_OP_UD_SEND_ONLY_IMM;
+}
+
+/*
+ * ICRC (IBA 7.8.1; RoCE annex A16/A17): CRC-32 over the packet from the
+ * LRH (RoCE: eight 0xFF bytes in its place) to the end of the payload, with
+ * the fields that may change in flight replaced by ones: LRH VL, GRH/IPv6
+ * traffic class, flow label and hop limit, IPv4 TOS, TTL and checksum, UDP
+ * checksum, BTH reserved byte 4.
+ */
+static uint32_t
+icrc_compute(enum mpd_link link, const uint8_t *f, size_t net_off,
+	     size_t bth_off, size_t icrc_off)
+{
+	uint8_t m[ICRC_MASK_MAX];
+	size_t n = MPD_LRH_LEN, hl = bth_off - net_off;
+	uint32_t crc;
+
+	if (link == MPD_LINK_IB) {
+		memcpy(m, f, MPD_LRH_LEN);
+		m[0] |= 0xf0;
+	} else {
+		memset(m, 0xff, MPD_LRH_LEN);
+	}
+	memcpy(m + n, f + net_off, hl);
+	if (link == MPD_LINK_IB || link == MPD_LINK_ROCE_V1 ||
+	    (hl > 0 && m[n] >> 4 == 6)) {
+		if (hl >= MPD_GRH_LEN) {	/* GRH and IPv6 share the layout */
+			m[n] |= 0x0f;
+			memset(m + n + 1, 0xff, 3);
+			m[n + 7] = 0xff;
+		}
+		if (link == MPD_LINK_ROCE_V2)
+			memset(m + n + MPD_IPV6_LEN + 6, 0xff, 2);
+	} else if (hl > 0) {			/* RoCEv2 over IPv4 */
+		size_t ihl = (size_t)(m[n] & 0xf) * 4;
+
+		m[n + 1] = 0xff;
+		m[n + 8] = 0xff;
+		memset(m + n + 10, 0xff, 2);
+		memset(m + n + ihl + 6, 0xff, 2);
+	}
+	n += hl;
+	memcpy(m + n, f + bth_off, MPD_BTH_LEN);
+	m[n + 4] = 0xff;
+	n += MPD_BTH_LEN;
+	crc = mpd_crc32(0, m, n);
+	return mpd_crc32(crc, f + bth_off + MPD_BTH_LEN,
+			 icrc_off - bth_off - MPD_BTH_LEN);
+}
+
+static void
+put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t
+get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint16_t
+udp6_csum(const uint8_t *ip6, const uint8_t *udp, size_t udp_len)
+{
+	uint32_t sum = 0;
+	uint16_t c;
+
+	sum = mpd_inet_sum(sum, ip6 + 8, 32);	/* source + destination */
+	sum += (uint32_t)udp_len;
+	sum += 17;
+	sum = mpd_inet_sum(sum, udp, udp_len);
+	c = (uint16_t)~mpd_inet_fold(sum);
+	return c ? c : 0xffff;	/* RFC 768: zero is sent as all ones */
+}
+
+/* Writes the network header(s) before the BTH; returns their end offset. */
+static int
+encode_net(struct mpd_pkt *p, size_t tlen, uint8_t *buf, size_t cap,
+	   size_t *net_off)
+{
+	size_t off = 0;
+	int rc;
+
+	switch (p->link) {
+	case MPD_LINK_IB:
+		p->lrh.lnh = p->has_grh ? MPD_LNH_IBA_GLOBAL : MPD_LNH_IBA_LOCAL;
+		off = MPD_LRH_LEN + (p->has_grh ? MPD_GRH_LEN : 0);
+		if ((off + tlen) / 4 > 0x7ff)
+			return MPD_ERANGE;
+		p->lrh.pkt_len = (uint16_t)((off + tlen) / 4);
+		rc = mpd_lrh_encode(&p->lrh, buf, cap);
+		if (rc < 0)
+			return rc;
+		*net_off = MPD_LRH_LEN;
+		if (!p->has_grh)
+			return (int)off;
+		p->grh.pay_len = (uint16_t)tlen;
+		rc = mpd_grh_encode(&p->grh, buf + MPD_LRH_LEN,
+				    cap - MPD_LRH_LEN);
+		return rc < 0 ? rc : (int)off;
+	case MPD_LINK_ROCE_V1:
+		p->has_grh = true;
+		p->eth.ethertype = MPD_ETHERTYPE_ROCE;
+		rc = mpd_eth_encode(&p->eth, buf, cap);
+		if (rc < 0)
+			return rc;
+		off = (size_t)rc;
+		*net_off = off;
+		if (tlen > 0xffff)
+			return MPD_ERANGE;
+		p->grh.pay_len = (uint16_t)tlen;
+		rc = mpd_grh_encode(&p->grh, buf + off, cap - off);
+		return rc < 0 ? rc : (int)(off + MPD_GRH_LEN);
+	case MPD_LINK_ROCE_V2:
+		break;
+	default:
+		return MPD_EINVAL;
+	}
+
+	if (p->ip_ver != 4 && p->ip_ver != 6)
+		return MPD_EINVAL;
+	p->eth.ethertype = p->ip_ver == 4 ? MPD_ETHERTYPE_IPV4
+					  : MPD_ETHERTYPE_IPV6;
+	rc = mpd_eth_encode(&p->eth, buf, cap);
+	if (rc < 0)
+		return rc;
+	off = (size_t)rc;
+	*net_off = off;
+	if (tlen + MPD_UDP_LEN + MPD_IPV4_LEN > 0xffff)
+		return MPD_ERANGE;
+	if (p->ip_ver == 4) {
+		p->ip4.total_len = (uint16_t)(MPD_IPV4_LEN + MPD_UDP_LEN + tlen);
+		p->ip4.proto = 17;
+		p->ip4.csum = 0;
+		rc = mpd_ipv4_encode(&p->ip4, buf + off, cap - off);
+		if (rc < 0)
+			return rc;
+		p->ip4.csum = (uint16_t)~mpd_inet_fold(
+				mpd_inet_sum(0, buf + off, MPD_IPV4_LEN));
+		mpd_put_be16(buf + off + 10, p->ip4.csum);
+		off += MPD_IPV4_LEN;
+		p->udp.csum = 0;	/* optional on IPv4; RoCEv2 sends 0 */
+	} else {
+		p->ip6.pay_len = (uint16_t)(MPD_UDP_LEN + tlen);
+		p->ip6.next_hdr = 17;
+		rc = mpd_ipv6_encode(&p->ip6, buf + off, cap - off);
+		if (rc < 0)
+			return rc;
+		off += MPD_IPV6_LEN;
+		p->udp.csum = 0;	/* filled once the payload is in */
+	}
+	p->udp.len = (uint16_t)(MPD_UDP_LEN + tlen);
+	rc = mpd_udp_encode(&p->udp, buf + off, cap - off);
+	return rc < 0 ? rc : (int)(off + MPD_UDP_LEN);
+}
+
+int
+mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
+	       uint8_t *buf, size_t cap)
+{
+	bool imm = p->bth.opcode == MPD_OP_UD_SEND_ONLY_IMM;
+	size_t pad = (4 - payload_len % 4) % 4;
+	size_t tlen = MPD_BTH_LEN + MPD_DETH_LEN + (imm ? 4 : 0) +
+		      payload_len + pad + MPD_ICRC_LEN;
+	size_t net_off = 0, off, icrc_off, total;
+	int rc;
+
+	if (!opcode_is_ud_send(p->bth.opcode))
+		return MPD_EOPCODE;
+	if (payload_len && !payload)
+		return MPD_EINVAL;
+	if (tlen > 0xffff)
+		return MPD_ERANGE;
+	rc = encode_net(p, tlen, buf, cap, &net_off);
+	if (rc < 0)
+		return rc;
+	off = (size_t)rc;
+	total = off + tlen + (p->link == MPD_LINK_IB ? MPD_VCRC_LEN : 0);
+	if (cap < total)
+		return MPD_ENOSPC;
+
+	p->bth.pad_cnt = (uint8_t)pad;
+	p->bth_off = off;
+	rc = mpd_bth_encode(&p->bth, buf + off, cap - off);
+	if (rc < 0)
+		return rc;
+	off += MPD_BTH_LEN;
+	rc = mpd_deth_encode(&p->deth, buf + off, cap - off);
+	if (rc < 0)
+		return rc;
+	off += MPD_DETH_LEN;
+	if (imm) {
+		mpd_put_be32(buf + off, p->imm);
+		off += 4;
+	}
+	if (payload_len)
+		memcpy(buf + off, payload, payload_len);
+	memset(buf + off + payload_len, 0, pad);
+	icrc_off = off + payload_len + pad;
+
+	p->icrc = icrc_compute(p->link, buf, net_off, p->bth_off, icrc_off);
+	put_le32(buf + icrc_off, p->icrc);
+	if (p->link == MPD_LINK_IB) {
+		p->vcrc = mpd_crc16_vcrc(buf, icrc_off + MPD_ICRC_LEN);
+		buf[icrc_off + 4] = (uint8_t)p->vcrc;
+		buf[icrc_off + 5] = (uint8_t)(p->vcrc >> 8);
+	}
+	if (p->link == MPD_LINK_ROCE_V2 && p->ip_ver == 6) {
+		size_t udp_off = p->bth_off - MPD_UDP_LEN;
+
+		p->udp.csum = udp6_csum(buf + udp_off - MPD_IPV6_LEN,
+					buf + udp_off, p->udp.len);
+		mpd_put_be16(buf + udp_off + 6, p->udp.csum);
+	}
+	p->payload = NULL;
+	p->payload_len = payload_len;
+	return (int)total;
+}
+
+/* Parses the headers before the BTH. On success *end is where the ICRC
+ * ends (IB: where the VCRC starts), *net_off where the ICRC's network
+ * header part starts. Returns the BTH offset. */
+static int
+decode_net(enum mpd_link link, const uint8_t *buf, size_t len,
+	   struct mpd_pkt *p, size_t *net_off, size_t *end)
+{
+	size_t off;
+	int rc;
+
+	if (link == MPD_LINK_IB) {
+		size_t plen;
+
+		rc = mpd_lrh_decode(buf, len, &p->lrh);
+		if (rc < 0)
+			return rc;
+		if (p->lrh.lnh != MPD_LNH_IBA_LOCAL &&
+		    p->lrh.lnh != MPD_LNH_IBA_GLOBAL)
+			return MPD_ENEXTHDR;
+		plen = (size_t)p->lrh.pkt_len * 4;
+		if (len < plen + MPD_VCRC_LEN)
+			return MPD_ETRUNC;
+		if (len != plen + MPD_VCRC_LEN)
+			return MPD_ELEN;
+		*net_off = MPD_LRH_LEN;
+		*end = plen;
+		off = MPD_LRH_LEN;
+		p->has_grh = p->lrh.lnh == MPD_LNH_IBA_GLOBAL;
+		if (!p->has_grh)
+			return (int)off;
+		rc = mpd_grh_decode(buf + off, len - off, &p->grh);
+		if (rc < 0)
+			return rc;
+		if (p->grh.next_hdr != MPD_GRH_NEXT_HDR_IBA)
+			return MPD_ENEXTHDR;
+		off += MPD_GRH_LEN;
+		if (off + p->grh.pay_len != plen)
+			return MPD_ELEN;
+		return (int)off;
+	}
+
+	rc = mpd_eth_decode(buf, len, &p->eth);
+	if (rc < 0)
+		return rc;
+	off = (size_t)rc;
+	*net_off = off;
+	if (link == MPD_LINK_ROCE_V1) {
+		if (p->eth.ethertype != MPD_ETHERTYPE_ROCE)
+			return MPD_ENEXTHDR;
+		p->has_grh = true;
+		rc = mpd_grh_decode(buf + off, len - off, &p->grh);
+		if (rc < 0)
+			return rc;
+		if (p->grh.next_hdr != MPD_GRH_NEXT_HDR_IBA)
+			return MPD_ENEXTHDR;
+		off += MPD_GRH_LEN;
+		if (off + p->grh.pay_len > len)
+			return MPD_ETRUNC;
+		*end = off + p->grh.pay_len;
+		return (int)off;
+	}
+	if (link != MPD_LINK_ROCE_V2)
+		return MPD_EINVAL;
+
+	if (p->eth.ethertype == MPD_ETHERTYPE_IPV4) {
+		p->ip_ver = 4;
+		rc = mpd_ipv4_decode(buf + off, len - off, &p->ip4);
+		if (rc < 0)
+			return rc;
+		if (p->ip4.proto != 17)
+			return MPD_ENEXTHDR;
+		if (off + p->ip4.total_len > len)
+			return MPD_ETRUNC;
+		*end = off + p->ip4.total_len;
+		off += (size_t)rc;
+	} else if (p->eth.ethertype == MPD_ETHERTYPE_IPV6) {
+		p->ip_ver = 6;
+		rc = mpd_ipv6_decode(buf + off, len - off, &p->ip6);
+		if (rc < 0)
+			return rc;
+		if (p->ip6.next_hdr != 17)
+			return MPD_ENEXTHDR;
+		off += MPD_IPV6_LEN;
+		if (off + p->ip6.pay_len > len)
+			return MPD_ETRUNC;
+		*end = off + p->ip6.pay_len;
+	} else {
+		return MPD_ENEXTHDR;
+	}
+	rc = mpd_udp_decode(buf + off, *end - off, &p->udp);
+	if (rc < 0)
+		return rc;
+	if (p->udp.dport != MPD_ROCE_UDP_PORT)
+		return MPD_ENEXTHDR;
+	if (off + p->udp.len != *end)
+		return MPD_ELEN;
+	return (int)(off + MPD_UDP_LEN);
+}
+
+int
+mpd_pkt_decode(enum mpd_link link, const uint8_t *buf, size_t len,
+	       unsigned int flags, struct mpd_pkt *p)
+{
+	size_t net_off = 0, end = 0, off, icrc_off, hdr_end;
+	bool imm;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->link = link;
+	rc = decode_net(link, buf, len, p, &net_off, &end);
+	if (rc < 0)
+		return rc;
+	off = (size_t)rc;
+	p->bth_off = off;
+	if (end < off + MPD_BTH_LEN + MPD_ICRC_LEN)
+		return MPD_ETRUNC;
+	icrc_off = end - MPD_ICRC_LEN;
+	rc = mpd_bth_decode(buf + off, icrc_off - off, &p->bth);
+	if (rc < 0)
+		return rc;
+	if (!opcode_is_ud_send(p->bth.opcode))
+		return MPD_EOPCODE;
+	imm = p->bth.opcode == MPD_OP_UD_SEND_ONLY_IMM;
+	off += MPD_BTH_LEN;
+	rc = mpd_deth_decode(buf + off, icrc_off - off, &p->deth);
+	if (rc < 0)
+		return rc;
+	off += MPD_DETH_LEN;
+	if (imm) {
+		if (icrc_off < off + 4)
+			return MPD_ETRUNC;
+		p->imm = mpd_get_be32(buf + off);
+		off += 4;
+	}
+	hdr_end = off;
+	if (icrc_off < hdr_end + p->bth.pad_cnt)
+		return MPD_ELEN;
+	p->payload = buf + hdr_end;
+	p->payload_len = icrc_off - hdr_end - p->bth.pad_cnt;
+	p->icrc = get_le32(buf + icrc_off);
+	if (link == MPD_LINK_IB)
+		p->vcrc = (uint16_t)(buf[end] | buf[end + 1] << 8);
+
+	if (!(flags & MPD_PKT_NO_ICRC_CHECK) &&
+	    icrc_compute(link, buf, net_off, p->bth_off, icrc_off) != p->icrc)
+		return MPD_EICRC;
+	if (link == MPD_LINK_IB && !(flags & MPD_PKT_NO_VCRC_CHECK) &&
+	    mpd_crc16_vcrc(buf, end) != p->vcrc)
+		return MPD_EVCRC;
+	return MPD_OK;
+}
+
+int
+mpd_pkt_icrc(enum mpd_link link, const uint8_t *frame, size_t frame_len,
+	     uint32_t *icrc)
+{
+	struct mpd_pkt p;
+	size_t net_off = 0, end = 0;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	rc = decode_net(link, frame, frame_len, &p, &net_off, &end);
+	if (rc < 0)
+		return rc;
+	if (end < (size_t)rc + MPD_BTH_LEN + MPD_ICRC_LEN)
+		return MPD_ETRUNC;
+	*icrc = icrc_compute(link, frame, net_off, (size_t)rc,
+			     end - MPD_ICRC_LEN);
+	return MPD_OK;
+}

@@ -230,7 +230,8 @@ put_tlv(uint8_t *p, uint16_t tag, const void *v, size_t vlen, size_t padded)
 	p[1] = (uint8_t)tag;
 	p[2] = (uint8_t)(padded >> 8);
 	p[3] = (uint8_t)padded;
-	memcpy(p + 4, v, vlen);
+	if (vlen)
+		memcpy(p + 4, v, vlen);
 	memset(p + 4 + vlen, 0, padded - vlen);
 	return 4 + padded;
 }

@@ -53,7 +53,11 @@ mpd_class_data_off(uint8_t mgmt_class)
 	case MPD_CLASS_SUBN_LID:
 	case MPD_CLASS_SUBN_DR:
 	case MPD_CLASS_PERF:
-		return MPD_SMP_DATA_OFF;	/* PerfMgt: 40 reserved bytes */
+	case MPD_CLASS_BM:
+	case MPD_CLASS_DEV_MGT:
+		/* PerfMgt, DevMgt: 40 reserved bytes (IBA 16.1.1, 16.3.1);
+		 * BM: B_Key and 32 reserved bytes (IBA 16.2.1) */
+		return MPD_SMP_DATA_OFF;
 	case MPD_CLASS_SUBN_ADM:
 		return MPD_SA_HDR_END;
 	default:
@@ -94,9 +98,13 @@ mpd_mad_encode(const struct mpd_mad *m, const void *data, size_t data_len,
 	if (cls == MPD_CLASS_SUBN_LID || cls == MPD_CLASS_SUBN_DR) {
 		mpd_put_be64(buf + 24, m->mkey);
 		if (cls == MPD_CLASS_SUBN_DR) {
-			/* IBA 14.2.1.2: hop count at most 63 */
+			/* IBA 14.2.1.2: hop count at most 63; the hop pointer
+			 * never passes count + 1 (14.2.2) */
 			if (mpd_smp_hop_cnt(&m->hdr) > 63)
 				return MPD_ERANGE;
+			if (mpd_smp_hop_ptr(&m->hdr) >
+			    mpd_smp_hop_cnt(&m->hdr) + 1)
+				return MPD_EINVAL;
 			mpd_put_be16(buf + 32, m->dr_slid);
 			mpd_put_be16(buf + 34, m->dr_dlid);
 			memcpy(buf + 128, m->initial_path, MPD_SMP_PATH_LEN);

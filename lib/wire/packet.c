@@ -80,18 +80,18 @@ get_le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
+/* Folded one's-complement sum of the IPv6 pseudo-header and the UDP
+ * datagram (RFC 8200 8.1). */
 static uint16_t
-udp6_csum(const uint8_t *ip6, const uint8_t *udp, size_t udp_len)
+udp6_sum(const uint8_t *ip6, const uint8_t *udp, size_t udp_len)
 {
 	uint32_t sum = 0;
-	uint16_t c;
 
 	sum = mpd_inet_sum(sum, ip6 + 8, 32);	/* source + destination */
 	sum += (uint32_t)udp_len;
 	sum += 17;
 	sum = mpd_inet_sum(sum, udp, udp_len);
-	c = (uint16_t)~mpd_inet_fold(sum);
-	return c ? c : 0xffff;	/* RFC 768: zero is sent as all ones */
+	return mpd_inet_fold(sum);
 }
 
 /* Writes the network header(s) before the BTH; returns their end offset. */
@@ -147,7 +147,8 @@ encode_net(struct mpd_pkt *p, size_t tlen, uint8_t *buf, size_t cap,
 		return rc;
 	off = (size_t)rc;
 	*net_off = off;
-	if (tlen + MPD_UDP_LEN + MPD_IPV4_LEN > 0xffff)
+	/* IPv4 total length counts its header, IPv6 payload length does not */
+	if (tlen + MPD_UDP_LEN + (p->ip_ver == 4 ? MPD_IPV4_LEN : 0) > 0xffff)
 		return MPD_ERANGE;
 	if (p->ip_ver == 4) {
 		p->ip4.total_len = (uint16_t)(MPD_IPV4_LEN + MPD_UDP_LEN + tlen);
@@ -229,8 +230,10 @@ mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
 	if (p->link == MPD_LINK_ROCE_V2 && p->ip_ver == 6) {
 		size_t udp_off = p->bth_off - MPD_UDP_LEN;
 
-		p->udp.csum = udp6_csum(buf + udp_off - MPD_IPV6_LEN,
-					buf + udp_off, p->udp.len);
+		p->udp.csum = (uint16_t)~udp6_sum(buf + udp_off - MPD_IPV6_LEN,
+						  buf + udp_off, p->udp.len);
+		if (p->udp.csum == 0)
+			p->udp.csum = 0xffff;	/* RFC 768: zero means none */
 		mpd_put_be16(buf + udp_off + 6, p->udp.csum);
 	}
 	p->payload = NULL;
@@ -334,6 +337,8 @@ decode_net(enum mpd_link link, const uint8_t *buf, size_t len,
 		return MPD_ENEXTHDR;
 	if (off + p->udp.len != *end)
 		return MPD_ELEN;
+	/* The UDP checksum is not checked: the ICRC protects the packet,
+	 * masks the checksum field, and RoCE senders may leave it zero. */
 	return (int)(off + MPD_UDP_LEN);
 }
 

@@ -204,6 +204,24 @@ oracle_expect_absent(struct oracle *o, int frame, const char *field)
 }
 
 void
+oracle_forget(struct oracle *o, int frame, const char *field)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < o->nexp; i++) {
+		struct expect *e = &o->exp[i];
+
+		if (e->frame == frame && strcmp(e->field, field) == 0) {
+			free(e->field);
+			free(e->s);
+			continue;
+		}
+		o->exp[n++] = *e;
+	}
+	o->nexp = n;
+}
+
+void
 oracle_expect_layout(struct oracle *o, int frame, const struct mpd_layout *l,
 		     const void *obj, const struct oracle_map *map,
 		     size_t nmap, unsigned int occurrence)

@@ -49,6 +49,9 @@ void oracle_expect_gid(struct oracle *o, int frame, const char *field,
 		       unsigned int occurrence, const uint8_t gid[16]);
 /* Field must not appear in the frame at all. */
 void oracle_expect_absent(struct oracle *o, int frame, const char *field);
+/* Drop the expectations stated so far on field in frame (e.g. one that
+ * oracle_add_pkt() made and the stock dissector is known not to show). */
+void oracle_forget(struct oracle *o, int frame, const char *field);
 
 /* A mapping from a codec layout member to a tshark field, for
  * oracle_expect_layout(). */

@@ -64,7 +64,8 @@ struct mpd_layout {
  */
 int mpd_layout_encode(const struct mpd_layout *l, const void *obj,
 		      uint8_t *buf, size_t cap);
-/* Decode buf into obj (zeroed first). Returns wire_len or MPD_ETRUNC. */
+/* Decode buf into the members of obj the layout names; other members are
+ * left as they are. Returns wire_len or MPD_ETRUNC. */
 int mpd_layout_decode(const struct mpd_layout *l, const uint8_t *buf,
 		      size_t len, void *obj);
 

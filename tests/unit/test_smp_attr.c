@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SMP attribute layouts (IBA 14.2.5, Notice 13.4.8.2): golden bytes
+ * written by hand from the IBA tables, random round trips, reserved bits
+ * left zero, every error path, and layout sanity.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "madpmd/attr.h"
+#include "madpmd/wire.h"
+#include "tap.h"
+
+#define ITERS 100
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+struct attr {
+	const struct mpd_layout *l;
+	size_t size;		/* sizeof the host struct */
+};
+
+static const struct attr attrs[] = {
+	{ &mpd_node_info_layout, sizeof(struct mpd_node_info) },
+	{ &mpd_node_desc_layout, sizeof(struct mpd_node_desc) },
+	{ &mpd_switch_info_layout, sizeof(struct mpd_switch_info) },
+	{ &mpd_guid_info_layout, sizeof(struct mpd_guid_info) },
+	{ &mpd_port_info_layout, sizeof(struct mpd_port_info) },
+	{ &mpd_pkey_table_layout, sizeof(struct mpd_pkey_table) },
+	{ &mpd_sl2vl_table_layout, sizeof(struct mpd_sl2vl_table) },
+	{ &mpd_vl_arb_table_layout, sizeof(struct mpd_vl_arb_table) },
+	{ &mpd_lft_block_layout, sizeof(struct mpd_lft_block) },
+	{ &mpd_mft_block_layout, sizeof(struct mpd_mft_block) },
+	{ &mpd_sm_info_layout, sizeof(struct mpd_sm_info) },
+	{ &mpd_notice_layout, sizeof(struct mpd_notice) },
+};
+
+static int
+bit_is_set(const uint8_t *b, unsigned int bit)
+{
+	return (b[bit / 8] >> (7 - bit % 8)) & 1;
+}
+
+static void
+bit_set(uint8_t *b, unsigned int bit)
+{
+	b[bit / 8] |= (uint8_t)(0x80 >> (bit % 8));
+}
+
+/* Every field inside wire_len and inside the host struct, a width its
+ * member can hold, whole bytes for byte arrays, and no wire bit or member
+ * byte used twice. */
+static void
+check_layout(const struct mpd_layout *l, size_t size)
+{
+	uint8_t wire[256] = { 0 }, mem[1024] = { 0 };
+	unsigned int bits = 0;
+	uint16_t i;
+	int bad = 0;
+
+	if (!ok(l->wire_len <= sizeof(wire) && size <= sizeof(mem) &&
+		l->nfields > 0, "%s: sizes are sane", l->name))
+		return;
+	for (i = 0; i < l->nfields; i++) {
+		const struct mpd_field *f = &l->fields[i];
+		unsigned int b, m;
+
+		if (f->bits == 0 || f->bit_off + f->bits > 8u * l->wire_len ||
+		    f->mem_off + f->mem_size > size ||
+		    (f->kind == MPD_FK_UINT &&
+		     (f->bits > 8u * f->mem_size || f->bits > 64 ||
+		      (f->mem_size != 1 && f->mem_size != 2 &&
+		       f->mem_size != 4 && f->mem_size != 8))) ||
+		    (f->kind == MPD_FK_BYTES &&
+		     (f->bit_off % 8 || f->bits != 8u * f->mem_size))) {
+			tap_diag("%s.%s: bad geometry", l->name, f->name);
+			bad++;
+			continue;
+		}
+		for (b = f->bit_off; b < f->bit_off + f->bits; b++) {
+			if (bit_is_set(wire, b)) {
+				tap_diag("%s.%s: wire bit %u used twice",
+					 l->name, f->name, b);
+				bad++;
+				break;
+			}
+			bit_set(wire, b);
+		}
+		for (m = f->mem_off; m < f->mem_off + f->mem_size; m++) {
+			if (mem[m]++) {
+				tap_diag("%s.%s: member byte %u used twice",
+					 l->name, f->name, m);
+				bad++;
+				break;
+			}
+		}
+		bits += f->bits;
+		if (f->name == NULL || mpd_layout_find(l, f->name) != f) {
+			tap_diag("%s: field %u name not unique", l->name, i);
+			bad++;
+		}
+	}
+	ok(bad == 0, "%s: %u fields, %u of %u bits, no overlap", l->name,
+	   l->nfields, bits, 8u * l->wire_len);
+}
+
+static void
+random_fill(const struct mpd_layout *l, void *obj)
+{
+	uint16_t i;
+
+	for (i = 0; i < l->nfields; i++) {
+		const struct mpd_field *f = &l->fields[i];
+
+		if (f->kind == MPD_FK_UINT)
+			mpd_field_store(f, obj, rnd_bits(f->bits));
+		else
+			rnd_bytes((uint8_t *)obj + f->mem_off, f->mem_size);
+	}
+}
+
+static void
+max_fill(const struct mpd_layout *l, void *obj)
+{
+	uint16_t i;
+
+	for (i = 0; i < l->nfields; i++) {
+		const struct mpd_field *f = &l->fields[i];
+
+		if (f->kind == MPD_FK_UINT)
+			mpd_field_store(f, obj, f->bits >= 64 ? ~0ull :
+					(1ull << f->bits) - 1);
+		else
+			memset((uint8_t *)obj + f->mem_off, 0xff, f->mem_size);
+	}
+}
+
+static unsigned int
+popcount(const uint8_t *b, size_t n)
+{
+	unsigned int c = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		c += (unsigned int)__builtin_popcount(b[i]);
+	return c;
+}
+
+/* Round trips, reserved bits, and the error paths of one layout. */
+static void
+check_codec(const struct mpd_layout *l, size_t size)
+{
+	uint8_t a[1024] __attribute__((aligned(8)));
+	uint8_t b[1024] __attribute__((aligned(8)));
+	uint8_t wire[256], wire2[256];
+	unsigned int bits = 0, it;
+	int bad = 0, n;
+	uint16_t i;
+
+	for (it = 0; it < ITERS; it++) {
+		memset(a, 0, sizeof(a));
+		memset(b, 0, sizeof(b));
+		random_fill(l, a);
+		n = mpd_layout_encode(l, a, wire, sizeof(wire));
+		if (n != l->wire_len ||
+		    mpd_layout_decode(l, wire, l->wire_len, b) != l->wire_len ||
+		    memcmp(a, b, size) != 0 ||
+		    mpd_layout_encode(l, b, wire2, l->wire_len) != l->wire_len ||
+		    memcmp(wire, wire2, l->wire_len) != 0)
+			bad++;
+	}
+	ok(bad == 0, "%s: %d random round trips", l->name, ITERS);
+
+	/* every field at its maximum sets exactly the field bits */
+	memset(a, 0, sizeof(a));
+	max_fill(l, a);
+	for (i = 0; i < l->nfields; i++)
+		bits += l->fields[i].bits;
+	n = mpd_layout_encode(l, a, wire, sizeof(wire));
+	is_int(n == l->wire_len ? popcount(wire, l->wire_len) : 0, bits,
+	       "%s: all-ones fields leave the reserved bits zero", l->name);
+
+	/* a value one bit too wide, field by field */
+	bad = 0;
+	for (i = 0; i < l->nfields; i++) {
+		const struct mpd_field *f = &l->fields[i];
+
+		if (f->kind != MPD_FK_UINT || f->bits >= 8u * f->mem_size)
+			continue;
+		memset(a, 0, sizeof(a));
+		mpd_field_store(f, a, 1ull << f->bits);
+		if (mpd_layout_encode(l, a, wire, sizeof(wire)) != MPD_ERANGE) {
+			tap_diag("%s.%s: 1 << %u accepted", l->name, f->name,
+				 f->bits);
+			bad++;
+		}
+		mpd_field_store(f, a, (1ull << f->bits) - 1);
+		if (mpd_layout_encode(l, a, wire, sizeof(wire)) != l->wire_len) {
+			tap_diag("%s.%s: maximum refused", l->name, f->name);
+			bad++;
+		}
+	}
+	ok(bad == 0, "%s: MPD_ERANGE for every value wider than its field",
+	   l->name);
+
+	memset(a, 0, sizeof(a));
+	is_int(mpd_layout_encode(l, a, wire, l->wire_len - 1u), MPD_ENOSPC,
+	       "%s: encode into %u bytes is MPD_ENOSPC", l->name,
+	       l->wire_len - 1u);
+	is_int(mpd_layout_encode(l, a, wire, 0), MPD_ENOSPC,
+	       "%s: encode into 0 bytes is MPD_ENOSPC", l->name);
+	is_int(mpd_layout_decode(l, wire, l->wire_len - 1u, b), MPD_ETRUNC,
+	       "%s: decode of %u bytes is MPD_ETRUNC", l->name,
+	       l->wire_len - 1u);
+	is_int(mpd_layout_decode(l, wire, 0, b), MPD_ETRUNC,
+	       "%s: decode of 0 bytes is MPD_ETRUNC", l->name);
+}
+
+static void
+golden(const struct mpd_layout *l, const void *obj, const uint8_t *want,
+       size_t len)
+{
+	uint8_t wire[256];
+	int n = mpd_layout_encode(l, obj, wire, sizeof(wire));
+	size_t i;
+
+	is_int(n, (long long)len, "%s: golden value encodes to %zu bytes",
+	       l->name, len);
+	if (n != (int)len)
+		return;
+	for (i = 0; i < len; i++)
+		if (wire[i] != want[i])
+			tap_diag("%s: byte %zu is 0x%02x, IBA says 0x%02x",
+				 l->name, i, wire[i], want[i]);
+	ok(memcmp(wire, want, len) == 0, "%s: golden bytes", l->name);
+}
+
+/* The decoded golden bytes must equal the struct they came from. */
+#define GOLDEN(layout, type, objp, want) do {				\
+	type back_;							\
+									\
+	golden(&(layout), (objp), (want), sizeof(want));		\
+	memset(&back_, 0, sizeof(back_));				\
+	ok(mpd_layout_decode(&(layout), (want), sizeof(want), &back_)	\
+	   == (int)sizeof(want) &&					\
+	   memcmp(&back_, (objp), sizeof(type)) == 0,			\
+	   "%s: golden bytes decode to the golden value",		\
+	   (layout).name);						\
+} while (0)
+
+static void
+golden_node_info(void)
+{
+	struct mpd_node_info ni;
+	static const uint8_t want[40] = {
+		0x01, 0x01, 0x01, 0x02,				/* 0 */
+		0x00, 0x02, 0xc9, 0x03, 0x00, 0x11, 0x22, 0x33,	/* 4 */
+		0x00, 0x02, 0xc9, 0x03, 0x00, 0x11, 0x22, 0x34,	/* 12 */
+		0x00, 0x02, 0xc9, 0x03, 0x00, 0x11, 0x22, 0x35,	/* 20 */
+		0x00, 0x80, 0x10, 0x17,				/* 28 */
+		0x00, 0x00, 0x00, 0xa1,				/* 32 */
+		0x01, 0x00, 0x02, 0xc9,				/* 36 */
+	};
+
+	memset(&ni, 0, sizeof(ni));
+	ni.base_version = 1;
+	ni.class_version = 1;
+	ni.node_type = MPD_NODE_TYPE_CA;
+	ni.num_ports = 2;
+	ni.sys_image_guid = 0x0002c90300112233ull;
+	ni.node_guid = 0x0002c90300112234ull;
+	ni.port_guid = 0x0002c90300112235ull;
+	ni.partition_cap = 0x80;
+	ni.device_id = 0x1017;
+	ni.revision = 0xa1;
+	ni.local_port_num = 1;
+	ni.vendor_id = 0x0002c9;
+	GOLDEN(mpd_node_info_layout, struct mpd_node_info, &ni, want);
+}
+
+static void
+golden_node_desc(void)
+{
+	struct mpd_node_desc nd;
+	uint8_t want[64] = { 'm', 'a', 'd', 'p', 'm', 'd', ' ', 'H', 'C',
+			     'A', '-', '1' };
+
+	memset(&nd, 0, sizeof(nd));
+	memcpy(nd.desc, "madpmd HCA-1", 12);
+	GOLDEN(mpd_node_desc_layout, struct mpd_node_desc, &nd, want);
+}
+
+static void
+golden_switch_info(void)
+{
+	struct mpd_switch_info si;
+	static const uint8_t want[20] = {
+		0xc0, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01, 0x23,	/* caps, top */
+		0x01, 0xff, 0xfe,				/* ports */
+		0x9e,	/* LifeTimeValue 0x13 << 3 | state change | opt 2 */
+		0x00, 0x01, 0x00, 0x20,
+		0xa8,	/* inbound, filter raw inbound, enhanced port 0 */
+		0x00, 0xc0, 0x10,				/* MFDB top */
+	};
+
+	memset(&si, 0, sizeof(si));
+	si.linear_fdb_cap = 0xc000;
+	si.multicast_fdb_cap = 0x0200;
+	si.linear_fdb_top = 0x0123;
+	si.default_port = 1;
+	si.default_mcast_primary_port = 0xff;
+	si.default_mcast_not_primary_port = 0xfe;
+	si.life_time_value = 0x13;
+	si.port_state_change = 1;
+	si.optimized_sl2vl_programming = 2;
+	si.lids_per_port = 1;
+	si.partition_enforcement_cap = 0x20;
+	si.inbound_enforcement_cap = 1;
+	si.filter_raw_inbound_cap = 1;
+	si.enhanced_port0 = 1;
+	si.multicast_fdb_top = 0xc010;
+	GOLDEN(mpd_switch_info_layout, struct mpd_switch_info, &si, want);
+}
+
+static void
+golden_guid_info(void)
+{
+	struct mpd_guid_info gi;
+	static const uint8_t want[64] = {
+		[0] = 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+		[8] = 0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x00, 0x01,
+		[56] = 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+	};
+
+	memset(&gi, 0, sizeof(gi));
+	gi.guid[0] = 0x0011223344556677ull;
+	gi.guid[1] = 0x0002c90300000001ull;
+	gi.guid[7] = 0x8899aabbccddeeffull;
+	GOLDEN(mpd_guid_info_layout, struct mpd_guid_info, &gi, want);
+}
+
+static void
+golden_port_info(void)
+{
+	struct mpd_port_info pi;
+	static const uint8_t want[64] = {
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,	/* M_Key */
+		0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* GidPrefix */
+		0x12, 0x34,		/* 16: LID */
+		0x00, 0x01,		/* 18: MasterSMLID */
+		0x02, 0x51, 0x0a, 0x68,	/* 20: CapabilityMask */
+		0x00, 0x00,		/* 24: DiagCode */
+		0x00, 0x3c,		/* 26: M_KeyLeasePeriod */
+		0x01, 0x03, 0x03, 0x02,	/* 28: port, LinkWidth E/S/A */
+		0x14,	/* 32: LinkSpeedSupported 1, PortState 4 (Active) */
+		0x52,	/* 33: PortPhysicalState 5, LinkDownDefault 2 */
+		0x42,	/* 34: M_KeyProtectBits 1, 3 reserved, LMC 2 */
+		0x13,	/* 35: LinkSpeedActive 1, LinkSpeedEnabled 3 */
+		0x50,	/* 36: NeighborMTU 5, MasterSMSL 0 */
+		0x40,	/* 37: VLCap 4, InitType 0 */
+		0x00, 0x08, 0x08,	/* 38: VLHighLimit, VLArb caps */
+		0x05,	/* 41: InitTypeReply 0, MTUCap 5 */
+		0xf3,	/* 42: VLStallCount 7, HOQLife 0x13 */
+		0x4d,	/* 43: OperationalVLs 4, enforcement/filter 1101 */
+		0x11, 0x11, 0x22, 0x22, 0x33, 0x33,	/* 44: violations */
+		0x80,	/* 50: GUIDCap */
+		0xd2,	/* 51: ClientReregister, McastPKeyTrapSupp 2, STO 18 */
+		0x11,	/* 52: 3 reserved, RespTimeValue 0x11 */
+		0x89,	/* 53: LocalPhyErrors 8, OverrunErrors 9 */
+		0xab, 0xcd,		/* 54: MaxCreditHint */
+		0x00,			/* 56: reserved */
+		0x12, 0x34, 0x56,	/* 57: LinkRoundTripLatency */
+		0x00, 0x42,		/* 60: CapabilityMask2 */
+		0x13,	/* 62: LinkSpeedExtActive 1, LinkSpeedExtSupported 3 */
+		0x1e,	/* 63: 3 reserved, LinkSpeedExtEnabled 0x1e */
+	};
+
+	memset(&pi, 0, sizeof(pi));
+	pi.m_key = 0x0102030405060708ull;
+	pi.gid_prefix = 0xfe80000000000000ull;
+	pi.lid = 0x1234;
+	pi.master_sm_lid = 1;
+	pi.capability_mask = 0x02510a68;
+	pi.m_key_lease_period = 60;
+	pi.local_port_num = 1;
+	pi.link_width_enabled = 3;
+	pi.link_width_supported = 3;
+	pi.link_width_active = 2;
+	pi.link_speed_supported = 1;
+	pi.port_state = MPD_PORT_STATE_ACTIVE;
+	pi.port_phys_state = MPD_PHYS_STATE_LINKUP;
+	pi.link_down_default_state = 2;
+	pi.m_key_protect_bits = 1;
+	pi.lmc = 2;
+	pi.link_speed_active = 1;
+	pi.link_speed_enabled = 3;
+	pi.neighbor_mtu = 5;
+	pi.vl_cap = 4;
+	pi.vl_arb_high_cap = 8;
+	pi.vl_arb_low_cap = 8;
+	pi.mtu_cap = 5;
+	pi.vl_stall_count = 7;
+	pi.hoq_life = 0x13;
+	pi.operational_vls = 4;
+	pi.partition_enforcement_inbound = 1;
+	pi.partition_enforcement_outbound = 1;
+	pi.filter_raw_outbound = 1;
+	pi.m_key_violations = 0x1111;
+	pi.p_key_violations = 0x2222;
+	pi.q_key_violations = 0x3333;
+	pi.guid_cap = 128;
+	pi.client_reregister = 1;
+	pi.mcast_pkey_trap_suppression = 2;
+	pi.subnet_timeout = 18;
+	pi.resp_time_value = 0x11;
+	pi.local_phy_errors = 8;
+	pi.overrun_errors = 9;
+	pi.max_credit_hint = 0xabcd;
+	pi.link_round_trip_latency = 0x123456;
+	pi.capability_mask2 = 0x42;
+	pi.link_speed_ext_active = 1;
+	pi.link_speed_ext_supported = 3;
+	pi.link_speed_ext_enabled = 0x1e;
+	GOLDEN(mpd_port_info_layout, struct mpd_port_info, &pi, want);
+}
+
+static void
+golden_tables(void)
+{
+	struct mpd_pkey_table pk;
+	struct mpd_sl2vl_table sv;
+	struct mpd_vl_arb_table va;
+	struct mpd_lft_block lft;
+	struct mpd_mft_block mft;
+	static const uint8_t pk_want[64] = {
+		[0] = 0xff, 0xff, 0x80, 0x01, [62] = 0x7f, 0xff,
+	};
+	static const uint8_t sv_want[8] = { 0x12, [7] = 0xf0 };
+	static const uint8_t va_want[64] = {
+		[0] = 0x03, 0x40, [62] = 0x0f, 0xff,
+	};
+	static const uint8_t lft_want[64] = { [0] = 0x01, [63] = 0xff };
+	static const uint8_t mft_want[64] = {
+		[0] = 0x80, 0x01, [62] = 0x12, 0x34,
+	};
+
+	memset(&pk, 0, sizeof(pk));
+	pk.p_key[0] = 0xffff;	/* default partition, full member */
+	pk.p_key[1] = MPD_PKEY_FULL | 1;
+	pk.p_key[31] = 0x7fff;
+	GOLDEN(mpd_pkey_table_layout, struct mpd_pkey_table, &pk, pk_want);
+
+	memset(&sv, 0, sizeof(sv));
+	sv.vl[0] = 1;		/* SL0 in the high nibble of byte 0 */
+	sv.vl[1] = 2;
+	sv.vl[14] = 15;
+	GOLDEN(mpd_sl2vl_table_layout, struct mpd_sl2vl_table, &sv, sv_want);
+
+	memset(&va, 0, sizeof(va));
+	va.entry[0].vl = 3;
+	va.entry[0].weight = 0x40;
+	va.entry[31].vl = 15;
+	va.entry[31].weight = 0xff;
+	GOLDEN(mpd_vl_arb_table_layout, struct mpd_vl_arb_table, &va, va_want);
+
+	memset(&lft, 0, sizeof(lft));
+	lft.port[0] = 1;
+	lft.port[63] = 0xff;
+	GOLDEN(mpd_lft_block_layout, struct mpd_lft_block, &lft, lft_want);
+
+	memset(&mft, 0, sizeof(mft));
+	mft.port_mask[0] = 0x8001;
+	mft.port_mask[31] = 0x1234;
+	GOLDEN(mpd_mft_block_layout, struct mpd_mft_block, &mft, mft_want);
+}
+
+static void
+golden_sm_info(void)
+{
+	struct mpd_sm_info sm;
+	static const uint8_t want[21] = {
+		0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x12, 0x34,
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+		0xde, 0xad, 0xbe, 0xef,
+		0xa3,	/* Priority 10, SMState 3 (master) */
+	};
+
+	memset(&sm, 0, sizeof(sm));
+	sm.guid = 0x0002c90300001234ull;
+	sm.sm_key = 0x1122334455667788ull;
+	sm.act_count = 0xdeadbeef;
+	sm.priority = 10;
+	sm.sm_state = MPD_SM_STATE_MASTER;
+	GOLDEN(mpd_sm_info_layout, struct mpd_sm_info, &sm, want);
+}
+
+static void
+golden_notice(void)
+{
+	struct mpd_notice n;
+	static const uint8_t want[80] = {
+		0x84,			/* IsGeneric, Type 4 (informational) */
+		0x00, 0x00, 0x02,	/* ProducerType: switch */
+		0x00, 0x80,		/* TrapNumber 128 */
+		0x00, 0x42,		/* IssuerLID */
+		0x92, 0x34,		/* NoticeToggle, NoticeCount 0x1234 */
+		[12] = 0x00, 0x05,	/* DataDetails: LIDADDR of trap 128 */
+		[63] = 0xee,		/* last DataDetails byte */
+		[64] = 0xfe, 0x80, [79] = 0x01,	/* IssuerGID */
+	};
+
+	memset(&n, 0, sizeof(n));
+	n.is_generic = 1;
+	n.type = 4;
+	n.producer_type = MPD_NODE_TYPE_SWITCH;
+	n.trap_number = 128;
+	n.issuer_lid = 0x42;
+	n.notice_toggle = 1;
+	n.notice_count = 0x1234;
+	n.data_details[3] = 0x05;
+	n.data_details[MPD_NOTICE_DETAILS_LEN - 1] = 0xee;
+	n.issuer_gid[0] = 0xfe;
+	n.issuer_gid[1] = 0x80;
+	n.issuer_gid[15] = 0x01;
+	GOLDEN(mpd_notice_layout, struct mpd_notice, &n, want);
+}
+
+int
+main(void)
+{
+	size_t i;
+
+	tap_seed();
+	for (i = 0; i < N(attrs); i++) {
+		check_layout(attrs[i].l, attrs[i].size);
+		check_codec(attrs[i].l, attrs[i].size);
+	}
+	golden_node_info();
+	golden_node_desc();
+	golden_switch_info();
+	golden_guid_info();
+	golden_port_info();
+	golden_tables();
+	golden_sm_info();
+	golden_notice();
+
+	/* wire sizes from the IBA tables */
+	is_int(mpd_port_info_layout.wire_len, 64, "PortInfo is 64 bytes");
+	is_int(mpd_node_desc_layout.wire_len, 64,
+	       "NodeDescription is 64 bytes");
+	is_int(mpd_notice_layout.wire_len, 80, "Notice is 80 bytes");
+	is_int(mpd_pkey_table_layout.nfields, 32, "P_KeyTable has 32 keys");
+	is_int(mpd_vl_arb_table_layout.nfields, 64,
+	       "VLArbitrationTable has 32 VL/weight pairs");
+	is_int(mpd_lft_block_layout.nfields, 64, "LFT block has 64 ports");
+	is_int(mpd_mft_block_layout.nfields, 32, "MFT block has 32 masks");
+	return tap_done();
+}

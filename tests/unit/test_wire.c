@@ -1,0 +1,1824 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the wire codec core: the two link CRCs, the IB transport
+ * headers (golden bytes drawn from IBA 7.7, 8.3, 9.2 and 9.3.3) and whole
+ * UD packets on the three links (round trips, every rejection path).
+ *
+ * The references here (bitwise CRCs, ICRC masking, IPv4/UDP checksums) are
+ * written from the specifications, not from the codec, so that the codec is
+ * checked against something it does not share code with.
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "madpmd/wire.h"
+#include "tap.h"
+
+#define FRAME_MAX	(70 * 1024)
+#define FLIP_PAYLOAD	13	/* three pad bytes */
+
+static uint8_t frame[FRAME_MAX];
+static uint8_t scratch[FRAME_MAX];
+static uint8_t big_payload[FRAME_MAX];
+
+/* ---- references --------------------------------------------------------- */
+
+/* CRC-32 by its definition: polynomial 0x04C11DB7 shifted MSB first over
+ * bit-reflected input, result reflected and inverted. */
+static uint32_t
+ref_crc32(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu, r = 0;
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 8; k++) {
+			uint32_t in = (p[i] >> k) & 1u;
+			uint32_t top = c >> 31;
+
+			c <<= 1;
+			if (top ^ in)
+				c ^= 0x04c11db7u;
+		}
+	}
+	for (k = 0; k < 32; k++)
+		r |= ((c >> k) & 1u) << (31 - k);
+	return ~r;
+}
+
+/* VCRC by its definition: polynomial 0x100B, MSB-first register fed with
+ * bit-reflected input, seed 0xFFFF, result reflected and inverted. */
+static uint16_t
+ref_vcrc(const uint8_t *p, size_t n)
+{
+	uint16_t c = 0xffff, r = 0;
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 8; k++) {
+			unsigned int in = (p[i] >> k) & 1u;
+			unsigned int top = c >> 15;
+
+			c = (uint16_t)(c << 1);
+			if (top ^ in)
+				c ^= 0x100b;
+		}
+	}
+	for (k = 0; k < 16; k++)
+		r = (uint16_t)(r | ((c >> k) & 1u) << (15 - k));
+	return (uint16_t)~r;
+}
+
+/* RFC 1071 sum of 16-bit big-endian words, folded. */
+static uint16_t
+ref_inet_sum(uint32_t sum, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += (i & 1) ? p[i] : (uint32_t)p[i] << 8;
+	while (sum > 0xffff)
+		sum = (sum >> 16) + (sum & 0xffff);
+	return (uint16_t)sum;
+}
+
+static void
+ip4_fix_csum(uint8_t *ip)
+{
+	uint16_t c;
+
+	ip[10] = 0;
+	ip[11] = 0;
+	c = (uint16_t)~ref_inet_sum(0, ip, 20);
+	ip[10] = (uint8_t)(c >> 8);
+	ip[11] = (uint8_t)c;
+}
+
+static uint32_t
+le32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint16_t
+le16_at(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* Offset of the network header of a RoCE frame (after any VLAN tag). */
+static size_t
+roce_l3(const uint8_t *f)
+{
+	return mpd_get_be16(f + 12) == MPD_ETHERTYPE_VLAN ? 18 : 14;
+}
+
+/*
+ * ICRC from IBA 7.8.1 and RoCE annex A16/A17, with the header positions
+ * read off the frame itself: CRC-32 from the LRH (RoCE: eight 0xFF bytes)
+ * to the end of the payload with the variant fields set to ones.
+ */
+static uint32_t
+ref_icrc(enum mpd_link link, const uint8_t *f, size_t icrc_off)
+{
+	size_t l3, n, bth;
+	uint8_t *g;
+
+	if (link == MPD_LINK_IB) {
+		memcpy(scratch, f, icrc_off);
+		n = icrc_off;
+		scratch[0] |= 0xf0;			/* VL */
+		g = scratch + MPD_LRH_LEN;
+		bth = MPD_LRH_LEN;
+		if ((f[1] & 3) == MPD_LNH_IBA_GLOBAL)
+			bth += MPD_GRH_LEN;
+		else
+			g = NULL;
+	} else {
+		l3 = roce_l3(f);
+		memset(scratch, 0xff, 8);
+		memcpy(scratch + 8, f + l3, icrc_off - l3);
+		n = 8 + icrc_off - l3;
+		g = scratch + 8;
+		bth = 8 + MPD_GRH_LEN;
+	}
+	if (link == MPD_LINK_ROCE_V2 && g[0] >> 4 == 4) {
+		size_t ihl = (size_t)(g[0] & 0xf) * 4;
+
+		g[1] = 0xff;				/* TOS */
+		g[8] = 0xff;				/* TTL */
+		g[10] = g[11] = 0xff;			/* header checksum */
+		g[ihl + 6] = g[ihl + 7] = 0xff;		/* UDP checksum */
+		bth = 8 + ihl + MPD_UDP_LEN;
+	} else if (g) {
+		g[0] |= 0x0f;				/* traffic class */
+		g[1] = g[2] = g[3] = 0xff;		/* + flow label */
+		g[7] = 0xff;				/* hop limit */
+		if (link == MPD_LINK_ROCE_V2) {
+			g[MPD_IPV6_LEN + 6] = 0xff;	/* UDP checksum */
+			g[MPD_IPV6_LEN + 7] = 0xff;
+			bth += MPD_UDP_LEN;
+		}
+	}
+	scratch[bth + 4] = 0xff;			/* BTH resv8a */
+	return ref_crc32(scratch, n);
+}
+
+/* ---- CRCs --------------------------------------------------------------- */
+
+static void
+test_crc(void)
+{
+	static const uint8_t check[] = "123456789";
+	uint8_t buf[300], tail[sizeof(buf) + 4];
+	uint16_t v;
+	uint32_t c;
+	size_t len, off;
+	int bad = 0, bad_res = 0;
+
+	is_int(mpd_crc32(0, check, 9), 0xcbf43926u,
+	       "crc32(\"123456789\") is the catalogue check value");
+	is_int(ref_crc32(check, 9), 0xcbf43926u,
+	       "reference crc32 agrees with the catalogue");
+	is_int(mpd_crc32(mpd_crc32(0, check, 4), check + 4, 5), 0xcbf43926u,
+	       "crc32 continues from a previous call's result");
+	is_int(mpd_crc32(0, check, 0), 0, "crc32 of nothing is 0");
+	is_int(mpd_crc32(0x12345678u, check, 0), 0x12345678u,
+	       "crc32 of nothing keeps the seed");
+
+	/* every length and alignment around the slicing-by-8 loop */
+	rnd_bytes(buf, sizeof(buf));
+	for (off = 0; off < 8; off++)
+		for (len = 0; len + off <= sizeof(buf) && len <= 100; len++)
+			if (mpd_crc32(0, buf + off, len) !=
+			    ref_crc32(buf + off, len))
+				bad++;
+	is_int(bad, 0, "crc32 matches the bitwise reference, lengths 0..100 "
+	       "at 8 alignments");
+
+	/* residue: CRC over data || LE(CRC) is the constant 0x2144DF1C */
+	for (len = 0; len <= 64; len++) {
+		rnd_bytes(tail, len);
+		c = mpd_crc32(0, tail, len);
+		tail[len] = (uint8_t)c;
+		tail[len + 1] = (uint8_t)(c >> 8);
+		tail[len + 2] = (uint8_t)(c >> 16);
+		tail[len + 3] = (uint8_t)(c >> 24);
+		if (mpd_crc32(0, tail, len + 4) != 0x2144df1cu)
+			bad_res++;
+	}
+	is_int(bad_res, 0, "crc32 residue over data||LE(crc) is 0x2144DF1C");
+
+	/* VCRC: CRC-16/0x100B, reflected, init and xorout 0xFFFF */
+	is_int(ref_vcrc(check, 9), 0x0a3d,
+	       "reference VCRC check value of \"123456789\" is 0x0A3D");
+	is_int(mpd_crc16_vcrc(check, 9), ref_vcrc(check, 9),
+	       "VCRC check value matches the bitwise reference");
+	is_int(mpd_crc16_vcrc(check, 0), 0, "VCRC of nothing is 0");
+	bad = 0;
+	for (len = 0; len <= 200; len++)
+		if (mpd_crc16_vcrc(buf, len) != ref_vcrc(buf, len))
+			bad++;
+	is_int(bad, 0, "VCRC matches the bitwise reference, lengths 0..200");
+	bad_res = 0;
+	for (len = 0; len <= 64; len++) {
+		rnd_bytes(tail, len);
+		v = mpd_crc16_vcrc(tail, len);
+		tail[len] = (uint8_t)v;
+		tail[len + 1] = (uint8_t)(v >> 8);
+		if (mpd_crc16_vcrc(tail, len + 2) != 0xaa90)
+			bad_res++;
+	}
+	is_int(bad_res, 0, "VCRC residue over data||LE(vcrc) is 0xAA90");
+}
+
+/* ---- transport headers -------------------------------------------------- */
+
+static void
+test_lrh(void)
+{
+	/* IBA 7.7: VL|LVer, SL|rsv2|LNH, DLID, rsv5|PktLen, SLID */
+	static const uint8_t g1[] = { 0xf0, 0x32, 0x12, 0x34,
+				      0x07, 0xff, 0xab, 0xcd };
+	static const uint8_t g2[] = { 0x10, 0xf3, 0xff, 0xff,
+				      0x01, 0x23, 0x00, 0x01 };
+	struct mpd_lrh h = { .vl = 15, .lver = 0, .sl = 3, .lnh = 2,
+			     .dlid = 0x1234, .pkt_len = 0x7ff,
+			     .slid = 0xabcd };
+	struct mpd_lrh d, w;
+	uint8_t b[16];
+	size_t n;
+	int bad = 0;
+
+	memset(b, 0xee, sizeof(b));
+	is_int(mpd_lrh_encode(&h, b, sizeof(b)), MPD_LRH_LEN, "LRH encode");
+	ok(memcmp(b, g1, sizeof(g1)) == 0 && b[8] == 0xee,
+	   "LRH golden bytes (VL 15, SL 3, LNH 2, PktLen 0x7ff)");
+	memset(&d, 0x5a, sizeof(d));
+	is_int(mpd_lrh_decode(g1, sizeof(g1), &d), MPD_LRH_LEN, "LRH decode");
+	ok(d.vl == 15 && d.lver == 0 && d.sl == 3 && d.lnh == 2 &&
+	   d.dlid == 0x1234 && d.pkt_len == 0x7ff && d.slid == 0xabcd,
+	   "LRH decode fields");
+
+	h = (struct mpd_lrh){ .vl = 1, .sl = 15, .lnh = 3, .dlid = 0xffff,
+			      .pkt_len = 0x123, .slid = 1 };
+	is_int(mpd_lrh_encode(&h, b, MPD_LRH_LEN), MPD_LRH_LEN,
+	       "LRH encode into exactly 8 bytes");
+	ok(memcmp(b, g2, sizeof(g2)) == 0,
+	   "LRH golden bytes (VL 1, SL 15, LNH 3, permissive DLID)");
+	memcpy(b, g2, sizeof(g2));
+	b[1] |= 0x0c;	/* reserved bits of byte 1 */
+	b[4] |= 0xf8;	/* reserved bits above PktLen */
+	is_int(mpd_lrh_decode(b, MPD_LRH_LEN, &d), MPD_LRH_LEN,
+	       "LRH decode with reserved bits set");
+	ok(d.vl == 1 && d.sl == 15 && d.lnh == 3 && d.dlid == 0xffff &&
+	   d.pkt_len == 0x123 && d.slid == 1,
+	   "LRH decode ignores the reserved bits");
+
+	/* random round trips */
+	for (n = 0; n < 1000; n++) {
+		w = (struct mpd_lrh){ .vl = (uint8_t)rnd_bits(4),
+				      .sl = (uint8_t)rnd_bits(4),
+				      .lnh = (uint8_t)rnd_bits(2),
+				      .dlid = (uint16_t)rnd64(),
+				      .pkt_len = (uint16_t)rnd_bits(11),
+				      .slid = (uint16_t)rnd64() };
+		if (mpd_lrh_encode(&w, b, MPD_LRH_LEN) != MPD_LRH_LEN ||
+		    mpd_lrh_decode(b, MPD_LRH_LEN, &d) != MPD_LRH_LEN ||
+		    d.vl != w.vl || d.lver != 0 || d.sl != w.sl ||
+		    d.lnh != w.lnh || d.dlid != w.dlid ||
+		    d.pkt_len != w.pkt_len || d.slid != w.slid)
+			bad++;
+	}
+	is_int(bad, 0, "LRH random round trips");
+
+	h = (struct mpd_lrh){ .dlid = 1, .slid = 2 };
+	w = h, w.vl = 16;
+	is_int(mpd_lrh_encode(&w, b, sizeof(b)), MPD_ERANGE, "LRH VL 16");
+	w = h, w.lver = 16;
+	is_int(mpd_lrh_encode(&w, b, sizeof(b)), MPD_ERANGE, "LRH LVer 16");
+	w = h, w.sl = 16;
+	is_int(mpd_lrh_encode(&w, b, sizeof(b)), MPD_ERANGE, "LRH SL 16");
+	w = h, w.lnh = 4;
+	is_int(mpd_lrh_encode(&w, b, sizeof(b)), MPD_ERANGE, "LRH LNH 4");
+	w = h, w.pkt_len = 0x800;
+	is_int(mpd_lrh_encode(&w, b, sizeof(b)), MPD_ERANGE,
+	       "LRH PktLen 0x800");
+	bad = 0;
+	for (n = 0; n < MPD_LRH_LEN; n++)
+		if (mpd_lrh_encode(&h, b, n) != MPD_ENOSPC)
+			bad++;
+	is_int(bad, 0, "LRH encode into 0..7 bytes is MPD_ENOSPC");
+	bad = 0;
+	for (n = 0; n < MPD_LRH_LEN; n++)
+		if (mpd_lrh_decode(g1, n, &d) != MPD_ETRUNC)
+			bad++;
+	is_int(bad, 0, "LRH decode of 0..7 bytes is MPD_ETRUNC");
+	w = h, w.lver = 1;
+	is_int(mpd_lrh_encode(&w, b, sizeof(b)), MPD_LRH_LEN,
+	       "LRH LVer 1 encodes (the field is 4 bits)");
+	is_int(mpd_lrh_decode(b, MPD_LRH_LEN, &d), MPD_EVERSION,
+	       "LRH LVer 1 decodes as MPD_EVERSION");
+}
+
+static void
+test_grh(void)
+{
+	/* IBA 8.3: IPVer|TClass|FlowLabel, PayLen, NxtHdr, HopLmt, SGID, DGID */
+	static const uint8_t g[MPD_GRH_LEN] = {
+		0x6a, 0x51, 0x23, 0x45, 0x01, 0x23, 0x1b, 0x40,
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+		0x00, 0x02, 0xc9, 0x03, 0x00, 0x0a, 0xbc, 0xde,
+		0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+		0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+	};
+	struct mpd_grh h, d, w;
+	uint8_t b[MPD_GRH_LEN + 4];
+	size_t n;
+	int bad = 0;
+
+	memset(&h, 0, sizeof(h));
+	h.ip_ver = 6;
+	h.tclass = 0xa5;
+	h.flow_label = 0x12345;
+	h.pay_len = 0x123;
+	h.next_hdr = MPD_GRH_NEXT_HDR_IBA;
+	h.hop_limit = 0x40;
+	memcpy(h.sgid, g + 8, 16);
+	memcpy(h.dgid, g + 24, 16);
+	memset(b, 0xee, sizeof(b));
+	is_int(mpd_grh_encode(&h, b, sizeof(b)), MPD_GRH_LEN, "GRH encode");
+	ok(memcmp(b, g, sizeof(g)) == 0 && b[MPD_GRH_LEN] == 0xee,
+	   "GRH golden bytes (TClass 0xA5, FlowLabel 0x12345, PayLen 0x123)");
+	memset(&d, 0x5a, sizeof(d));
+	is_int(mpd_grh_decode(g, sizeof(g), &d), MPD_GRH_LEN, "GRH decode");
+	ok(d.ip_ver == 6 && d.tclass == 0xa5 && d.flow_label == 0x12345 &&
+	   d.pay_len == 0x123 && d.next_hdr == 0x1b && d.hop_limit == 0x40 &&
+	   memcmp(d.sgid, g + 8, 16) == 0 && memcmp(d.dgid, g + 24, 16) == 0,
+	   "GRH decode fields");
+
+	for (n = 0; n < 1000; n++) {
+		memset(&w, 0, sizeof(w));
+		w.ip_ver = 6;
+		w.tclass = (uint8_t)rnd64();
+		w.flow_label = (uint32_t)rnd_bits(20);
+		w.pay_len = (uint16_t)rnd64();
+		w.next_hdr = (uint8_t)rnd64();
+		w.hop_limit = (uint8_t)rnd64();
+		rnd_bytes(w.sgid, 16);
+		rnd_bytes(w.dgid, 16);
+		if (mpd_grh_encode(&w, b, MPD_GRH_LEN) != MPD_GRH_LEN ||
+		    mpd_grh_decode(b, MPD_GRH_LEN, &d) != MPD_GRH_LEN ||
+		    d.ip_ver != 6 || d.tclass != w.tclass ||
+		    d.flow_label != w.flow_label || d.pay_len != w.pay_len ||
+		    d.next_hdr != w.next_hdr || d.hop_limit != w.hop_limit ||
+		    memcmp(d.sgid, w.sgid, 16) != 0 ||
+		    memcmp(d.dgid, w.dgid, 16) != 0)
+			bad++;
+	}
+	is_int(bad, 0, "GRH random round trips");
+
+	w = h, w.ip_ver = 16;
+	is_int(mpd_grh_encode(&w, b, sizeof(b)), MPD_ERANGE, "GRH IPVer 16");
+	w = h, w.flow_label = 0x100000;
+	is_int(mpd_grh_encode(&w, b, sizeof(b)), MPD_ERANGE,
+	       "GRH FlowLabel 0x100000");
+	bad = 0;
+	for (n = 0; n < MPD_GRH_LEN; n++)
+		if (mpd_grh_encode(&h, b, n) != MPD_ENOSPC)
+			bad++;
+	is_int(bad, 0, "GRH encode into 0..39 bytes is MPD_ENOSPC");
+	bad = 0;
+	for (n = 0; n < MPD_GRH_LEN; n++)
+		if (mpd_grh_decode(g, n, &d) != MPD_ETRUNC)
+			bad++;
+	is_int(bad, 0, "GRH decode of 0..39 bytes is MPD_ETRUNC");
+	w = h, w.ip_ver = 4;
+	is_int(mpd_grh_encode(&w, b, sizeof(b)), MPD_GRH_LEN,
+	       "GRH IPVer 4 encodes");
+	is_int(mpd_grh_decode(b, MPD_GRH_LEN, &d), MPD_EVERSION,
+	       "GRH IPVer 4 decodes as MPD_EVERSION");
+	w = h, w.ip_ver = 0;
+	mpd_grh_encode(&w, b, sizeof(b));
+	is_int(mpd_grh_decode(b, MPD_GRH_LEN, &d), MPD_EVERSION,
+	       "GRH IPVer 0 decodes as MPD_EVERSION");
+}
+
+static void
+test_bth(void)
+{
+	/* IBA 9.2: OpCode, SE|M|PadCnt|TVer, P_Key, resv8, DestQP,
+	 * A|resv7, PSN */
+	static const uint8_t g1[] = { 0x64, 0xb0, 0xff, 0xff, 0x00, 0x00,
+				      0x00, 0x01, 0x80, 0xab, 0xcd, 0xef };
+	static const uint8_t g2[] = { 0x65, 0x50, 0x80, 0x01, 0xc0, 0xff,
+				      0xff, 0xff, 0x00, 0xff, 0xff, 0xff };
+	struct mpd_bth h = { .opcode = 0x64, .se = 1, .pad_cnt = 3,
+			     .pkey = 0xffff, .dest_qp = 1, .ack_req = 1,
+			     .psn = 0xabcdef };
+	struct mpd_bth d, w;
+	uint8_t b[MPD_BTH_LEN + 4];
+	size_t n;
+	int bad = 0;
+
+	memset(b, 0xee, sizeof(b));
+	is_int(mpd_bth_encode(&h, b, sizeof(b)), MPD_BTH_LEN, "BTH encode");
+	ok(memcmp(b, g1, sizeof(g1)) == 0 && b[MPD_BTH_LEN] == 0xee,
+	   "BTH golden bytes (SE, PadCnt 3, AckReq, PSN 0xABCDEF)");
+	memset(&d, 0x5a, sizeof(d));
+	is_int(mpd_bth_decode(g1, sizeof(g1), &d), MPD_BTH_LEN, "BTH decode");
+	ok(d.opcode == 0x64 && d.se == 1 && d.mig_req == 0 &&
+	   d.pad_cnt == 3 && d.tver == 0 && d.pkey == 0xffff &&
+	   d.resv8a == 0 && d.dest_qp == 1 && d.ack_req == 1 &&
+	   d.psn == 0xabcdef, "BTH decode fields");
+
+	h = (struct mpd_bth){ .opcode = 0x65, .mig_req = 1, .pad_cnt = 1,
+			      .pkey = 0x8001, .resv8a = 0xc0,
+			      .dest_qp = 0xffffff, .psn = 0xffffff };
+	is_int(mpd_bth_encode(&h, b, MPD_BTH_LEN), MPD_BTH_LEN,
+	       "BTH encode into exactly 12 bytes");
+	ok(memcmp(b, g2, sizeof(g2)) == 0,
+	   "BTH golden bytes (MigReq, PadCnt 1, FECN/BECN, QP 0xFFFFFF)");
+	memcpy(b, g2, sizeof(g2));
+	b[8] |= 0x7f;	/* reserved bits after AckReq */
+	is_int(mpd_bth_decode(b, MPD_BTH_LEN, &d), MPD_BTH_LEN,
+	       "BTH decode with reserved bits set");
+	ok(d.opcode == 0x65 && d.se == 0 && d.mig_req == 1 &&
+	   d.pad_cnt == 1 && d.pkey == 0x8001 && d.resv8a == 0xc0 &&
+	   d.dest_qp == 0xffffff && d.ack_req == 0 && d.psn == 0xffffff,
+	   "BTH decode ignores the reserved bits");
+
+	for (n = 0; n < 1000; n++) {
+		w = (struct mpd_bth){ .opcode = (uint8_t)rnd64(),
+				      .se = (uint8_t)rnd_bits(1),
+				      .mig_req = (uint8_t)rnd_bits(1),
+				      .pad_cnt = (uint8_t)rnd_bits(2),
+				      .pkey = (uint16_t)rnd64(),
+				      .resv8a = (uint8_t)rnd64(),
+				      .dest_qp = (uint32_t)rnd_bits(24),
+				      .ack_req = (uint8_t)rnd_bits(1),
+				      .psn = (uint32_t)rnd_bits(24) };
+		if (mpd_bth_encode(&w, b, MPD_BTH_LEN) != MPD_BTH_LEN ||
+		    mpd_bth_decode(b, MPD_BTH_LEN, &d) != MPD_BTH_LEN ||
+		    d.opcode != w.opcode || d.se != w.se ||
+		    d.mig_req != w.mig_req || d.pad_cnt != w.pad_cnt ||
+		    d.tver != 0 || d.pkey != w.pkey || d.resv8a != w.resv8a ||
+		    d.dest_qp != w.dest_qp || d.ack_req != w.ack_req ||
+		    d.psn != w.psn)
+			bad++;
+	}
+	is_int(bad, 0, "BTH random round trips");
+
+	h = (struct mpd_bth){ .opcode = 0x64 };
+	w = h, w.se = 2;
+	is_int(mpd_bth_encode(&w, b, sizeof(b)), MPD_ERANGE, "BTH SE 2");
+	w = h, w.mig_req = 2;
+	is_int(mpd_bth_encode(&w, b, sizeof(b)), MPD_ERANGE, "BTH MigReq 2");
+	w = h, w.pad_cnt = 4;
+	is_int(mpd_bth_encode(&w, b, sizeof(b)), MPD_ERANGE, "BTH PadCnt 4");
+	w = h, w.tver = 16;
+	is_int(mpd_bth_encode(&w, b, sizeof(b)), MPD_ERANGE, "BTH TVer 16");
+	w = h, w.dest_qp = 0x1000000;
+	is_int(mpd_bth_encode(&w, b, sizeof(b)), MPD_ERANGE,
+	       "BTH DestQP 0x1000000");
+	w = h, w.ack_req = 2;
+	is_int(mpd_bth_encode(&w, b, sizeof(b)), MPD_ERANGE, "BTH AckReq 2");
+	w = h, w.psn = 0x1000000;
+	is_int(mpd_bth_encode(&w, b, sizeof(b)), MPD_ERANGE,
+	       "BTH PSN 0x1000000");
+	bad = 0;
+	for (n = 0; n < MPD_BTH_LEN; n++)
+		if (mpd_bth_encode(&h, b, n) != MPD_ENOSPC)
+			bad++;
+	is_int(bad, 0, "BTH encode into 0..11 bytes is MPD_ENOSPC");
+	bad = 0;
+	for (n = 0; n < MPD_BTH_LEN; n++)
+		if (mpd_bth_decode(g1, n, &d) != MPD_ETRUNC)
+			bad++;
+	is_int(bad, 0, "BTH decode of 0..11 bytes is MPD_ETRUNC");
+	w = h, w.tver = 1;
+	is_int(mpd_bth_encode(&w, b, sizeof(b)), MPD_BTH_LEN,
+	       "BTH TVer 1 encodes");
+	is_int(mpd_bth_decode(b, MPD_BTH_LEN, &d), MPD_EVERSION,
+	       "BTH TVer 1 decodes as MPD_EVERSION");
+}
+
+static void
+test_deth(void)
+{
+	/* IBA 9.3.3: Q_Key, resv8, SrcQP */
+	static const uint8_t g[] = { 0x80, 0x01, 0x00, 0x00,
+				     0x00, 0x00, 0x00, 0x01 };
+	struct mpd_deth h = { .qkey = 0x80010000u, .src_qp = 1 };
+	struct mpd_deth d, w;
+	uint8_t b[MPD_DETH_LEN + 4];
+	size_t n;
+	int bad = 0;
+
+	memset(b, 0xee, sizeof(b));
+	is_int(mpd_deth_encode(&h, b, sizeof(b)), MPD_DETH_LEN,
+	       "DETH encode");
+	ok(memcmp(b, g, sizeof(g)) == 0 && b[MPD_DETH_LEN] == 0xee,
+	   "DETH golden bytes (GSI Q_Key, SrcQP 1)");
+	memcpy(b, g, sizeof(g));
+	b[4] = 0xff;	/* reserved byte */
+	memset(&d, 0x5a, sizeof(d));
+	is_int(mpd_deth_decode(b, MPD_DETH_LEN, &d), MPD_DETH_LEN,
+	       "DETH decode with the reserved byte set");
+	ok(d.qkey == 0x80010000u && d.src_qp == 1,
+	   "DETH decode fields, reserved byte ignored");
+	for (n = 0; n < 1000; n++) {
+		w = (struct mpd_deth){ .qkey = (uint32_t)rnd64(),
+				       .src_qp = (uint32_t)rnd_bits(24) };
+		if (mpd_deth_encode(&w, b, MPD_DETH_LEN) != MPD_DETH_LEN ||
+		    b[4] != 0 ||
+		    mpd_deth_decode(b, MPD_DETH_LEN, &d) != MPD_DETH_LEN ||
+		    d.qkey != w.qkey || d.src_qp != w.src_qp)
+			bad++;
+	}
+	is_int(bad, 0, "DETH random round trips, reserved byte zero");
+	w = h, w.src_qp = 0x1000000;
+	is_int(mpd_deth_encode(&w, b, sizeof(b)), MPD_ERANGE,
+	       "DETH SrcQP 0x1000000");
+	bad = 0;
+	for (n = 0; n < MPD_DETH_LEN; n++)
+		if (mpd_deth_encode(&h, b, n) != MPD_ENOSPC)
+			bad++;
+	is_int(bad, 0, "DETH encode into 0..7 bytes is MPD_ENOSPC");
+	bad = 0;
+	for (n = 0; n < MPD_DETH_LEN; n++)
+		if (mpd_deth_decode(g, n, &d) != MPD_ETRUNC)
+			bad++;
+	is_int(bad, 0, "DETH decode of 0..7 bytes is MPD_ETRUNC");
+}
+
+/* ---- whole packets ------------------------------------------------------ */
+
+struct cfg {
+	char name[40];
+	enum mpd_link link;
+	bool grh;	/* IB */
+	bool vlan;	/* RoCE */
+	uint8_t ip_ver;	/* RoCEv2 */
+	bool imm;
+};
+
+static struct cfg cfgs[16];
+static size_t ncfgs;
+
+static void
+cfgs_init(void)
+{
+	static const char *const imm_s[] = { "", " imm" };
+	static const char *const vlan_s[] = { "", " VLAN" };
+	unsigned int a, b, v;
+
+	for (b = 0; b < 2; b++)
+		for (a = 0; a < 2; a++) {
+			struct cfg *c = &cfgs[ncfgs++];
+
+			c->link = MPD_LINK_IB;
+			c->grh = a;
+			c->imm = b;
+			snprintf(c->name, sizeof(c->name), "IB LRH%s%s",
+				 a ? "+GRH" : "", imm_s[b]);
+		}
+	for (b = 0; b < 2; b++)
+		for (a = 0; a < 2; a++) {
+			struct cfg *c = &cfgs[ncfgs++];
+
+			c->link = MPD_LINK_ROCE_V1;
+			c->vlan = a;
+			c->imm = b;
+			snprintf(c->name, sizeof(c->name), "RoCEv1%s%s",
+				 vlan_s[a], imm_s[b]);
+		}
+	for (v = 4; v <= 6; v += 2)
+		for (b = 0; b < 2; b++)
+			for (a = 0; a < 2; a++) {
+				struct cfg *c = &cfgs[ncfgs++];
+
+				c->link = MPD_LINK_ROCE_V2;
+				c->ip_ver = (uint8_t)v;
+				c->vlan = a;
+				c->imm = b;
+				snprintf(c->name, sizeof(c->name),
+					 "RoCEv2 IPv%u%s%s", v, vlan_s[a],
+					 imm_s[b]);
+			}
+}
+
+static const struct cfg *
+find_cfg(enum mpd_link link, bool grh, bool vlan, uint8_t ip_ver, bool imm)
+{
+	size_t i;
+
+	for (i = 0; i < ncfgs; i++)
+		if (cfgs[i].link == link && cfgs[i].grh == grh &&
+		    cfgs[i].vlan == vlan && cfgs[i].ip_ver == ip_ver &&
+		    cfgs[i].imm == imm)
+			return &cfgs[i];
+	abort();
+}
+
+/* Bytes before the BTH, from the layouts. */
+static size_t
+cfg_hdr_len(const struct cfg *c)
+{
+	switch (c->link) {
+	case MPD_LINK_IB:
+		return 8 + (c->grh ? 40 : 0);
+	case MPD_LINK_ROCE_V1:
+		return 14 + (c->vlan ? 4 : 0) + 40;
+	default:
+		return 14 + (c->vlan ? 4 : 0) + (c->ip_ver == 4 ? 20 : 40) + 8;
+	}
+}
+
+static size_t
+cfg_frame_len(const struct cfg *c, size_t plen)
+{
+	return cfg_hdr_len(c) + 12 + 8 + (c->imm ? 4 : 0) +
+	       ((plen + 3) & ~(size_t)3) + 4 + (c->link == MPD_LINK_IB ? 2 : 0);
+}
+
+static size_t
+cfg_icrc_off(const struct cfg *c, size_t total)
+{
+	return total - 4 - (c->link == MPD_LINK_IB ? 2 : 0);
+}
+
+static void
+fill_pkt(const struct cfg *c, struct mpd_pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->link = c->link;
+	if (c->link == MPD_LINK_IB) {
+		p->lrh.vl = (uint8_t)rnd_bits(4);
+		p->lrh.sl = (uint8_t)rnd_bits(4);
+		p->lrh.dlid = (uint16_t)rnd64();
+		p->lrh.slid = (uint16_t)rnd64();
+		p->has_grh = c->grh;
+	} else {
+		rnd_bytes(p->eth.dst, 6);
+		rnd_bytes(p->eth.src, 6);
+		p->eth.has_vlan = c->vlan;
+		if (c->vlan)
+			p->eth.vlan_tci = (uint16_t)rnd64();
+	}
+	if (c->grh || c->link == MPD_LINK_ROCE_V1) {
+		p->grh.ip_ver = 6;
+		p->grh.tclass = (uint8_t)rnd64();
+		p->grh.flow_label = (uint32_t)rnd_bits(20);
+		p->grh.next_hdr = MPD_GRH_NEXT_HDR_IBA;
+		p->grh.hop_limit = (uint8_t)rnd64();
+		rnd_bytes(p->grh.sgid, 16);
+		rnd_bytes(p->grh.dgid, 16);
+	}
+	if (c->link == MPD_LINK_ROCE_V2) {
+		p->ip_ver = c->ip_ver;
+		p->ip4.tos = (uint8_t)rnd64();
+		p->ip4.id = (uint16_t)rnd64();
+		p->ip4.frag = 0x4000;	/* DF */
+		p->ip4.ttl = (uint8_t)rnd64();
+		rnd_bytes(p->ip4.src, 4);
+		rnd_bytes(p->ip4.dst, 4);
+		p->ip6.tclass = (uint8_t)rnd64();
+		p->ip6.flow_label = (uint32_t)rnd_bits(20);
+		p->ip6.hop_limit = (uint8_t)rnd64();
+		rnd_bytes(p->ip6.src, 16);
+		rnd_bytes(p->ip6.dst, 16);
+		if (c->ip_ver == 4)
+			memset(&p->ip6, 0, sizeof(p->ip6));
+		else
+			memset(&p->ip4, 0, sizeof(p->ip4));
+		p->udp.sport = (uint16_t)(0xc000 | rnd_bits(14));
+		p->udp.dport = MPD_ROCE_UDP_PORT;
+	}
+	p->bth.opcode = c->imm ? MPD_OP_UD_SEND_ONLY_IMM : MPD_OP_UD_SEND_ONLY;
+	p->bth.se = (uint8_t)rnd_bits(1);
+	p->bth.mig_req = (uint8_t)rnd_bits(1);
+	p->bth.pkey = (uint16_t)rnd64();
+	p->bth.resv8a = (uint8_t)rnd64();
+	p->bth.dest_qp = (uint32_t)rnd_bits(24);
+	p->bth.ack_req = (uint8_t)rnd_bits(1);
+	p->bth.psn = (uint32_t)rnd_bits(24);
+	p->deth.qkey = (uint32_t)rnd64();
+	p->deth.src_qp = (uint32_t)rnd_bits(24);
+	if (c->imm)
+		p->imm = (uint32_t)rnd64();
+}
+
+/* The bytes of an encoded frame against the layouts; NULL when right. */
+static const char *
+check_bytes(const struct cfg *c, const uint8_t *f, size_t total,
+	    const uint8_t *payload, size_t plen)
+{
+	size_t pad = (4 - plen % 4) % 4, icrc_off = cfg_icrc_off(c, total);
+	size_t bth = cfg_hdr_len(c), l3, data;
+	const uint8_t *ip, *udp;
+	size_t i;
+
+	if (c->link == MPD_LINK_IB) {
+		if ((f[0] & 0x0f) != 0)
+			return "LRH LVer";
+		if ((f[1] & 3) != (c->grh ? 3 : 2))
+			return "LRH LNH";
+		if ((mpd_get_be16(f + 4) & 0x7ff) * 4u != total - 2)
+			return "LRH PktLen";
+		if (c->grh && (f[8] >> 4 != 6 || f[14] != 0x1b ||
+			       mpd_get_be16(f + 12) != total - 2 - 48))
+			return "GRH IPVer/NxtHdr/PayLen";
+		if (le16_at(f + total - 2) != ref_vcrc(f, total - 2))
+			return "VCRC";
+	} else {
+		l3 = roce_l3(f);
+		if (l3 != (c->vlan ? 18u : 14u))
+			return "VLAN tag";
+		ip = f + l3;
+		if (c->link == MPD_LINK_ROCE_V1) {
+			if (mpd_get_be16(f + l3 - 2) != MPD_ETHERTYPE_ROCE)
+				return "RoCEv1 ethertype";
+			if (ip[0] >> 4 != 6 || ip[6] != 0x1b ||
+			    mpd_get_be16(ip + 4) != total - l3 - 40)
+				return "RoCEv1 GRH";
+		} else if (c->ip_ver == 4) {
+			udp = ip + 20;
+			if (mpd_get_be16(f + l3 - 2) != MPD_ETHERTYPE_IPV4)
+				return "IPv4 ethertype";
+			if (ip[0] != 0x45 || ip[9] != 17 ||
+			    mpd_get_be16(ip + 2) != total - l3)
+				return "IPv4 version/IHL/proto/total length";
+			if (ref_inet_sum(0, ip, 20) != 0xffff)
+				return "IPv4 header checksum";
+			if (mpd_get_be16(udp + 2) != 4791 ||
+			    mpd_get_be16(udp + 4) != total - l3 - 20 ||
+			    mpd_get_be16(udp + 6) != 0)
+				return "UDP over IPv4";
+		} else {
+			uint32_t sum = 17;
+
+			udp = ip + 40;
+			if (mpd_get_be16(f + l3 - 2) != MPD_ETHERTYPE_IPV6)
+				return "IPv6 ethertype";
+			if (ip[0] >> 4 != 6 || ip[6] != 17 ||
+			    mpd_get_be16(ip + 4) != total - l3 - 40)
+				return "IPv6 version/next header/payload length";
+			if (mpd_get_be16(udp + 2) != 4791 ||
+			    mpd_get_be16(udp + 4) != total - l3 - 40)
+				return "UDP over IPv6";
+			/* pseudo header: addresses, length, next header */
+			sum += ref_inet_sum(0, ip + 8, 32);
+			sum += (uint32_t)(total - l3 - 40);
+			if (mpd_get_be16(udp + 6) == 0 ||
+			    ref_inet_sum(sum, udp, total - l3 - 40) != 0xffff)
+				return "UDP checksum over IPv6";
+		}
+	}
+	if (f[bth] != (c->imm ? 0x65 : 0x64) || ((f[bth + 1] >> 4) & 3) != pad)
+		return "BTH opcode/PadCnt";
+	data = bth + 20 + (c->imm ? 4 : 0);
+	if (plen && memcmp(f + data, payload, plen) != 0)
+		return "payload";
+	for (i = 0; i < pad; i++)
+		if (f[data + plen + i] != 0)
+			return "pad bytes";
+	if (data + plen + pad != icrc_off)
+		return "ICRC offset";
+	if (le32_at(f + icrc_off) != ref_icrc(c->link, f, icrc_off))
+		return "ICRC";
+	return NULL;
+}
+
+#define DIFF(f) do { if (a->f != b->f) return #f; } while (0)
+#define DIFFM(f) do {							\
+		if (memcmp(a->f, b->f, sizeof(a->f)) != 0)		\
+			return #f;					\
+	} while (0)
+
+/* The first field in which a decoded packet differs from the encoded one. */
+static const char *
+pkt_diff(const struct mpd_pkt *a, const struct mpd_pkt *b)
+{
+	DIFF(link);
+	DIFF(lrh.vl); DIFF(lrh.lver); DIFF(lrh.sl); DIFF(lrh.lnh);
+	DIFF(lrh.dlid); DIFF(lrh.pkt_len); DIFF(lrh.slid);
+	DIFF(has_grh);
+	DIFF(grh.ip_ver); DIFF(grh.tclass); DIFF(grh.flow_label);
+	DIFF(grh.pay_len); DIFF(grh.next_hdr); DIFF(grh.hop_limit);
+	DIFFM(grh.sgid); DIFFM(grh.dgid);
+	DIFFM(eth.dst); DIFFM(eth.src); DIFF(eth.has_vlan);
+	DIFF(eth.vlan_tci); DIFF(eth.ethertype);
+	DIFF(ip_ver);
+	DIFF(ip4.tos); DIFF(ip4.total_len); DIFF(ip4.id); DIFF(ip4.frag);
+	DIFF(ip4.ttl); DIFF(ip4.proto); DIFF(ip4.csum);
+	DIFFM(ip4.src); DIFFM(ip4.dst);
+	DIFF(ip6.tclass); DIFF(ip6.flow_label); DIFF(ip6.pay_len);
+	DIFF(ip6.next_hdr); DIFF(ip6.hop_limit);
+	DIFFM(ip6.src); DIFFM(ip6.dst);
+	DIFF(udp.sport); DIFF(udp.dport); DIFF(udp.len); DIFF(udp.csum);
+	DIFF(bth.opcode); DIFF(bth.se); DIFF(bth.mig_req); DIFF(bth.pad_cnt);
+	DIFF(bth.tver); DIFF(bth.pkey); DIFF(bth.resv8a); DIFF(bth.dest_qp);
+	DIFF(bth.ack_req); DIFF(bth.psn);
+	DIFF(deth.qkey); DIFF(deth.src_qp);
+	DIFF(imm);
+	DIFF(payload_len); DIFF(bth_off); DIFF(icrc); DIFF(vcrc);
+	return NULL;
+}
+
+#undef DIFF
+#undef DIFFM
+
+/* Encode a packet of config c with plen random payload bytes into frame. */
+static size_t
+build(const struct cfg *c, size_t plen, struct mpd_pkt *p, uint8_t *payload)
+{
+	int rc;
+
+	fill_pkt(c, p);
+	rnd_bytes(payload, plen);
+	rc = mpd_pkt_encode(p, payload, plen, frame, sizeof(frame));
+	if (rc <= 0) {
+		tap_diag("%s: encode of %zu bytes failed: %d", c->name, plen,
+			 rc);
+		abort();
+	}
+	return (size_t)rc;
+}
+
+static uint8_t *
+dup_exact(const uint8_t *f, size_t len)
+{
+	uint8_t *d = malloc(len ? len : 1);
+
+	if (!d)
+		abort();
+	if (len)
+		memcpy(d, f, len);
+	return d;
+}
+
+static int
+decode_exact(enum mpd_link link, const uint8_t *f, size_t len,
+	     unsigned int flags, struct mpd_pkt *p)
+{
+	uint8_t *d = dup_exact(f, len);
+	int rc = mpd_pkt_decode(link, d, len, flags, p);
+
+	free(d);
+	return rc;
+}
+
+static void
+test_pkt_round_trips(void)
+{
+	static uint8_t payload[300];
+	struct mpd_pkt p, q;
+	size_t i, plen, total;
+
+	for (i = 0; i < ncfgs; i++) {
+		const struct cfg *c = &cfgs[i];
+		const char *why = NULL;
+		size_t bad = 0, first_len = 0;
+		int rc;
+
+		for (plen = 0; plen <= 260; plen++) {
+			uint8_t *d;
+			uint32_t icrc = 0;
+
+			total = build(c, plen, &p, payload);
+			if (total != cfg_frame_len(c, plen))
+				why = "frame length";
+			else
+				why = check_bytes(c, frame, total, payload,
+						  plen);
+			d = dup_exact(frame, total);
+			rc = mpd_pkt_decode(c->link, d, total, 0, &q);
+			if (!why && rc != MPD_OK)
+				why = mpd_strerror(rc);
+			if (!why)
+				why = pkt_diff(&p, &q);
+			if (!why && (q.payload != d + p.bth_off + 20 +
+				     (c->imm ? 4 : 0) ||
+				     memcmp(q.payload, payload, plen) != 0))
+				why = "decoded payload";
+			if (!why && q.bth.pad_cnt != (4 - plen % 4) % 4)
+				why = "pad count";
+			if (!why && q.icrc != le32_at(d +
+						      cfg_icrc_off(c, total)))
+				why = "decoded ICRC is not the stored one";
+			if (!why && (mpd_pkt_icrc(c->link, d, total, &icrc) !=
+				     MPD_OK || icrc != q.icrc))
+				why = "mpd_pkt_icrc disagrees with the frame";
+			free(d);
+			if (why && !bad++)
+				first_len = plen;
+			if (why && bad == 1)
+				tap_diag("%s, payload %zu: %s", c->name, plen,
+					 why);
+			why = NULL;
+		}
+		ok(bad == 0, "%s: encode/decode round trips, payload 0..260 "
+		   "(pad 0..3), bytes checked against the layouts",
+		   c->name);
+		if (bad)
+			tap_diag("%zu failures, first at payload %zu", bad,
+				 first_len);
+	}
+}
+
+static void
+test_pkt_truncated(void)
+{
+	static uint8_t payload[64];
+	struct mpd_pkt p, q;
+	size_t i, n, total;
+
+	for (i = 0; i < ncfgs; i++) {
+		const struct cfg *c = &cfgs[i];
+		size_t bad = 0, bad_icrc = 0;
+
+		total = build(c, 37, &p, payload);
+		for (n = 0; n < total; n++) {
+			uint32_t icrc;
+			int rc = decode_exact(c->link, frame, n, 0, &q);
+
+			if (rc >= 0 || rc < MPD_EOPCODE) {
+				if (!bad++)
+					tap_diag("%s cut to %zu bytes: %d",
+						 c->name, n, rc);
+			}
+			rc = mpd_pkt_decode(c->link, frame, n,
+					    MPD_PKT_NO_ICRC_CHECK |
+					    MPD_PKT_NO_VCRC_CHECK, &q);
+			if (rc >= 0)
+				bad++;
+			{
+				uint8_t *d = dup_exact(frame, n);
+
+				if (mpd_pkt_icrc(c->link, d, n, &icrc) >= 0)
+					bad_icrc++;
+				free(d);
+			}
+		}
+		ok(bad == 0, "%s: every truncation (0..%zu of %zu bytes) is "
+		   "an error, with and without CRC checks", c->name,
+		   total - 1, total);
+		is_int(bad_icrc, 0, "%s: mpd_pkt_icrc rejects every "
+		       "truncation", c->name);
+	}
+}
+
+enum expect {
+	X_ICRC,		/* covered by the ICRC: MPD_EICRC */
+	X_VARIANT,	/* masked out of the ICRC: IB MPD_EVCRC, RoCE OK */
+	X_OUTSIDE,	/* neither ICRC nor checked (Ethernet MACs, UDP csum) */
+	X_VCRC,		/* the VCRC itself */
+	X_CSUM,		/* the IPv4 header checksum itself */
+	X_ANY,		/* structure (versions, lengths, types): some error */
+	X_NUM
+};
+
+static const char *const expect_name[X_NUM] = {
+	"in the invariant part give MPD_EICRC",
+	"in variant fields keep the ICRC valid",
+	"outside the CRCs decode fine",
+	"in the VCRC give MPD_EVCRC",
+	"in the IPv4 checksum give MPD_ECSUM",
+	"in structural fields give an error",
+};
+
+static enum expect
+classify_grh(size_t g, unsigned int bit)
+{
+	if (g == 0)
+		return bit >= 4 ? X_ANY : X_VARIANT;	/* IPVer | TClass */
+	if (g <= 3 || g == 7)
+		return X_VARIANT;	/* TClass, FlowLabel, HopLmt */
+	if (g <= 6)
+		return X_ANY;		/* PayLen, NxtHdr */
+	return X_ICRC;			/* GIDs */
+}
+
+/* What flipping bit (0 = LSB) of byte i of a valid frame must do. */
+static enum expect
+classify(const struct cfg *c, size_t total, size_t i, unsigned int bit)
+{
+	size_t bth = cfg_hdr_len(c), icrc_off = cfg_icrc_off(c, total);
+	size_t l3 = c->vlan ? 18 : 14;
+
+	if (i >= icrc_off + 4)
+		return X_VCRC;
+	if (i >= bth) {
+		size_t b = i - bth;
+
+		if (b == 0)
+			return X_ANY;				/* opcode */
+		if (b == 1)
+			return bit >= 6 ? X_ICRC : X_ANY;	/* SE M | Pad TVer */
+		if (b == 4)
+			return X_VARIANT;			/* resv8a */
+		return X_ICRC;
+	}
+	if (c->link == MPD_LINK_IB) {
+		if (i == 0)
+			return bit >= 4 ? X_VARIANT : X_ANY;	/* VL | LVer */
+		if (i == 1)
+			return bit < 2 ? X_ANY : X_ICRC;	/* LNH | SL */
+		if (i == 4)
+			return bit < 3 ? X_ANY : X_ICRC;	/* PktLen | rsv */
+		if (i == 5)
+			return X_ANY;
+		if (i < MPD_LRH_LEN)
+			return X_ICRC;				/* LIDs */
+		return classify_grh(i - MPD_LRH_LEN, bit);
+	}
+	if (i < 12)
+		return X_OUTSIDE;				/* MACs */
+	if (c->vlan && (i == 14 || i == 15))
+		return X_OUTSIDE;				/* TCI */
+	if (i < l3)
+		return X_ANY;					/* ethertypes */
+	if (c->link == MPD_LINK_ROCE_V1)
+		return classify_grh(i - l3, bit);
+	if (c->ip_ver == 4 && i < l3 + 20) {
+		switch (i - l3) {
+		case 1: case 8:
+			return X_VARIANT;			/* TOS, TTL */
+		case 4: case 5: case 6: case 7:
+			return X_ICRC;				/* ID, frag */
+		case 10: case 11:
+			return X_CSUM;
+		default:
+			return i - l3 >= 12 ? X_ICRC : X_ANY;	/* addresses */
+		}
+	}
+	if (c->ip_ver == 6 && i < l3 + 40)
+		return classify_grh(i - l3, bit);	/* same layout */
+	switch (i - (bth - MPD_UDP_LEN)) {
+	case 0: case 1:
+		return X_ICRC;					/* sport */
+	case 6: case 7:
+		return X_OUTSIDE;				/* checksum */
+	default:
+		return X_ANY;					/* dport, len */
+	}
+}
+
+static void
+test_pkt_bit_flips(void)
+{
+	static uint8_t payload[FLIP_PAYLOAD];
+	struct mpd_pkt p, q;
+	size_t i, n, total;
+
+	for (i = 0; i < ncfgs; i++) {
+		const struct cfg *c = &cfgs[i];
+		bool ib = c->link == MPD_LINK_IB;
+		size_t tried[X_NUM] = { 0 }, bad[X_NUM] = { 0 };
+		size_t flags_bad = 0, icrc_bad = 0;
+		size_t l3 = c->vlan ? 18 : 14;
+		uint32_t icrc0;
+		uint8_t *d;
+		unsigned int bit;
+		int e;
+
+		total = build(c, FLIP_PAYLOAD, &p, payload);
+		d = dup_exact(frame, total);
+		icrc0 = p.icrc;
+		for (n = 0; n < total; n++) {
+			for (bit = 0; bit < 8; bit++) {
+				enum expect x = classify(c, total, n, bit);
+				bool ip4 = c->ip_ver == 4 && n >= l3 &&
+					   n < l3 + MPD_IPV4_LEN;
+				int rc, want;
+				uint32_t icrc = 0;
+
+				d[n] ^= (uint8_t)(1u << bit);
+				if (ip4 && x != X_CSUM)
+					ip4_fix_csum(d + l3);
+				rc = mpd_pkt_decode(c->link, d, total, 0, &q);
+				switch (x) {
+				case X_ICRC:
+					want = MPD_EICRC;
+					break;
+				case X_VARIANT:
+					want = ib ? MPD_EVCRC : MPD_OK;
+					break;
+				case X_VCRC:
+					want = MPD_EVCRC;
+					break;
+				case X_CSUM:
+					want = MPD_ECSUM;
+					break;
+				case X_OUTSIDE:
+					want = MPD_OK;
+					break;
+				default:
+					want = rc < 0 && rc >= MPD_EOPCODE ?
+					       rc : INT_MIN;
+					break;
+				}
+				tried[x]++;
+				if (rc != want && !bad[x]++)
+					tap_diag("%s: byte %zu bit %u: got %d, "
+						 "want %d", c->name, n, bit,
+						 rc, want);
+				/* the flags turn each check off alone */
+				if (x == X_ICRC) {
+					rc = mpd_pkt_decode(c->link, d, total,
+						MPD_PKT_NO_ICRC_CHECK, &q);
+					flags_bad += rc != (ib ? MPD_EVCRC
+							       : MPD_OK);
+					rc = mpd_pkt_decode(c->link, d, total,
+						MPD_PKT_NO_ICRC_CHECK |
+						MPD_PKT_NO_VCRC_CHECK, &q);
+					flags_bad += rc != MPD_OK;
+				}
+				if (x == X_VARIANT || x == X_VCRC) {
+					rc = mpd_pkt_decode(c->link, d, total,
+						MPD_PKT_NO_VCRC_CHECK, &q);
+					flags_bad += rc != MPD_OK;
+				}
+				if (x == X_VARIANT &&
+				    (mpd_pkt_icrc(c->link, d, total, &icrc) !=
+				     MPD_OK || icrc != icrc0))
+					icrc_bad++;
+				d[n] ^= (uint8_t)(1u << bit);
+				if (ip4 && x != X_CSUM)
+					ip4_fix_csum(d + l3);
+			}
+		}
+		for (e = 0; e < X_NUM; e++)
+			if (tried[e])
+				ok(bad[e] == 0, "%s: %zu flipped bits %s",
+				   c->name, tried[e], expect_name[e]);
+		is_int(flags_bad, 0, "%s: MPD_PKT_NO_ICRC_CHECK and "
+		       "MPD_PKT_NO_VCRC_CHECK skip exactly their check",
+		       c->name);
+		is_int(icrc_bad, 0, "%s: mpd_pkt_icrc is unchanged by the "
+		       "variant fields", c->name);
+		ok(memcmp(d, frame, total) == 0, "%s: frame restored",
+		   c->name);
+		free(d);
+	}
+}
+
+static void
+ib_fix_vcrc(uint8_t *f, size_t total)
+{
+	uint16_t v = mpd_crc16_vcrc(f, total - 2);
+
+	f[total - 2] = (uint8_t)v;
+	f[total - 1] = (uint8_t)(v >> 8);
+}
+
+/* Whole variant fields rewritten (as switches and routers do). */
+static void
+test_pkt_variant_fields(void)
+{
+	static uint8_t payload[40];
+	const struct cfg *c;
+	struct mpd_pkt p, q;
+	size_t total, l3;
+	unsigned int v;
+	int bad = 0;
+
+	c = find_cfg(MPD_LINK_IB, true, false, 0, false);
+	total = build(c, 40, &p, payload);
+	for (v = 0; v < 16; v++) {
+		frame[0] = (uint8_t)(v << 4 | (frame[0] & 0x0f));
+		ib_fix_vcrc(frame, total);
+		if (mpd_pkt_decode(c->link, frame, total, 0, &q) != MPD_OK ||
+		    q.lrh.vl != v || q.icrc != p.icrc)
+			bad++;
+	}
+	is_int(bad, 0, "IB: every LRH VL keeps the ICRC valid (VCRC redone)");
+	frame[8] = 0x6f;			/* TClass high nibble */
+	frame[9] = 0xff;
+	frame[10] = 0x00;
+	frame[11] = 0x01;			/* FlowLabel */
+	frame[15] = 0x01;			/* HopLmt */
+	frame[MPD_LRH_LEN + MPD_GRH_LEN + 4] ^= 0xc0;	/* FECN, BECN */
+	ib_fix_vcrc(frame, total);
+	is_int(mpd_pkt_decode(c->link, frame, total, 0, &q), MPD_OK,
+	       "IB: new GRH TClass/FlowLabel/HopLmt and BTH FECN/BECN keep "
+	       "the ICRC valid");
+	ok(q.grh.tclass == 0xff && q.grh.flow_label == 0xf0001 &&
+	   q.grh.hop_limit == 1 && q.icrc == p.icrc,
+	   "IB: the new variant values are decoded");
+	frame[total - 1] ^= 1;
+	is_int(mpd_pkt_decode(c->link, frame, total, 0, &q), MPD_EVCRC,
+	       "IB: a VCRC bit flipped is MPD_EVCRC");
+	is_int(mpd_pkt_decode(c->link, frame, total, MPD_PKT_NO_VCRC_CHECK,
+			      &q), MPD_OK, "IB: ... and accepted with "
+	       "MPD_PKT_NO_VCRC_CHECK");
+
+	c = find_cfg(MPD_LINK_ROCE_V1, false, false, 0, false);
+	total = build(c, 40, &p, payload);
+	frame[14] = 0x60;
+	memset(frame + 15, 0xab, 3);
+	frame[21] = 0;
+	is_int(mpd_pkt_decode(c->link, frame, total, 0, &q), MPD_OK,
+	       "RoCEv1: new GRH TClass/FlowLabel/HopLmt keep the ICRC valid");
+
+	c = find_cfg(MPD_LINK_ROCE_V2, false, true, 4, true);
+	total = build(c, 40, &p, payload);
+	l3 = 18;
+	frame[l3 + 1] = (uint8_t)~frame[l3 + 1];	/* TOS */
+	frame[l3 + 8] = (uint8_t)(frame[l3 + 8] - 1);	/* TTL */
+	ip4_fix_csum(frame + l3);
+	frame[l3 + 20 + 6] = 0x12;			/* UDP checksum */
+	frame[l3 + 20 + 7] = 0x34;
+	is_int(mpd_pkt_decode(c->link, frame, total, 0, &q), MPD_OK,
+	       "RoCEv2/IPv4: new TOS, TTL (checksum fixed) and UDP checksum "
+	       "keep the ICRC valid");
+	ok((q.ip4.tos ^ p.ip4.tos) == 0xff &&
+	   q.ip4.ttl == (uint8_t)(p.ip4.ttl - 1) && q.icrc == p.icrc,
+	   "RoCEv2/IPv4: the new TOS and TTL are decoded");
+	frame[l3 + 8] ^= 0x10;
+	is_int(mpd_pkt_decode(c->link, frame, total, 0, &q), MPD_ECSUM,
+	       "RoCEv2/IPv4: TTL changed without fixing the checksum is "
+	       "MPD_ECSUM");
+	is_int(mpd_pkt_decode(c->link, frame, total, MPD_PKT_NO_ICRC_CHECK,
+			      &q), MPD_ECSUM,
+	       "RoCEv2/IPv4: ... even with MPD_PKT_NO_ICRC_CHECK");
+
+	c = find_cfg(MPD_LINK_ROCE_V2, false, false, 6, false);
+	total = build(c, 40, &p, payload);
+	l3 = 14;
+	frame[l3] = 0x6f;
+	memset(frame + l3 + 1, 0, 3);
+	frame[l3 + 7] = 255;
+	is_int(mpd_pkt_decode(c->link, frame, total, 0, &q), MPD_OK,
+	       "RoCEv2/IPv6: new TClass/FlowLabel/HopLimit keep the ICRC "
+	       "valid");
+}
+
+/* Length-field and header-type rejections, each on its own. */
+static void
+test_pkt_rejects(void)
+{
+	static uint8_t payload[64];
+	const struct cfg *c;
+	struct mpd_pkt p, q;
+	uint8_t *ip, *udp;
+	size_t total, l3, bth;
+	unsigned int op;
+	int bad = 0;
+
+	/* IB, LRH only */
+	c = find_cfg(MPD_LINK_IB, false, false, 0, false);
+	total = build(c, 20, &p, payload);
+	memcpy(scratch, frame, total);
+	mpd_put_be16(frame + 4, (uint16_t)(p.lrh.pkt_len + 1));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ETRUNC,
+	       "IB: LRH PktLen one word too big is MPD_ETRUNC");
+	mpd_put_be16(frame + 4, (uint16_t)(p.lrh.pkt_len - 1));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "IB: LRH PktLen one word too small is MPD_ELEN");
+	mpd_put_be16(frame + 4, 0);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "IB: LRH PktLen 0 is MPD_ELEN");
+	memcpy(frame, scratch, total);
+	frame[total] = 0;
+	frame[total + 1] = 0;
+	frame[total + 2] = 0;
+	frame[total + 3] = 0;
+	is_int(decode_exact(c->link, frame, total + 4, 0, &q), MPD_ELEN,
+	       "IB: bytes after the VCRC are MPD_ELEN");
+	frame[1] = (uint8_t)((frame[1] & ~3) | MPD_LNH_RAW);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "IB: LNH 0 (raw) is MPD_ENEXTHDR");
+	frame[1] = (uint8_t)((frame[1] & ~3) | MPD_LNH_IP);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "IB: LNH 1 (IPv6) is MPD_ENEXTHDR");
+	memcpy(frame, scratch, total);
+	frame[0] |= 0x01;
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EVERSION,
+	       "IB: LVer 1 is MPD_EVERSION");
+	memcpy(frame, scratch, total);
+	bth = MPD_LRH_LEN;
+	frame[bth + 1] |= 0x01;
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EVERSION,
+	       "IB: BTH TVer 1 is MPD_EVERSION");
+	memcpy(frame, scratch, total);
+	for (op = 0; op < 256; op++) {
+		int rc;
+
+		if (op == MPD_OP_UD_SEND_ONLY || op == MPD_OP_UD_SEND_ONLY_IMM)
+			continue;
+		frame[bth] = (uint8_t)op;
+		rc = decode_exact(c->link, frame, total, 0, &q);
+		if (rc != MPD_EOPCODE && !bad++)
+			tap_diag("opcode 0x%02x: %d", op, rc);
+	}
+	is_int(bad, 0, "IB: each of the 254 other BTH opcodes is MPD_EOPCODE");
+	memcpy(frame, scratch, total);
+	frame[bth] = 0x04;	/* RC SEND Only */
+	is_int(decode_exact(c->link, frame, total,
+			    MPD_PKT_NO_ICRC_CHECK | MPD_PKT_NO_VCRC_CHECK, &q),
+	       MPD_EOPCODE, "IB: RC SEND Only is MPD_EOPCODE even without "
+	       "CRC checks");
+
+	/* pad count larger than the payload */
+	total = build(c, 0, &p, payload);
+	frame[bth + 1] |= 0x30;
+	ib_fix_vcrc(frame, total);
+	is_int(decode_exact(c->link, frame, total, MPD_PKT_NO_ICRC_CHECK, &q),
+	       MPD_ELEN, "IB: PadCnt 3 with no payload is MPD_ELEN");
+	total = build(c, 2, &p, payload);
+	frame[bth + 1] |= 0x30;
+	ib_fix_vcrc(frame, total);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EICRC,
+	       "IB: PadCnt changed 2 -> 3 is MPD_EICRC (PadCnt is invariant)");
+	is_int(decode_exact(c->link, frame, total, MPD_PKT_NO_ICRC_CHECK, &q),
+	       MPD_OK, "IB: ... and decodes without the ICRC check");
+	is_int(q.payload_len, 1, "IB: ... leaving one payload byte");
+
+	/* IB with GRH */
+	c = find_cfg(MPD_LINK_IB, true, false, 0, false);
+	total = build(c, 20, &p, payload);
+	memcpy(scratch, frame, total);
+	frame[8] = (uint8_t)(0x40 | (frame[8] & 0x0f));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EVERSION,
+	       "IB: GRH IPVer 4 is MPD_EVERSION");
+	memcpy(frame, scratch, total);
+	frame[14] = 0x11;
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "IB: GRH NxtHdr 0x11 is MPD_ENEXTHDR");
+	memcpy(frame, scratch, total);
+	mpd_put_be16(frame + 12, (uint16_t)(p.grh.pay_len + 4));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "IB: GRH PayLen 4 too big is MPD_ELEN");
+	mpd_put_be16(frame + 12, (uint16_t)(p.grh.pay_len - 4));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "IB: GRH PayLen 4 too small is MPD_ELEN");
+	memcpy(frame, scratch, total);
+	frame[1] = (uint8_t)((frame[1] & ~3) | MPD_LNH_IBA_LOCAL);
+	frame[8] = 0x60;	/* read as opcode 0x60 ... */
+	frame[9] = 0x00;	/* ... and TVer 0 */
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EOPCODE,
+	       "IB: a GRH where LNH says BTH is read as a BTH (MPD_EOPCODE)");
+
+	/* IB frames too short for what they declare, hand-built */
+	{
+		struct mpd_lrh lrh = { .lnh = MPD_LNH_IBA_LOCAL, .dlid = 1,
+				       .slid = 2 };
+		struct mpd_bth b = { .opcode = MPD_OP_UD_SEND_ONLY };
+		size_t len;
+
+		memset(frame, 0, 64);
+		/* LRH, BTH, 4 bytes, ICRC, VCRC: no room for the DETH */
+		len = MPD_LRH_LEN + MPD_BTH_LEN + 4 + 4;
+		lrh.pkt_len = (uint16_t)(len / 4);
+		mpd_lrh_encode(&lrh, frame, 64);
+		mpd_bth_encode(&b, frame + 8, 64);
+		ib_fix_vcrc(frame, len + 2);
+		is_int(decode_exact(MPD_LINK_IB, frame, len + 2, 0, &q),
+		       MPD_ETRUNC, "IB: no room for the DETH is MPD_ETRUNC");
+		/* immediate opcode with no room for the immediate */
+		len = MPD_LRH_LEN + MPD_BTH_LEN + MPD_DETH_LEN + 4;
+		lrh.pkt_len = (uint16_t)(len / 4);
+		b.opcode = MPD_OP_UD_SEND_ONLY_IMM;
+		memset(frame, 0, 64);
+		mpd_lrh_encode(&lrh, frame, 64);
+		mpd_bth_encode(&b, frame + 8, 64);
+		ib_fix_vcrc(frame, len + 2);
+		is_int(decode_exact(MPD_LINK_IB, frame, len + 2, 0, &q),
+		       MPD_ETRUNC, "IB: immediate opcode with no room for "
+		       "the immediate is MPD_ETRUNC");
+		/* LRH and 8 bytes: no room for BTH and ICRC */
+		len = MPD_LRH_LEN + 8;
+		lrh.pkt_len = (uint16_t)(len / 4);
+		memset(frame, 0, 64);
+		mpd_lrh_encode(&lrh, frame, 64);
+		is_int(decode_exact(MPD_LINK_IB, frame, len + 2, 0, &q),
+		       MPD_ETRUNC, "IB: no room for BTH and ICRC is "
+		       "MPD_ETRUNC");
+		len = MPD_LRH_LEN + 8;
+		lrh.lnh = MPD_LNH_IBA_GLOBAL;
+		lrh.pkt_len = (uint16_t)(len / 4);
+		mpd_lrh_encode(&lrh, frame, 64);
+		is_int(decode_exact(MPD_LINK_IB, frame, len + 2, 0, &q),
+		       MPD_ETRUNC, "IB: LNH says GRH, PktLen has no room for "
+		       "it: MPD_ETRUNC");
+	}
+
+	/* RoCEv1 */
+	c = find_cfg(MPD_LINK_ROCE_V1, false, false, 0, false);
+	total = build(c, 20, &p, payload);
+	memcpy(scratch, frame, total);
+	l3 = 14;
+	mpd_put_be16(frame + 12, MPD_ETHERTYPE_IPV4);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "RoCEv1: ethertype 0x0800 is MPD_ENEXTHDR");
+	memcpy(frame, scratch, total);
+	frame[l3] = (uint8_t)(0x40 | (frame[l3] & 0x0f));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EVERSION,
+	       "RoCEv1: GRH IPVer 4 is MPD_EVERSION");
+	memcpy(frame, scratch, total);
+	frame[l3 + 6] = 17;
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "RoCEv1: GRH NxtHdr 17 is MPD_ENEXTHDR");
+	memcpy(frame, scratch, total);
+	mpd_put_be16(frame + l3 + 4, (uint16_t)(p.grh.pay_len + 1));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ETRUNC,
+	       "RoCEv1: GRH PayLen past the frame is MPD_ETRUNC");
+	mpd_put_be16(frame + l3 + 4, (uint16_t)(p.grh.pay_len - 4));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EICRC,
+	       "RoCEv1: GRH PayLen short by a word moves the ICRC: "
+	       "MPD_EICRC");
+	mpd_put_be16(frame + l3 + 4, 12);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ETRUNC,
+	       "RoCEv1: GRH PayLen without room for BTH and ICRC is "
+	       "MPD_ETRUNC");
+	memcpy(frame, scratch, total);
+	memset(frame + total, 0, 8);
+	is_int(decode_exact(c->link, frame, total + 8, 0, &q), MPD_OK,
+	       "RoCEv1: Ethernet padding after the ICRC is accepted");
+	is_int(q.payload_len, 20, "RoCEv1: ... and not taken as payload");
+	is_int(decode_exact(MPD_LINK_ROCE_V2, frame, total, 0, &q),
+	       MPD_ENEXTHDR, "RoCEv1 frame decoded as RoCEv2 is MPD_ENEXTHDR");
+	is_int(decode_exact((enum mpd_link)3, frame, total, 0, &q),
+	       MPD_EINVAL, "an unknown link type is MPD_EINVAL");
+	{
+		uint32_t icrc;
+
+		is_int(mpd_pkt_icrc((enum mpd_link)3, frame, total, &icrc),
+		       MPD_EINVAL, "mpd_pkt_icrc: unknown link is MPD_EINVAL");
+	}
+
+	/* RoCEv2 over IPv4 */
+	c = find_cfg(MPD_LINK_ROCE_V2, false, false, 4, false);
+	total = build(c, 0, &p, payload);
+	memcpy(scratch, frame, total);
+	l3 = 14;
+	ip = frame + l3;
+	udp = ip + 20;
+	is_int(decode_exact(MPD_LINK_ROCE_V1, frame, total, 0, &q),
+	       MPD_ENEXTHDR, "RoCEv2 frame decoded as RoCEv1 is MPD_ENEXTHDR");
+	mpd_put_be16(frame + 12, MPD_ETHERTYPE_ROCE);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "RoCEv2: ethertype 0x8915 is MPD_ENEXTHDR");
+	mpd_put_be16(frame + 12, 0x0806);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "RoCEv2: ethertype 0x0806 is MPD_ENEXTHDR");
+	mpd_put_be16(frame + 12, MPD_ETHERTYPE_IPV6);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EVERSION,
+	       "RoCEv2: IPv4 header under ethertype 0x86dd is MPD_EVERSION");
+	memcpy(frame, scratch, total);
+	ip[0] = 0x65;
+	ip4_fix_csum(ip);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EVERSION,
+	       "RoCEv2: IPv4 version 6 is MPD_EVERSION");
+	ip[0] = 0x44;
+	ip4_fix_csum(ip);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "RoCEv2: IPv4 IHL 4 is MPD_ELEN");
+	ip[0] = 0x4f;
+	ip4_fix_csum(ip);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ETRUNC,
+	       "RoCEv2: IPv4 IHL 15 past the frame is MPD_ETRUNC");
+	memcpy(frame, scratch, total);
+	mpd_put_be16(ip + 2, (uint16_t)(p.ip4.total_len + 1));
+	ip4_fix_csum(ip);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ETRUNC,
+	       "RoCEv2: IPv4 total length past the frame is MPD_ETRUNC");
+	mpd_put_be16(ip + 2, (uint16_t)(p.ip4.total_len - 4));
+	ip4_fix_csum(ip);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "RoCEv2: IPv4 total length short of the UDP length is "
+	       "MPD_ELEN");
+	mpd_put_be16(ip + 2, 19);
+	ip4_fix_csum(ip);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "RoCEv2: IPv4 total length below the header is MPD_ELEN");
+	mpd_put_be16(ip + 2, 24);
+	ip4_fix_csum(ip);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ETRUNC,
+	       "RoCEv2: IPv4 total length cutting the UDP header is "
+	       "MPD_ETRUNC");
+	memcpy(frame, scratch, total);
+	ip[10] ^= 0x01;
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ECSUM,
+	       "RoCEv2: IPv4 checksum off by one bit is MPD_ECSUM");
+	memcpy(frame, scratch, total);
+	ip[12] ^= 0x80;
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ECSUM,
+	       "RoCEv2: IPv4 source changed, checksum not: MPD_ECSUM");
+	memcpy(frame, scratch, total);
+	ip[9] = 6;
+	ip4_fix_csum(ip);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "RoCEv2: IP protocol 6 is MPD_ENEXTHDR");
+	memcpy(frame, scratch, total);
+	mpd_put_be16(udp + 2, 4790);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "RoCEv2: UDP destination port 4790 is MPD_ENEXTHDR");
+	memcpy(frame, scratch, total);
+	mpd_put_be16(udp + 4, (uint16_t)(p.udp.len + 4));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "RoCEv2: UDP length 4 too big is MPD_ELEN");
+	mpd_put_be16(udp + 4, (uint16_t)(p.udp.len - 4));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "RoCEv2: UDP length 4 too small is MPD_ELEN");
+	mpd_put_be16(udp + 4, 7);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "RoCEv2: UDP length 7 is MPD_ELEN");
+	memcpy(frame, scratch, total);
+	bth = l3 + 28;
+	frame[bth + 1] |= 0x30;
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "RoCEv2: PadCnt 3 with no payload is MPD_ELEN");
+	memcpy(frame, scratch, total);
+	frame[bth] = 0x0a;	/* RC RDMA WRITE Only */
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EOPCODE,
+	       "RoCEv2: RC RDMA WRITE Only is MPD_EOPCODE");
+	memcpy(frame, scratch, total);
+	memset(frame + total, 0, 10);
+	is_int(decode_exact(c->link, frame, total + 10, 0, &q), MPD_OK,
+	       "RoCEv2: Ethernet padding after the ICRC is accepted");
+	is_int(q.payload_len, 0, "RoCEv2: ... and not taken as payload");
+
+	/* RoCEv2 over IPv4 with IP options (IHL 6): still decodes */
+	{
+		size_t opt_total = total + 4;
+		uint32_t icrc;
+
+		memcpy(frame, scratch, l3 + 20);
+		memset(frame + l3 + 20, 0x01, 4);	/* four NOPs */
+		memcpy(frame + l3 + 24, scratch + l3 + 20, total - l3 - 20);
+		ip[0] = 0x46;
+		mpd_put_be16(ip + 2, (uint16_t)(p.ip4.total_len + 4));
+		ip[10] = ip[11] = 0;
+		{
+			uint16_t s = (uint16_t)~ref_inet_sum(0, ip, 24);
+
+			ip[10] = (uint8_t)(s >> 8);
+			ip[11] = (uint8_t)s;
+		}
+		icrc = ref_icrc(c->link, frame, opt_total - 4);
+		frame[opt_total - 4] = (uint8_t)icrc;
+		frame[opt_total - 3] = (uint8_t)(icrc >> 8);
+		frame[opt_total - 2] = (uint8_t)(icrc >> 16);
+		frame[opt_total - 1] = (uint8_t)(icrc >> 24);
+		is_int(decode_exact(c->link, frame, opt_total, 0, &q), MPD_OK,
+		       "RoCEv2: IPv4 with 4 bytes of options decodes, ICRC "
+		       "over the options");
+		is_int(q.bth_off, l3 + 24 + 8, "RoCEv2: ... BTH found after "
+		       "the options");
+		is_int(mpd_pkt_icrc(c->link, frame, opt_total, &icrc), MPD_OK,
+		       "RoCEv2: mpd_pkt_icrc with IPv4 options");
+		is_int(icrc, q.icrc, "RoCEv2: ... agrees with the frame");
+	}
+
+	/* RoCEv2 over IPv6 */
+	c = find_cfg(MPD_LINK_ROCE_V2, false, true, 6, false);
+	total = build(c, 20, &p, payload);
+	memcpy(scratch, frame, total);
+	l3 = 18;
+	ip = frame + l3;
+	mpd_put_be16(frame + 16, MPD_ETHERTYPE_ROCE);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "RoCEv2: ethertype 0x8915 after a VLAN tag is MPD_ENEXTHDR");
+	mpd_put_be16(frame + 16, MPD_ETHERTYPE_IPV4);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EVERSION,
+	       "RoCEv2: IPv6 header under ethertype 0x0800 is MPD_EVERSION");
+	memcpy(frame, scratch, total);
+	ip[0] = (uint8_t)(0x40 | (ip[0] & 0x0f));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EVERSION,
+	       "RoCEv2: IPv6 version 4 is MPD_EVERSION");
+	memcpy(frame, scratch, total);
+	ip[6] = 6;
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "RoCEv2: IPv6 next header 6 is MPD_ENEXTHDR");
+	memcpy(frame, scratch, total);
+	mpd_put_be16(ip + 4, (uint16_t)(p.ip6.pay_len + 4));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ETRUNC,
+	       "RoCEv2: IPv6 payload length past the frame is MPD_ETRUNC");
+	mpd_put_be16(ip + 4, (uint16_t)(p.ip6.pay_len - 4));
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
+	       "RoCEv2: IPv6 payload length short of the UDP length is "
+	       "MPD_ELEN");
+	mpd_put_be16(ip + 4, 4);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ETRUNC,
+	       "RoCEv2: IPv6 payload length cutting the UDP header is "
+	       "MPD_ETRUNC");
+	memcpy(frame, scratch, total);
+	mpd_put_be16(ip + 40 + 2, 1);
+	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ENEXTHDR,
+	       "RoCEv2: UDP port 1 over IPv6 is MPD_ENEXTHDR");
+}
+
+static void
+test_pkt_encode_errors(void)
+{
+	static uint8_t payload[64];
+	const struct cfg *c;
+	struct mpd_pkt p, w;
+	size_t i, n, total;
+	int rc;
+
+	for (i = 0; i < ncfgs; i++) {
+		size_t bad = 0;
+
+		c = &cfgs[i];
+		fill_pkt(c, &p);
+		rnd_bytes(payload, sizeof(payload));
+		w = p;
+		total = cfg_frame_len(c, 33);
+		for (n = 0; n < total; n++) {
+			uint8_t *d = malloc(n ? n : 1);
+
+			if (!d)
+				abort();
+			w = p;
+			rc = mpd_pkt_encode(&w, payload, 33, d, n);
+			if (rc != MPD_ENOSPC && !bad++)
+				tap_diag("%s: cap %zu: %d", c->name, n, rc);
+			free(d);
+		}
+		ok(bad == 0, "%s: every buffer shorter than the %zu-byte "
+		   "frame is MPD_ENOSPC, nothing written past it", c->name,
+		   total);
+		w = p;
+		is_int(mpd_pkt_encode(&w, payload, 33, frame, total),
+		       (int)total, "%s: a buffer of exactly the frame length "
+		       "is enough", c->name);
+	}
+
+	c = find_cfg(MPD_LINK_IB, false, false, 0, false);
+	fill_pkt(c, &p);
+	w = p, w.bth.opcode = 0x04;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_EOPCODE, "encode: RC SEND Only is MPD_EOPCODE");
+	w = p, w.bth.opcode = 0x00;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_EOPCODE, "encode: opcode 0 is MPD_EOPCODE");
+	w = p;
+	is_int(mpd_pkt_encode(&w, NULL, 4, frame, sizeof(frame)), MPD_EINVAL,
+	       "encode: payload length without payload is MPD_EINVAL");
+	w = p;
+	is_int(mpd_pkt_encode(&w, NULL, 0, frame, sizeof(frame)),
+	       (int)cfg_frame_len(c, 0), "encode: empty payload may be NULL");
+	w = p, w.link = (enum mpd_link)3;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_EINVAL, "encode: unknown link is MPD_EINVAL");
+	w = p, w.lrh.vl = 16;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: LRH VL 16 is MPD_ERANGE");
+	w = p, w.lrh.sl = 16;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: LRH SL 16 is MPD_ERANGE");
+	w = p, w.bth.dest_qp = 1u << 24;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: BTH DestQP of 25 bits is MPD_ERANGE");
+	w = p, w.bth.psn = 1u << 24;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: BTH PSN of 25 bits is MPD_ERANGE");
+	w = p, w.bth.tver = 16;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: BTH TVer 16 is MPD_ERANGE");
+	w = p, w.deth.src_qp = 1u << 24;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: DETH SrcQP of 25 bits is MPD_ERANGE");
+	/* IB PktLen is 11 bits of words: 8188 bytes LRH..ICRC at most */
+	w = p;
+	is_int(mpd_pkt_encode(&w, big_payload, 8156, frame, sizeof(frame)),
+	       8188 + 2, "encode: IB frame of PktLen 0x7ff (payload 8156)");
+	is_int(w.lrh.pkt_len, 0x7ff, "encode: ... PktLen 0x7ff");
+	w = p;
+	is_int(mpd_pkt_encode(&w, big_payload, 8157, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: IB payload 8157 overflows PktLen: "
+	       "MPD_ERANGE");
+
+	c = find_cfg(MPD_LINK_IB, true, false, 0, true);
+	fill_pkt(c, &p);
+	w = p, w.grh.flow_label = 1u << 20;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: GRH FlowLabel of 21 bits is MPD_ERANGE");
+	w = p;
+	is_int(mpd_pkt_encode(&w, big_payload, 8112, frame, sizeof(frame)),
+	       8188 + 2, "encode: IB+GRH+imm frame of PktLen 0x7ff");
+	w = p;
+	is_int(mpd_pkt_encode(&w, big_payload, 8113, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: IB+GRH+imm payload one byte too long is "
+	       "MPD_ERANGE");
+
+	c = find_cfg(MPD_LINK_ROCE_V1, false, false, 0, false);
+	fill_pkt(c, &p);
+	w = p, w.grh.ip_ver = 16;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: RoCEv1 GRH IPVer 16 is MPD_ERANGE");
+	/* GRH PayLen (BTH..ICRC) is 16 bits */
+	w = p;
+	is_int(mpd_pkt_encode(&w, big_payload, 65508, frame, sizeof(frame)),
+	       14 + 40 + 65532, "encode: RoCEv1 with GRH PayLen 65532");
+	w = p;
+	is_int(mpd_pkt_encode(&w, big_payload, 65509, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: RoCEv1 GRH PayLen over 65535 is "
+	       "MPD_ERANGE");
+
+	c = find_cfg(MPD_LINK_ROCE_V2, false, false, 4, false);
+	fill_pkt(c, &p);
+	w = p, w.ip_ver = 5;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_EINVAL, "encode: RoCEv2 IP version 5 is MPD_EINVAL");
+	w = p, w.ip_ver = 0;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_EINVAL, "encode: RoCEv2 IP version 0 is MPD_EINVAL");
+	/* IPv4 total length is 16 bits: 20 + 8 + BTH..ICRC */
+	w = p;
+	rc = mpd_pkt_encode(&w, big_payload, 65480, frame, sizeof(frame));
+	is_int(rc, 14 + 20 + 8 + 65504, "encode: RoCEv2/IPv4 with total length "
+	       "65532");
+	if (rc > 0) {
+		struct mpd_pkt q;
+
+		is_int(decode_exact(c->link, frame, (size_t)rc, 0, &q), MPD_OK,
+		       "decode: RoCEv2/IPv4 of 65532 bytes");
+	}
+	w = p;
+	is_int(mpd_pkt_encode(&w, big_payload, 65481, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: RoCEv2/IPv4 total length over 65535 is "
+	       "MPD_ERANGE");
+
+	c = find_cfg(MPD_LINK_ROCE_V2, false, false, 6, false);
+	fill_pkt(c, &p);
+	w = p, w.ip6.flow_label = 1u << 20;
+	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: IPv6 FlowLabel of 21 bits is MPD_ERANGE");
+	/* IPv6 payload length is 16 bits: 8 + BTH..ICRC; the fixed
+	 * header is not counted */
+	w = p;
+	rc = mpd_pkt_encode(&w, big_payload, 65500, frame, sizeof(frame));
+	is_int(rc, 14 + 40 + 8 + 65524, "encode: RoCEv2/IPv6 with payload "
+	       "length 65532");
+	if (rc > 0) {
+		struct mpd_pkt q;
+
+		is_int(decode_exact(c->link, frame, (size_t)rc, 0, &q), MPD_OK,
+		       "decode: RoCEv2/IPv6 with payload length 65532");
+	}
+	w = p;
+	is_int(mpd_pkt_encode(&w, big_payload, 65501, frame, sizeof(frame)),
+	       MPD_ERANGE, "encode: RoCEv2/IPv6 payload length over 65535 is "
+	       "MPD_ERANGE");
+}
+
+static void
+test_strerror(void)
+{
+	const char *s[12];
+	int i, j, bad = 0;
+
+	for (i = 0; i < 12; i++) {
+		s[i] = mpd_strerror(-i);
+		if (!s[i] || !*s[i] || strcmp(s[i], "unknown status") == 0) {
+			bad++;
+			continue;
+		}
+		for (j = 0; j < i; j++)
+			if (s[j] && strcmp(s[i], s[j]) == 0)
+				bad++;
+	}
+	is_int(bad, 0, "mpd_strerror: a distinct non-empty sentence for each "
+	       "of MPD_OK..MPD_EOPCODE");
+	ok(strcmp(mpd_strerror(MPD_ETRUNC), mpd_strerror(MPD_ELEN)) != 0,
+	   "mpd_strerror: MPD_ETRUNC and MPD_ELEN differ");
+	ok(strcmp(mpd_strerror(MPD_EOPCODE - 1), "unknown status") == 0,
+	   "mpd_strerror(-12) is \"unknown status\"");
+	ok(strcmp(mpd_strerror(1), "unknown status") == 0,
+	   "mpd_strerror(1) is \"unknown status\"");
+	ok(strcmp(mpd_strerror(INT_MIN), "unknown status") == 0 &&
+	   strcmp(mpd_strerror(INT_MAX), "unknown status") == 0,
+	   "mpd_strerror(INT_MIN/INT_MAX) is \"unknown status\"");
+}
+
+int
+main(void)
+{
+	tap_seed();
+	rnd_bytes(big_payload, sizeof(big_payload));
+	cfgs_init();
+	test_crc();
+	test_lrh();
+	test_grh();
+	test_bth();
+	test_deth();
+	test_pkt_round_trips();
+	test_pkt_truncated();
+	test_pkt_bit_flips();
+	test_pkt_variant_fields();
+	test_pkt_rejects();
+	test_pkt_encode_errors();
+	test_strerror();
+	return tap_done();
+}

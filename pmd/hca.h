@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_hca internals: one ethdev is one HCA port. The ethdev's tx side is
+ * the port's receiver (packets from the wire go into tx_burst), its rx side
+ * the port's transmitter (what the port emits comes out of rx_burst).
+ */
+#ifndef NET_HCA_H
+#define NET_HCA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_log.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
+
+#include "madpmd/wire.h"
+
+extern int hca_logtype;
+#define HCA_LOG(level, fmt, ...)					\
+	rte_log(RTE_LOG_ ## level, hca_logtype, "net_hca: " fmt "\n",	\
+		##__VA_ARGS__)
+
+#define HCA_MAX_QUEUES		4
+#define HCA_PKEY_TABLE_LEN	32
+#define HCA_NODE_DESC_LEN	64
+#define HCA_EGRESS_RING		4096
+
+/* IBA 14.2.5.6 PortState / PortPhysicalState */
+enum hca_port_state {
+	HCA_PORT_NOP = 0,
+	HCA_PORT_DOWN = 1,
+	HCA_PORT_INIT = 2,
+	HCA_PORT_ARMED = 3,
+	HCA_PORT_ACTIVE = 4,
+};
+
+enum hca_phys_state {
+	HCA_PHYS_SLEEP = 1,
+	HCA_PHYS_POLLING = 2,
+	HCA_PHYS_DISABLED = 3,
+	HCA_PHYS_LINKUP = 5,
+};
+
+/* Port counters (IBA 16.1.3.5 and 16.1.4); data in 4-byte words. */
+struct hca_counters {
+	uint64_t symbol_errors;
+	uint64_t link_error_recovery;
+	uint64_t link_downed;
+	uint64_t rcv_errors;		/* malformed, bad CRC, bad length */
+	uint64_t rcv_remote_phys_errors;
+	uint64_t rcv_switch_relay_errors;
+	uint64_t xmit_discards;
+	uint64_t xmit_constraint_errors;
+	uint64_t rcv_constraint_errors;
+	uint64_t local_link_integrity_errors;
+	uint64_t excessive_buffer_overrun;
+	uint64_t vl15_dropped;
+	uint64_t xmit_wait;
+	uint64_t xmit_data;
+	uint64_t rcv_data;
+	uint64_t xmit_pkts;
+	uint64_t rcv_pkts;
+	uint64_t unicast_xmit_pkts;
+	uint64_t unicast_rcv_pkts;
+	uint64_t multicast_xmit_pkts;
+	uint64_t multicast_rcv_pkts;
+	/* PortInfo violation counters (IBA 14.2.5.6), 16 bits on the wire */
+	uint64_t mkey_violations;
+	uint64_t pkey_violations;
+	uint64_t qkey_violations;
+	/* drops by cause, for xstats */
+	uint64_t drop_truncated;
+	uint64_t drop_bad_icrc;
+	uint64_t drop_bad_vcrc;
+	uint64_t drop_bad_header;
+	uint64_t drop_no_agent;
+	uint64_t drop_egress_full;
+};
+
+/* State of one HCA port: what its SMA reports and Set changes. */
+struct hca_port {
+	char node_name[HCA_NODE_DESC_LEN];
+	char node_desc[HCA_NODE_DESC_LEN];
+	enum mpd_link link;		/* MPD_LINK_IB or MPD_LINK_ROCE_V2 */
+	uint64_t node_guid;
+	uint64_t port_guid;
+	uint64_t sys_guid;
+	uint8_t port_num;
+	uint8_t num_ports;
+	uint16_t lid;
+	uint8_t lmc;
+	uint16_t sm_lid;
+	uint8_t sm_sl;
+	uint8_t port_state;		/* enum hca_port_state */
+	uint8_t phys_state;		/* enum hca_phys_state */
+	uint8_t admin_up;		/* link set up/down by the operator */
+	uint32_t cap_mask;
+	uint64_t gid_prefix;
+	uint64_t mkey;
+	uint8_t mkey_protect;		/* 2 bits */
+	uint16_t mkey_lease;
+	uint8_t subnet_timeout;
+	uint8_t resp_time;
+	uint8_t link_width_supported;
+	uint8_t link_width_enabled;
+	uint8_t link_width_active;
+	uint8_t link_speed_supported;
+	uint8_t link_speed_enabled;
+	uint8_t link_speed_active;
+	uint8_t mtu_cap;
+	uint8_t neighbor_mtu;
+	uint8_t vl_cap;
+	uint8_t op_vls;
+	uint16_t pkeys[HCA_PKEY_TABLE_LEN];
+	uint8_t sl2vl[16];
+	uint8_t vl_arb[4][64];		/* low, high blocks as on the wire */
+	uint8_t vl_high_limit;
+	uint8_t hoq_life;
+	uint8_t mkey_lease_running;
+	uint64_t mkey_lease_deadline;	/* TSC when protection lapses */
+	struct rte_ether_addr mac;
+	uint8_t ip4[4];
+	struct hca_counters cnt;
+};
+
+struct hca_internals;
+
+struct hca_queue {
+	struct hca_internals *hi;
+	struct rte_mempool *mp;
+	uint64_t pkts;
+	uint64_t bytes;
+};
+
+struct hca_internals {
+	struct hca_port port;
+	rte_spinlock_t lock;		/* guards port state for Sets */
+	struct rte_ring *egress;	/* responses waiting for rx_burst */
+	struct hca_queue rxq[HCA_MAX_QUEUES];
+	struct hca_queue txq[HCA_MAX_QUEUES];
+	uint16_t port_id;
+	bool started;
+	bool promisc;
+};
+
+/* Ingress: a frame from the wire, in buf/len. Returns the response length
+ * written back into buf (<= cap) when the port answers, 0 when it does
+ * not (counted), never more than cap. */
+int hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
+		   uint16_t cap);
+
+/* SMA / PMA: mad is a 256-byte MAD, rewritten in place as the response.
+ * Return true when a response is to be sent. */
+bool hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pkt);
+bool hca_pma_handle(struct hca_port *p, uint8_t *mad);
+
+#endif

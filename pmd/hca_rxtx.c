@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The port's data path. tx_burst is the port's receiver: every frame from
+ * the wire is parsed, checked (lengths, ICRC/VCRC, P_Key, Q_Key, VL15) and
+ * handed to the agent of its QP; a response is built in the same mbuf and
+ * queued for rx_burst, the port's transmitter. Nothing is allocated per
+ * packet and nothing calls into the kernel.
+ */
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "hca.h"
+#include "madpmd/mad.h"
+
+#define QP1_QKEY	0x80010000u	/* IBA 13.5.1.1.1 */
+
+static void
+count_drop(struct hca_port *p, int status)
+{
+	p->cnt.rcv_errors++;
+	switch (status) {
+	case MPD_ETRUNC:
+	case MPD_ELEN:
+		p->cnt.drop_truncated++;
+		break;
+	case MPD_EICRC:
+		p->cnt.drop_bad_icrc++;
+		break;
+	case MPD_EVCRC:
+		p->cnt.drop_bad_vcrc++;
+		break;
+	default:
+		p->cnt.drop_bad_header++;
+		break;
+	}
+}
+
+/* IBA 10.9.3: P_Keys match when their low 15 bits are equal and at least
+ * one of the two is a full member. */
+static bool
+pkey_ok(const struct hca_port *p, uint16_t pkey)
+{
+	unsigned int i;
+
+	if ((pkey & 0x7fff) == 0)
+		return false;
+	for (i = 0; i < HCA_PKEY_TABLE_LEN; i++) {
+		uint16_t t = p->pkeys[i];
+
+		if ((t & 0x7fff) == (pkey & 0x7fff) && ((t | pkey) & 0x8000))
+			return true;
+	}
+	return false;
+}
+
+/* Turn the request's headers around for the response. */
+static void
+reverse_headers(const struct hca_port *p, struct mpd_pkt *pk, uint32_t qp)
+{
+	uint8_t tmp[16];
+	uint16_t lid;
+
+	if (pk->link == MPD_LINK_IB) {
+		lid = pk->lrh.dlid;
+		pk->lrh.dlid = pk->lrh.slid;
+		/* a DR SMP to a port without a LID comes back permissive */
+		pk->lrh.slid = p->lid && lid != MPD_LID_PERMISSIVE ? p->lid : lid;
+		pk->lrh.vl = qp == 0 ? MPD_VL15 : 0;
+	} else {
+		memcpy(tmp, pk->eth.dst, 6);
+		memcpy(pk->eth.dst, pk->eth.src, 6);
+		memcpy(pk->eth.src, p->mac.addr_bytes, 6);
+		if (pk->ip_ver == 4) {
+			memcpy(tmp, pk->ip4.dst, 4);
+			memcpy(pk->ip4.dst, pk->ip4.src, 4);
+			memcpy(pk->ip4.src, tmp, 4);
+			pk->ip4.ttl = 64;
+		} else {
+			memcpy(tmp, pk->ip6.dst, 16);
+			memcpy(pk->ip6.dst, pk->ip6.src, 16);
+			memcpy(pk->ip6.src, tmp, 16);
+			pk->ip6.hop_limit = 64;
+		}
+		pk->udp.dport = MPD_ROCE_UDP_PORT;
+	}
+	if (pk->has_grh) {
+		memcpy(tmp, pk->grh.dgid, 16);
+		memcpy(pk->grh.dgid, pk->grh.sgid, 16);
+		memcpy(pk->grh.sgid, tmp, 16);
+	}
+	pk->bth.dest_qp = pk->deth.src_qp;
+	pk->bth.se = 0;
+	pk->bth.ack_req = 0;
+	pk->bth.opcode = MPD_OP_UD_SEND_ONLY;
+	pk->deth.src_qp = qp;
+	pk->deth.qkey = qp == 0 ? 0 : QP1_QKEY;
+}
+
+int
+hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
+	       uint16_t cap)
+{
+	struct hca_port *p = &hi->port;
+	uint8_t mad[MPD_MAD_LEN];
+	struct mpd_pkt pk;
+	uint32_t qp;
+	bool respond;
+	int rc;
+
+	rc = mpd_pkt_decode(p->link, buf, len, 0, &pk);
+	if (rc != MPD_OK) {
+		count_drop(p, rc);
+		return 0;
+	}
+	p->cnt.rcv_pkts++;
+	p->cnt.rcv_data += (len + 3u) / 4;	/* 4-byte words, 16.1.3.5 */
+	p->cnt.unicast_rcv_pkts++;
+	qp = pk.bth.dest_qp;
+
+	if (p->link == MPD_LINK_IB) {
+		/* IBA 7.6.5: VL15 carries QP0 only, and QP0 only VL15 */
+		if ((pk.lrh.vl == MPD_VL15) != (qp == 0)) {
+			p->cnt.vl15_dropped += pk.lrh.vl == MPD_VL15;
+			p->cnt.rcv_errors += pk.lrh.vl != MPD_VL15;
+			return 0;
+		}
+	} else if (!rte_is_same_ether_addr(
+			(const struct rte_ether_addr *)pk.eth.dst, &p->mac) &&
+		   !hi->promisc) {
+		return 0;	/* not for this port */
+	}
+	if (qp > 1 || (qp == 0 && p->link != MPD_LINK_IB)) {
+		p->cnt.drop_no_agent++;	/* no QP0 on RoCE; no QPs yet */
+		return 0;
+	}
+	if (pk.payload_len != MPD_MAD_LEN) {
+		count_drop(p, MPD_ELEN);
+		return 0;
+	}
+	if (qp == 1) {
+		/* QP0 is exempt from P_Key checks (IBA 10.9.3) */
+		if (!pkey_ok(p, pk.bth.pkey)) {
+			p->cnt.pkey_violations++;
+			return 0;
+		}
+		if (pk.deth.qkey != QP1_QKEY) {
+			p->cnt.qkey_violations++;
+			return 0;
+		}
+	}
+	memcpy(mad, pk.payload, MPD_MAD_LEN);
+	if (qp == 0)
+		respond = hca_sma_handle(p, mad, &pk);
+	else if (mad[1] == MPD_CLASS_PERF)
+		respond = hca_pma_handle(p, mad);
+	else {
+		p->cnt.drop_no_agent++;
+		respond = false;
+	}
+	if (!respond)
+		return 0;
+	reverse_headers(p, &pk, qp);
+	rc = mpd_pkt_encode(&pk, mad, MPD_MAD_LEN, buf, cap);
+	if (rc < 0) {
+		p->cnt.xmit_discards++;
+		return 0;
+	}
+	return rc;
+}
+
+uint16_t hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n);
+uint16_t hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n);
+
+uint16_t
+hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
+{
+	struct hca_queue *txq = q;
+	struct hca_internals *hi = txq->hi;
+	struct rte_mbuf *out[n ? n : 1], *drop[n ? n : 1];
+	uint16_t i, nout = 0, ndrop = 0, sent;
+	uint64_t bytes = 0;
+
+	rte_spinlock_lock(&hi->lock);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = bufs[i];
+		int rlen;
+
+		bytes += m->pkt_len;
+		if (!hi->started || hi->port.phys_state != HCA_PHYS_LINKUP ||
+		    (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)) {
+			hi->port.cnt.rcv_errors += hi->started;
+			drop[ndrop++] = m;
+			continue;
+		}
+		rlen = hca_port_input(hi, rte_pktmbuf_mtod(m, uint8_t *),
+				      (uint16_t)m->data_len,
+				      (uint16_t)RTE_MIN(m->data_len +
+						rte_pktmbuf_tailroom(m),
+						UINT16_MAX));
+		if (rlen <= 0) {
+			drop[ndrop++] = m;
+			continue;
+		}
+		m->data_len = (uint16_t)rlen;
+		m->pkt_len = (uint32_t)rlen;
+		m->ol_flags = 0;
+		out[nout++] = m;
+	}
+	sent = (uint16_t)rte_ring_enqueue_burst(hi->egress, (void **)out,
+						nout, NULL);
+	/* the port has sent what its transmit queue took */
+	for (i = 0; i < sent; i++) {
+		hi->port.cnt.xmit_pkts++;
+		hi->port.cnt.unicast_xmit_pkts++;
+		hi->port.cnt.xmit_data += (out[i]->pkt_len + 3u) / 4;
+	}
+	for (i = sent; i < nout; i++) {
+		hi->port.cnt.drop_egress_full++;
+		hi->port.cnt.xmit_discards++;
+		drop[ndrop++] = out[i];
+	}
+	rte_spinlock_unlock(&hi->lock);
+	txq->pkts += n;
+	txq->bytes += bytes;
+	if (ndrop)
+		rte_pktmbuf_free_bulk(drop, ndrop);
+	return n;
+}
+
+uint16_t
+hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
+{
+	struct hca_queue *rxq = q;
+	struct hca_internals *hi = rxq->hi;
+	uint64_t bytes = 0;
+	uint16_t i, got;
+
+	got = (uint16_t)rte_ring_dequeue_burst(hi->egress, (void **)bufs, n,
+					       NULL);
+	if (!got)
+		return 0;
+	for (i = 0; i < got; i++)
+		bytes += bufs[i]->pkt_len;
+	rxq->pkts += got;
+	rxq->bytes += bytes;
+	return got;
+}

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The port's Performance Management Agent (IBA 16.1): ClassPortInfo,
+ * PortCounters and PortCountersExtended on QP1, counters that move with
+ * the port's traffic, Set to clear selected counters.
+ */
+#include <string.h>
+
+#include "hca.h"
+#include "madpmd/attr.h"
+#include "madpmd/mad.h"
+
+/* PerfMgt ClassPortInfo:CapabilityMask (IBA 16.1.2.1) */
+#define PM_CAP_EXT_WIDTH	(1u << 9)	/* PortCountersExtended */
+#define PM_CAP_XMIT_WAIT	(1u << 12)	/* PortXmitWait counted */
+#define PM_ALL_PORTS		0xff
+
+static uint64_t
+sat(uint64_t v, unsigned int bits)
+{
+	uint64_t max = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
+
+	return v > max ? max : v;
+}
+
+static void
+counters_get(const struct hca_port *p, struct mpd_port_counters *pc)
+{
+	const struct hca_counters *c = &p->cnt;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->port_select = p->port_num;
+	/* IBA 16.1.3.5: error counters stop at their maximum */
+	pc->symbol_error_counter = (uint16_t)sat(c->symbol_errors, 16);
+	pc->link_error_recovery_counter = (uint8_t)sat(c->link_error_recovery, 8);
+	pc->link_downed_counter = (uint8_t)sat(c->link_downed, 8);
+	pc->port_rcv_errors = (uint16_t)sat(c->rcv_errors, 16);
+	pc->port_rcv_remote_physical_errors =
+		(uint16_t)sat(c->rcv_remote_phys_errors, 16);
+	pc->port_rcv_switch_relay_errors =
+		(uint16_t)sat(c->rcv_switch_relay_errors, 16);
+	pc->port_xmit_discards = (uint16_t)sat(c->xmit_discards, 16);
+	pc->port_xmit_constraint_errors =
+		(uint8_t)sat(c->xmit_constraint_errors, 8);
+	pc->port_rcv_constraint_errors =
+		(uint8_t)sat(c->rcv_constraint_errors, 8);
+	pc->local_link_integrity_errors =
+		(uint8_t)sat(c->local_link_integrity_errors, 4);
+	pc->excessive_buffer_overrun_errors =
+		(uint8_t)sat(c->excessive_buffer_overrun, 4);
+	pc->vl15_dropped = (uint16_t)sat(c->vl15_dropped, 16);
+	pc->port_xmit_data = (uint32_t)sat(c->xmit_data, 32);
+	pc->port_rcv_data = (uint32_t)sat(c->rcv_data, 32);
+	pc->port_xmit_pkts = (uint32_t)sat(c->xmit_pkts, 32);
+	pc->port_rcv_pkts = (uint32_t)sat(c->rcv_pkts, 32);
+	pc->port_xmit_wait = (uint32_t)sat(c->xmit_wait, 32);
+}
+
+/* Set(PortCounters): CounterSelect bit n clears counter n (16.1.3.5) */
+static void
+counters_clear(struct hca_port *p, uint16_t sel, uint8_t sel2)
+{
+	struct hca_counters *c = &p->cnt;
+	uint64_t *const by_bit[16] = {
+		&c->symbol_errors, &c->link_error_recovery, &c->link_downed,
+		&c->rcv_errors, &c->rcv_remote_phys_errors,
+		&c->rcv_switch_relay_errors, &c->xmit_discards,
+		&c->xmit_constraint_errors, &c->rcv_constraint_errors,
+		&c->local_link_integrity_errors, &c->excessive_buffer_overrun,
+		&c->vl15_dropped, &c->xmit_data, &c->rcv_data, &c->xmit_pkts,
+		&c->rcv_pkts,
+	};
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		if (sel & (1u << i))
+			*by_bit[i] = 0;
+	if (sel2 & 1)
+		c->xmit_wait = 0;
+}
+
+static void
+counters_ext_get(const struct hca_port *p, struct mpd_port_counters_ext *pe)
+{
+	const struct hca_counters *c = &p->cnt;
+
+	memset(pe, 0, sizeof(*pe));
+	pe->port_select = p->port_num;
+	pe->port_xmit_data = c->xmit_data;
+	pe->port_rcv_data = c->rcv_data;
+	pe->port_xmit_pkts = c->xmit_pkts;
+	pe->port_rcv_pkts = c->rcv_pkts;
+	pe->port_unicast_xmit_pkts = c->unicast_xmit_pkts;
+	pe->port_unicast_rcv_pkts = c->unicast_rcv_pkts;
+	pe->port_multicast_xmit_pkts = c->multicast_xmit_pkts;
+	pe->port_multicast_rcv_pkts = c->multicast_rcv_pkts;
+}
+
+static void
+counters_ext_clear(struct hca_port *p, uint16_t sel)
+{
+	struct hca_counters *c = &p->cnt;
+	uint64_t *const by_bit[8] = {
+		&c->xmit_data, &c->rcv_data, &c->xmit_pkts, &c->rcv_pkts,
+		&c->unicast_xmit_pkts, &c->unicast_rcv_pkts,
+		&c->multicast_xmit_pkts, &c->multicast_rcv_pkts,
+	};
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		if (sel & (1u << i))
+			*by_bit[i] = 0;
+}
+
+static bool
+port_selected(const struct hca_port *p, uint8_t sel)
+{
+	return sel == p->port_num || sel == PM_ALL_PORTS;
+}
+
+static uint16_t
+pma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data)
+{
+	bool set = m->hdr.method == MPD_METHOD_SET;
+
+	switch (m->hdr.attr_id) {
+	case MPD_ATTR_CLASS_PORT_INFO: {
+		struct mpd_class_port_info ci = {
+			.base_version = MPD_BASE_VERSION,
+			.class_version = MPD_PERF_CLASS_VERSION,
+			.capability_mask = PM_CAP_EXT_WIDTH | PM_CAP_XMIT_WAIT,
+			.resp_time_value = p->resp_time,
+		};
+
+		if (set)
+			return MPD_STATUS_METHOD_ATTR_UNSUP;
+		mpd_layout_encode(&mpd_class_port_info_layout, &ci, data,
+				  MPD_MAD_LEN - MPD_PERF_DATA_OFF);
+		return 0;
+	}
+	case MPD_ATTR_PERF_PORT_COUNTERS: {
+		struct mpd_port_counters pc;
+
+		mpd_layout_decode(&mpd_port_counters_layout, data,
+				  MPD_MAD_LEN - MPD_PERF_DATA_OFF, &pc);
+		if (!port_selected(p, pc.port_select))
+			return MPD_STATUS_INVALID_FIELD;
+		if (set)
+			counters_clear(p, pc.counter_select, pc.counter_select2);
+		counters_get(p, &pc);
+		mpd_layout_encode(&mpd_port_counters_layout, &pc, data,
+				  MPD_MAD_LEN - MPD_PERF_DATA_OFF);
+		return 0;
+	}
+	case MPD_ATTR_PERF_PORT_COUNTERS_EXT: {
+		struct mpd_port_counters_ext pe;
+
+		mpd_layout_decode(&mpd_port_counters_ext_layout, data,
+				  MPD_MAD_LEN - MPD_PERF_DATA_OFF, &pe);
+		if (!port_selected(p, pe.port_select))
+			return MPD_STATUS_INVALID_FIELD;
+		if (set)
+			counters_ext_clear(p, pe.counter_select);
+		counters_ext_get(p, &pe);
+		mpd_layout_encode(&mpd_port_counters_ext_layout, &pe, data,
+				  MPD_MAD_LEN - MPD_PERF_DATA_OFF);
+		return 0;
+	}
+	default:
+		return MPD_STATUS_METHOD_ATTR_UNSUP;
+	}
+}
+
+bool
+hca_pma_handle(struct hca_port *p, uint8_t *mad)
+{
+	struct mpd_mad m;
+	uint16_t status;
+
+	if (mpd_mad_decode(mad, MPD_MAD_LEN, &m) < 0) {
+		p->cnt.rcv_errors++;
+		return false;
+	}
+	if (m.hdr.method != MPD_METHOD_GET && m.hdr.method != MPD_METHOD_SET)
+		return false;
+	if (m.hdr.class_version != MPD_PERF_CLASS_VERSION)
+		status = MPD_STATUS_BAD_VERSION;
+	else
+		status = pma_attr(p, &m, mad + MPD_PERF_DATA_OFF);
+	mad[3] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + 4, status);
+	return true;
+}

@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_hca: a DPDK vdev whose ethdev is one InfiniBand/RoCE HCA port.
+ * Probe parses the devargs into the port's state; the ethdev ops are the
+ * ones real applications call; rx/tx bursts are in hca_rxtx.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bus_vdev_driver.h>
+#include <ethdev_driver.h>
+#include <ethdev_vdev.h>
+#include <rte_kvargs.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "hca.h"
+
+RTE_LOG_REGISTER(hca_logtype, pmd.net.hca, NOTICE);
+
+#define ARG_NODE	"node"
+#define ARG_DESC	"desc"
+#define ARG_NODE_GUID	"node_guid"
+#define ARG_PORT_GUID	"port_guid"
+#define ARG_SYS_GUID	"sys_guid"
+#define ARG_PORT	"port"
+#define ARG_NUM_PORTS	"num_ports"
+#define ARG_LINK	"link"
+#define ARG_MAC		"mac"
+#define ARG_IP		"ip"
+#define ARG_PKEYS	"pkeys"
+#define ARG_MKEY	"mkey"
+#define ARG_WIDTH	"width"
+#define ARG_SPEED	"speed"
+
+static const char *const valid_args[] = {
+	ARG_NODE, ARG_DESC, ARG_NODE_GUID, ARG_PORT_GUID, ARG_SYS_GUID,
+	ARG_PORT, ARG_NUM_PORTS, ARG_LINK, ARG_MAC, ARG_IP, ARG_PKEYS,
+	ARG_MKEY, ARG_WIDTH, ARG_SPEED, NULL,
+};
+
+/* IBA 14.2.5.6 LinkWidth / LinkSpeed encodings */
+static const struct {
+	const char *name;
+	uint8_t code;
+} widths[] = { { "1x", 1 }, { "4x", 2 }, { "8x", 4 }, { "12x", 8 } },
+  speeds[] = { { "sdr", 1 }, { "ddr", 2 }, { "qdr", 4 } };
+
+/* ---- devargs ------------------------------------------------------------ */
+
+struct parse_ctx {
+	struct hca_port *p;
+	const char *dev;
+};
+
+static int
+bad_arg(const struct parse_ctx *c, const char *key, const char *val,
+	const char *accepted)
+{
+	HCA_LOG(ERR, "%s: invalid devarg %s=%s: accepted values: %s", c->dev,
+		key, val, accepted);
+	return -EINVAL;
+}
+
+static int
+parse_u64(const char *val, uint64_t *out)
+{
+	char *end;
+
+	if (!*val || *val == '-')
+		return -1;
+	errno = 0;
+	*out = strtoull(val, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+static int
+arg_str(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+	char *dst = strcmp(key, ARG_NODE) == 0 ? c->p->node_name
+					       : c->p->node_desc;
+	size_t n = strlen(val);
+
+	/* IBA 14.2.5.2: NodeString is 64 bytes of UTF-8, not NUL-terminated */
+	if (n == 0 || n > HCA_NODE_DESC_LEN - 1)
+		return bad_arg(c, key, val, "1 to 63 characters");
+	memcpy(dst, val, n + 1);
+	return 0;
+}
+
+static int
+arg_guid(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+	uint64_t v;
+
+	if (parse_u64(val, &v) || v == 0)
+		return bad_arg(c, key, val, "a non-zero 64-bit GUID, e.g. 0x0002c90300001234");
+	if (strcmp(key, ARG_NODE_GUID) == 0)
+		c->p->node_guid = v;
+	else if (strcmp(key, ARG_PORT_GUID) == 0)
+		c->p->port_guid = v;
+	else
+		c->p->sys_guid = v;
+	return 0;
+}
+
+static int
+arg_port(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+	uint64_t v;
+
+	if (parse_u64(val, &v) || v < 1 || v > 254)
+		return bad_arg(c, key, val, "1 to 254");
+	if (strcmp(key, ARG_PORT) == 0)
+		c->p->port_num = (uint8_t)v;
+	else
+		c->p->num_ports = (uint8_t)v;
+	return 0;
+}
+
+static int
+arg_link(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+
+	if (strcmp(val, "ib") == 0)
+		c->p->link = MPD_LINK_IB;
+	else if (strcmp(val, "roce") == 0)
+		c->p->link = MPD_LINK_ROCE_V2;
+	else
+		return bad_arg(c, key, val, "ib, roce");
+	return 0;
+}
+
+static int
+arg_mac(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+
+	if (rte_ether_unformat_addr(val, &c->p->mac) != 0 ||
+	    !rte_is_unicast_ether_addr(&c->p->mac))
+		return bad_arg(c, key, val, "a unicast MAC, e.g. 02:00:00:00:00:01");
+	return 0;
+}
+
+static int
+arg_ip(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+	unsigned int a, b, d, e;
+	char tail;
+
+	if (sscanf(val, "%u.%u.%u.%u%c", &a, &b, &d, &e, &tail) != 4 ||
+	    a > 255 || b > 255 || d > 255 || e > 255)
+		return bad_arg(c, key, val, "an IPv4 address, e.g. 192.168.7.1");
+	c->p->ip4[0] = (uint8_t)a;
+	c->p->ip4[1] = (uint8_t)b;
+	c->p->ip4[2] = (uint8_t)d;
+	c->p->ip4[3] = (uint8_t)e;
+	return 0;
+}
+
+static int
+arg_pkeys(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+	char buf[512], *tok, *save = NULL;
+	unsigned int n = 0;
+	uint64_t v;
+
+	if (strlen(val) >= sizeof(buf))
+		return bad_arg(c, key, val, "at most 32 P_Keys");
+	memcpy(buf, val, strlen(val) + 1);
+	memset(c->p->pkeys, 0, sizeof(c->p->pkeys));
+	for (tok = strtok_r(buf, ":", &save); tok;
+	     tok = strtok_r(NULL, ":", &save)) {
+		if (n == HCA_PKEY_TABLE_LEN || parse_u64(tok, &v) || v > 0xffff ||
+		    (v & 0x7fff) == 0)
+			return bad_arg(c, key, val,
+				       "1 to 32 P_Keys separated by ':', e.g. 0xffff:0x8001 (0x0000 and 0x8000 are invalid)");
+		c->p->pkeys[n++] = (uint16_t)v;
+	}
+	if (n == 0)
+		return bad_arg(c, key, val, "1 to 32 P_Keys separated by ':'");
+	return 0;
+}
+
+static int
+arg_mkey(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+	uint64_t v;
+
+	if (parse_u64(val, &v))
+		return bad_arg(c, key, val, "a 64-bit M_Key, e.g. 0x1234");
+	c->p->mkey = v;
+	return 0;
+}
+
+static int
+arg_rate(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+	unsigned int i;
+
+	if (strcmp(key, ARG_WIDTH) == 0) {
+		for (i = 0; i < RTE_DIM(widths); i++)
+			if (strcmp(val, widths[i].name) == 0) {
+				c->p->link_width_active = widths[i].code;
+				return 0;
+			}
+		return bad_arg(c, key, val, "1x, 4x, 8x, 12x");
+	}
+	for (i = 0; i < RTE_DIM(speeds); i++)
+		if (strcmp(val, speeds[i].name) == 0) {
+			c->p->link_speed_active = speeds[i].code;
+			return 0;
+		}
+	return bad_arg(c, key, val, "sdr, ddr, qdr");
+}
+
+/* FNV-1a: stable default GUIDs from the device name. */
+static uint32_t
+name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+static void
+port_defaults(struct hca_port *p, const char *name)
+{
+	uint32_t h = name_hash(name);
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->node_name, sizeof(p->node_name), "%s", name);
+	p->link = MPD_LINK_IB;
+	/* "madpmd" vendor-style prefix, 24 bits of name hash, port in the
+	 * low byte: unique per vdev name and stable across runs */
+	p->node_guid = 0x6d61640000000000ull | (uint64_t)(h & 0xffffff) << 8;
+	p->port_num = 1;
+	p->num_ports = 1;
+	p->port_state = HCA_PORT_DOWN;
+	p->phys_state = HCA_PHYS_POLLING;
+	p->admin_up = 1;
+	p->gid_prefix = 0xfe80000000000000ull;
+	p->subnet_timeout = 18;
+	p->resp_time = 16;
+	p->link_width_supported = 1 | 2;
+	p->link_width_enabled = 1 | 2;
+	p->link_width_active = 2;		/* 4x */
+	p->link_speed_supported = 1 | 2 | 4;
+	p->link_speed_enabled = 1 | 2 | 4;
+	p->link_speed_active = 4;		/* QDR */
+	p->mtu_cap = 5;				/* 4096 */
+	p->neighbor_mtu = 5;
+	p->vl_cap = 1;				/* VL0 */
+	p->op_vls = 1;
+	p->pkeys[0] = 0xffff;
+	p->mac.addr_bytes[0] = 0x02;		/* locally administered */
+	p->mac.addr_bytes[2] = (uint8_t)(h >> 24);
+	p->mac.addr_bytes[3] = (uint8_t)(h >> 16);
+	p->mac.addr_bytes[4] = (uint8_t)(h >> 8);
+	p->mac.addr_bytes[5] = (uint8_t)h;
+	p->ip4[0] = 10;
+	p->ip4[1] = 77;
+	p->ip4[2] = (uint8_t)(h >> 8);
+	p->ip4[3] = (uint8_t)(1 + (h & 0xfd));
+}
+
+static int
+parse_devargs(struct hca_port *p, const char *name, const char *params)
+{
+	struct parse_ctx c = { .p = p, .dev = name };
+	struct rte_kvargs *kv;
+	int rc = 0;
+
+	port_defaults(p, name);
+	if (!params || !*params)
+		goto derive;
+	kv = rte_kvargs_parse(params, valid_args);
+	if (!kv) {
+		HCA_LOG(ERR, "%s: cannot parse devargs '%s': accepted keys: "
+			"node, desc, node_guid, port_guid, sys_guid, port, "
+			"num_ports, link, mac, ip, pkeys, mkey, width, speed",
+			name, params);
+		return -EINVAL;
+	}
+	rc = rte_kvargs_process(kv, ARG_NODE, arg_str, &c) ||
+	     rte_kvargs_process(kv, ARG_DESC, arg_str, &c) ||
+	     rte_kvargs_process(kv, ARG_NODE_GUID, arg_guid, &c) ||
+	     rte_kvargs_process(kv, ARG_PORT_GUID, arg_guid, &c) ||
+	     rte_kvargs_process(kv, ARG_SYS_GUID, arg_guid, &c) ||
+	     rte_kvargs_process(kv, ARG_PORT, arg_port, &c) ||
+	     rte_kvargs_process(kv, ARG_NUM_PORTS, arg_port, &c) ||
+	     rte_kvargs_process(kv, ARG_LINK, arg_link, &c) ||
+	     rte_kvargs_process(kv, ARG_MAC, arg_mac, &c) ||
+	     rte_kvargs_process(kv, ARG_IP, arg_ip, &c) ||
+	     rte_kvargs_process(kv, ARG_PKEYS, arg_pkeys, &c) ||
+	     rte_kvargs_process(kv, ARG_MKEY, arg_mkey, &c) ||
+	     rte_kvargs_process(kv, ARG_WIDTH, arg_rate, &c) ||
+	     rte_kvargs_process(kv, ARG_SPEED, arg_rate, &c) ? -EINVAL : 0;
+	rte_kvargs_free(kv);
+	if (rc)
+		return rc;
+	if (p->port_num > p->num_ports) {
+		HCA_LOG(ERR, "%s: invalid devarg port=%u: accepted values: 1 to num_ports (%u)",
+			name, p->port_num, p->num_ports);
+		return -EINVAL;
+	}
+derive:
+	if (!p->node_desc[0])
+		memcpy(p->node_desc, p->node_name, sizeof(p->node_desc));
+	if (!p->port_guid)
+		p->port_guid = p->node_guid + p->port_num;
+	if (!p->sys_guid)
+		p->sys_guid = p->node_guid;
+	return 0;
+}
+
+/* ---- ethdev ops --------------------------------------------------------- */
+
+static void
+hca_link_fill(const struct hca_port *p, struct rte_eth_link *l)
+{
+	static const uint32_t lane_mbps[] = { [1] = 2500, [2] = 5000,
+					      [4] = 10000 };
+	static const uint32_t lanes[] = { [1] = 1, [2] = 4, [4] = 8, [8] = 12 };
+	uint32_t lm = p->link_speed_active < RTE_DIM(lane_mbps) ?
+		      lane_mbps[p->link_speed_active] : 0;
+	uint32_t ln = p->link_width_active < RTE_DIM(lanes) ?
+		      lanes[p->link_width_active] : 0;
+
+	memset(l, 0, sizeof(*l));
+	/* the ethdev link is up when the IB port is logically up: a port
+	 * in Init/Armed moves only SMPs, like a real HCA */
+	l->link_status = p->phys_state == HCA_PHYS_LINKUP &&
+			 p->port_state >= HCA_PORT_INIT;
+	l->link_speed = l->link_status ? lm * ln : RTE_ETH_SPEED_NUM_NONE;
+	l->link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
+	l->link_autoneg = RTE_ETH_LINK_FIXED;
+}
+
+static int
+eth_link_update(struct rte_eth_dev *dev, int wait __rte_unused)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+	struct rte_eth_link l;
+
+	rte_spinlock_lock(&hi->lock);
+	hca_link_fill(&hi->port, &l);
+	rte_spinlock_unlock(&hi->lock);
+	return rte_eth_linkstatus_set(dev, &l);
+}
+
+static int
+eth_dev_configure(struct rte_eth_dev *dev)
+{
+	if (dev->data->nb_rx_queues > HCA_MAX_QUEUES ||
+	    dev->data->nb_tx_queues > HCA_MAX_QUEUES)
+		return -EINVAL;
+	return 0;
+}
+
+static int
+eth_dev_start(struct rte_eth_dev *dev)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+	struct hca_port *p = &hi->port;
+
+	rte_spinlock_lock(&hi->lock);
+	/* the cable is there: physical link up, logical Init (IBA 7.2) */
+	if (p->admin_up) {
+		p->phys_state = HCA_PHYS_LINKUP;
+		if (p->port_state < HCA_PORT_INIT)
+			p->port_state = HCA_PORT_INIT;
+	}
+	hi->started = true;
+	rte_spinlock_unlock(&hi->lock);
+	dev->data->dev_started = 1;
+	return eth_link_update(dev, 0);
+}
+
+static int
+eth_dev_stop(struct rte_eth_dev *dev)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+	struct hca_port *p = &hi->port;
+
+	rte_spinlock_lock(&hi->lock);
+	if (p->phys_state == HCA_PHYS_LINKUP)
+		p->cnt.link_downed++;
+	p->phys_state = HCA_PHYS_POLLING;
+	p->port_state = HCA_PORT_DOWN;
+	p->lid = 0;
+	p->sm_lid = 0;
+	hi->started = false;
+	rte_spinlock_unlock(&hi->lock);
+	dev->data->dev_started = 0;
+	return eth_link_update(dev, 0);
+}
+
+static void
+drain_egress(struct hca_internals *hi)
+{
+	struct rte_mbuf *m;
+
+	while (hi->egress && rte_ring_dequeue(hi->egress, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+}
+
+static int
+eth_dev_close(struct rte_eth_dev *dev)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return 0;
+	if (dev->data->dev_started)
+		eth_dev_stop(dev);
+	drain_egress(hi);
+	rte_ring_free(hi->egress);
+	hi->egress = NULL;
+	/* mac_addrs lives in dev_private: not for rte_free */
+	dev->data->mac_addrs = NULL;
+	return 0;
+}
+
+static int
+eth_dev_info(struct rte_eth_dev *dev __rte_unused,
+	     struct rte_eth_dev_info *info)
+{
+	info->max_mac_addrs = 1;
+	info->max_rx_pktlen = 4096 + 128;
+	info->min_rx_bufsize = 0;
+	info->max_rx_queues = HCA_MAX_QUEUES;
+	info->max_tx_queues = HCA_MAX_QUEUES;
+	info->speed_capa = RTE_ETH_LINK_SPEED_10G | RTE_ETH_LINK_SPEED_20G |
+			   RTE_ETH_LINK_SPEED_40G;
+	info->dev_capa = 0;
+	info->rx_offload_capa = 0;
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	return 0;
+}
+
+static int
+eth_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid,
+		   uint16_t nb_desc __rte_unused,
+		   unsigned int socket __rte_unused,
+		   const struct rte_eth_rxconf *conf __rte_unused,
+		   struct rte_mempool *mp)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+
+	if (qid >= HCA_MAX_QUEUES || !mp)
+		return -EINVAL;
+	hi->rxq[qid].hi = hi;
+	hi->rxq[qid].mp = mp;
+	dev->data->rx_queues[qid] = &hi->rxq[qid];
+	return 0;
+}
+
+static int
+eth_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid,
+		   uint16_t nb_desc __rte_unused,
+		   unsigned int socket __rte_unused,
+		   const struct rte_eth_txconf *conf __rte_unused)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+
+	if (qid >= HCA_MAX_QUEUES)
+		return -EINVAL;
+	hi->txq[qid].hi = hi;
+	dev->data->tx_queues[qid] = &hi->txq[qid];
+	return 0;
+}
+
+static void
+eth_queue_release(struct rte_eth_dev *dev __rte_unused,
+		  uint16_t qid __rte_unused)
+{
+}
+
+static int
+eth_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+	const struct hca_counters *c = &hi->port.cnt;
+	unsigned int q;
+
+	/* ethdev rx = what the port transmitted onto the wire (emitted by
+	 * rx_burst); ethdev tx = what it received from the wire */
+	for (q = 0; q < HCA_MAX_QUEUES; q++) {
+		st->ipackets += hi->rxq[q].pkts;
+		st->ibytes += hi->rxq[q].bytes;
+		st->opackets += hi->txq[q].pkts;
+		st->obytes += hi->txq[q].bytes;
+		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			st->q_ipackets[q] = hi->rxq[q].pkts;
+			st->q_ibytes[q] = hi->rxq[q].bytes;
+			st->q_opackets[q] = hi->txq[q].pkts;
+			st->q_obytes[q] = hi->txq[q].bytes;
+		}
+	}
+	st->oerrors = c->rcv_errors;
+	st->imissed = c->drop_egress_full;
+	return 0;
+}
+
+static int
+eth_stats_reset(struct rte_eth_dev *dev)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+	unsigned int q;
+
+	for (q = 0; q < HCA_MAX_QUEUES; q++) {
+		hi->rxq[q].pkts = hi->rxq[q].bytes = 0;
+		hi->txq[q].pkts = hi->txq[q].bytes = 0;
+	}
+	return 0;
+}
+
+/* xstats: the IB port counters by their IBA names */
+#define XS(name, field) { name, offsetof(struct hca_counters, field) }
+static const struct {
+	const char *name;
+	size_t off;
+} xstats_tbl[] = {
+	XS("ib_symbol_error_counter", symbol_errors),
+	XS("ib_link_error_recovery_counter", link_error_recovery),
+	XS("ib_link_downed_counter", link_downed),
+	XS("ib_port_rcv_errors", rcv_errors),
+	XS("ib_port_rcv_remote_physical_errors", rcv_remote_phys_errors),
+	XS("ib_port_rcv_switch_relay_errors", rcv_switch_relay_errors),
+	XS("ib_port_xmit_discards", xmit_discards),
+	XS("ib_port_xmit_constraint_errors", xmit_constraint_errors),
+	XS("ib_port_rcv_constraint_errors", rcv_constraint_errors),
+	XS("ib_local_link_integrity_errors", local_link_integrity_errors),
+	XS("ib_excessive_buffer_overrun_errors", excessive_buffer_overrun),
+	XS("ib_vl15_dropped", vl15_dropped),
+	XS("ib_port_xmit_wait", xmit_wait),
+	XS("ib_port_xmit_data", xmit_data),
+	XS("ib_port_rcv_data", rcv_data),
+	XS("ib_port_xmit_pkts", xmit_pkts),
+	XS("ib_port_rcv_pkts", rcv_pkts),
+	XS("ib_port_unicast_xmit_pkts", unicast_xmit_pkts),
+	XS("ib_port_unicast_rcv_pkts", unicast_rcv_pkts),
+	XS("ib_port_multicast_xmit_pkts", multicast_xmit_pkts),
+	XS("ib_port_multicast_rcv_pkts", multicast_rcv_pkts),
+	XS("ib_m_key_violations", mkey_violations),
+	XS("ib_p_key_violations", pkey_violations),
+	XS("ib_q_key_violations", qkey_violations),
+	XS("drop_truncated", drop_truncated),
+	XS("drop_bad_icrc", drop_bad_icrc),
+	XS("drop_bad_vcrc", drop_bad_vcrc),
+	XS("drop_bad_header", drop_bad_header),
+	XS("drop_no_agent", drop_no_agent),
+	XS("drop_egress_full", drop_egress_full),
+};
+#undef XS
+
+static int
+eth_xstats_get_names(struct rte_eth_dev *dev __rte_unused,
+		     struct rte_eth_xstat_name *names, unsigned int n)
+{
+	unsigned int i;
+
+	if (!names || n < RTE_DIM(xstats_tbl))
+		return RTE_DIM(xstats_tbl);
+	for (i = 0; i < RTE_DIM(xstats_tbl); i++)
+		strlcpy(names[i].name, xstats_tbl[i].name,
+			sizeof(names[i].name));
+	return RTE_DIM(xstats_tbl);
+}
+
+static int
+eth_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
+	       unsigned int n)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+	const uint8_t *c = (const uint8_t *)&hi->port.cnt;
+	unsigned int i;
+
+	if (!xs || n < RTE_DIM(xstats_tbl))
+		return RTE_DIM(xstats_tbl);
+	for (i = 0; i < RTE_DIM(xstats_tbl); i++) {
+		xs[i].id = i;
+		memcpy(&xs[i].value, c + xstats_tbl[i].off, sizeof(uint64_t));
+	}
+	return RTE_DIM(xstats_tbl);
+}
+
+static int
+eth_xstats_reset(struct rte_eth_dev *dev)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+
+	rte_spinlock_lock(&hi->lock);
+	memset(&hi->port.cnt, 0, sizeof(hi->port.cnt));
+	rte_spinlock_unlock(&hi->lock);
+	return 0;
+}
+
+static int
+eth_promisc(struct rte_eth_dev *dev)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+
+	hi->promisc = dev->data->promiscuous;
+	return 0;
+}
+
+static int
+eth_set_link(struct rte_eth_dev *dev, bool up)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+	struct hca_port *p = &hi->port;
+
+	rte_spinlock_lock(&hi->lock);
+	p->admin_up = up;
+	if (!up) {
+		if (p->phys_state == HCA_PHYS_LINKUP)
+			p->cnt.link_downed++;
+		p->phys_state = HCA_PHYS_DISABLED;
+		p->port_state = HCA_PORT_DOWN;
+	} else if (hi->started) {
+		p->phys_state = HCA_PHYS_LINKUP;
+		p->port_state = HCA_PORT_INIT;
+	} else {
+		p->phys_state = HCA_PHYS_POLLING;
+	}
+	rte_spinlock_unlock(&hi->lock);
+	return eth_link_update(dev, 0);
+}
+
+static int
+eth_set_link_up(struct rte_eth_dev *dev)
+{
+	return eth_set_link(dev, true);
+}
+
+static int
+eth_set_link_down(struct rte_eth_dev *dev)
+{
+	return eth_set_link(dev, false);
+}
+
+static int
+eth_mtu_set(struct rte_eth_dev *dev __rte_unused, uint16_t mtu)
+{
+	return mtu <= 4096 ? 0 : -EINVAL;
+}
+
+uint16_t hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n);
+uint16_t hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n);
+
+static const struct eth_dev_ops hca_ops = {
+	.dev_configure = eth_dev_configure,
+	.dev_start = eth_dev_start,
+	.dev_stop = eth_dev_stop,
+	.dev_close = eth_dev_close,
+	.dev_set_link_up = eth_set_link_up,
+	.dev_set_link_down = eth_set_link_down,
+	.dev_infos_get = eth_dev_info,
+	.rx_queue_setup = eth_rx_queue_setup,
+	.tx_queue_setup = eth_tx_queue_setup,
+	.rx_queue_release = eth_queue_release,
+	.tx_queue_release = eth_queue_release,
+	.link_update = eth_link_update,
+	.stats_get = eth_stats_get,
+	.stats_reset = eth_stats_reset,
+	.xstats_get = eth_xstats_get,
+	.xstats_get_names = eth_xstats_get_names,
+	.xstats_reset = eth_xstats_reset,
+	.promiscuous_enable = eth_promisc,
+	.promiscuous_disable = eth_promisc,
+	.mtu_set = eth_mtu_set,
+};
+
+/* ---- probe / remove ----------------------------------------------------- */
+
+static int
+hca_probe(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct rte_eth_dev *dev;
+	struct hca_internals *hi;
+	char ring_name[RTE_RING_NAMESIZE];
+	struct hca_port port;
+	int rc;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		dev = rte_eth_dev_attach_secondary(name);
+		if (!dev)
+			return -ENODEV;
+		dev->dev_ops = &hca_ops;
+		dev->device = &vdev->device;
+		dev->rx_pkt_burst = hca_rx_burst;
+		dev->tx_pkt_burst = hca_tx_burst;
+		rte_eth_dev_probing_finish(dev);
+		return 0;
+	}
+	rc = parse_devargs(&port, name, rte_vdev_device_args(vdev));
+	if (rc)
+		return rc;
+	dev = rte_eth_vdev_allocate(vdev, sizeof(*hi));
+	if (!dev)
+		return -ENOMEM;
+	hi = dev->data->dev_private;
+	hi->port = port;
+	hi->port_id = dev->data->port_id;
+	rte_spinlock_init(&hi->lock);
+	snprintf(ring_name, sizeof(ring_name), "hca_eg_%u", hi->port_id);
+	hi->egress = rte_ring_create(ring_name, HCA_EGRESS_RING,
+				     rte_socket_id(),
+				     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (!hi->egress) {
+		HCA_LOG(ERR, "%s: cannot create the egress ring: %s", name,
+			rte_strerror(rte_errno));
+		rte_eth_dev_release_port(dev);
+		return -ENOMEM;
+	}
+	dev->data->mac_addrs = &hi->port.mac;
+	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+	dev->dev_ops = &hca_ops;
+	dev->rx_pkt_burst = hca_rx_burst;
+	dev->tx_pkt_burst = hca_tx_burst;
+	hca_link_fill(&hi->port, &dev->data->dev_link);
+	rte_eth_dev_probing_finish(dev);
+	HCA_LOG(INFO, "%s: port %u node '%s' link=%s node_guid 0x%016" PRIx64
+		" port_guid 0x%016" PRIx64, name, hi->port_id,
+		hi->port.node_desc, hi->port.link == MPD_LINK_IB ? "ib" : "roce",
+		hi->port.node_guid, hi->port.port_guid);
+	return 0;
+}
+
+static int
+hca_remove(struct rte_vdev_device *vdev)
+{
+	struct rte_eth_dev *dev;
+
+	dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+	if (!dev)
+		return 0;
+	eth_dev_close(dev);
+	rte_eth_dev_release_port(dev);
+	return 0;
+}
+
+static struct rte_vdev_driver hca_vdev_drv = {
+	.probe = hca_probe,
+	.remove = hca_remove,
+};
+
+RTE_PMD_REGISTER_VDEV(net_hca, hca_vdev_drv);
+RTE_PMD_REGISTER_PARAM_STRING(net_hca,
+	"node=<name> desc=<node description> "
+	"node_guid=<u64> port_guid=<u64> sys_guid=<u64> "
+	"port=<1..254> num_ports=<1..254> link=ib|roce "
+	"mac=<xx:xx:xx:xx:xx:xx> ip=<a.b.c.d> pkeys=<pkey>[:<pkey>...] "
+	"mkey=<u64> width=1x|4x|8x|12x speed=sdr|ddr|qdr");

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The port's Subnet Management Agent (IBA 14.2): SMPs on QP0, LID-routed
+ * and directed route, with M_Key checking. The MAD is answered in place.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "hca.h"
+#include "madpmd/attr.h"
+#include "madpmd/mad.h"
+
+/* PortInfo:CapabilityMask bits this port offers (IBA 14.2.5.6) */
+#define CAP_IS_SM			(1u << 1)
+#define CAP_IS_TRAP_SUPPORTED		(1u << 3)
+#define CAP_IS_SYS_IMAGE_GUID		(1u << 11)
+#define CAP_IS_CM_SUPPORTED		(1u << 16)
+#define CAP_IS_VENDOR_CLASS		(1u << 20)
+#define CAP_IS_CLIENT_REREG		(1u << 25)
+#define HCA_CAP_MASK	(CAP_IS_TRAP_SUPPORTED | CAP_IS_SYS_IMAGE_GUID | \
+			 CAP_IS_CM_SUPPORTED | CAP_IS_VENDOR_CLASS |	\
+			 CAP_IS_CLIENT_REREG)
+
+#define HCA_VENDOR_ID	0x6d6164	/* matches the default GUID prefix */
+#define HCA_DEVICE_ID	0x4d50
+#define HCA_REVISION	1
+
+static uint16_t
+sat16(uint64_t v)
+{
+	return v > 0xffff ? 0xffff : (uint16_t)v;
+}
+
+static void
+port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
+	      bool hide_mkey)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->m_key = hide_mkey ? 0 : p->mkey;
+	pi->gid_prefix = p->gid_prefix;
+	pi->lid = p->lid;
+	pi->master_sm_lid = p->sm_lid;
+	pi->capability_mask = HCA_CAP_MASK | p->cap_mask;
+	pi->m_key_lease_period = p->mkey_lease;
+	pi->local_port_num = p->port_num;
+	pi->link_width_enabled = p->link_width_enabled;
+	pi->link_width_supported = p->link_width_supported;
+	pi->link_width_active = p->link_width_active;
+	pi->link_speed_supported = p->link_speed_supported;
+	pi->port_state = p->port_state;
+	pi->port_phys_state = p->phys_state;
+	pi->link_down_default_state = HCA_PHYS_POLLING;
+	pi->m_key_protect_bits = p->mkey_protect;
+	pi->lmc = p->lmc;
+	pi->link_speed_active = p->link_speed_active;
+	pi->link_speed_enabled = p->link_speed_enabled;
+	pi->neighbor_mtu = p->neighbor_mtu;
+	pi->master_sm_sl = p->sm_sl;
+	pi->vl_cap = p->vl_cap;
+	pi->init_type = 0;
+	pi->vl_high_limit = p->vl_high_limit;
+	pi->vl_arb_high_cap = 8;
+	pi->vl_arb_low_cap = 8;
+	pi->mtu_cap = p->mtu_cap;
+	pi->vl_stall_count = 7;
+	pi->hoq_life = p->hoq_life;
+	pi->operational_vls = p->op_vls;
+	pi->partition_enforcement_inbound = 1;
+	pi->m_key_violations = sat16(p->cnt.mkey_violations);
+	pi->p_key_violations = sat16(p->cnt.pkey_violations);
+	pi->q_key_violations = sat16(p->cnt.qkey_violations);
+	pi->guid_cap = 1;
+	pi->subnet_timeout = p->subnet_timeout;
+	pi->resp_time_value = p->resp_time;
+	pi->local_phy_errors = 15;
+	pi->overrun_errors = 15;
+}
+
+/*
+ * Set(PortInfo), IBA 14.2.5.6: validate everything first, apply nothing
+ * on error (the response then carries status "invalid field").
+ */
+static uint16_t
+port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
+{
+	uint8_t st = pi->port_state, cur = p->port_state;
+
+	if (st == HCA_PORT_INIT || st > HCA_PORT_ACTIVE ||
+	    (st == HCA_PORT_ARMED && cur != HCA_PORT_INIT &&
+	     cur != HCA_PORT_ARMED) ||
+	    (st == HCA_PORT_ACTIVE && cur != HCA_PORT_ARMED &&
+	     cur != HCA_PORT_ACTIVE))
+		return MPD_STATUS_INVALID_FIELD;
+	if (pi->port_phys_state != 0 &&
+	    pi->port_phys_state != HCA_PHYS_POLLING &&
+	    pi->port_phys_state != HCA_PHYS_DISABLED)
+		return MPD_STATUS_INVALID_FIELD;
+	if (pi->neighbor_mtu > p->mtu_cap || (pi->operational_vls &&
+					      pi->operational_vls > p->vl_cap))
+		return MPD_STATUS_INVALID_FIELD;
+	if (pi->lid == MPD_LID_PERMISSIVE || pi->lid >= 0xc000)
+		return MPD_STATUS_INVALID_FIELD;
+
+	p->mkey = pi->m_key;
+	p->gid_prefix = pi->gid_prefix;
+	p->lid = pi->lid;
+	p->sm_lid = pi->master_sm_lid;
+	p->mkey_lease = pi->m_key_lease_period;
+	p->mkey_protect = pi->m_key_protect_bits;
+	p->lmc = pi->lmc;
+	p->sm_sl = pi->master_sm_sl;
+	p->subnet_timeout = pi->subnet_timeout;
+	p->vl_high_limit = pi->vl_high_limit;
+	p->hoq_life = pi->hoq_life;
+	if (pi->neighbor_mtu)
+		p->neighbor_mtu = pi->neighbor_mtu;
+	if (pi->operational_vls)
+		p->op_vls = pi->operational_vls;
+	/* IBA 14.2.5.6: 255 / 15 mean "set to supported", 0 "no change" */
+	if (pi->link_width_enabled == 0xff)
+		p->link_width_enabled = p->link_width_supported;
+	else if (pi->link_width_enabled)
+		p->link_width_enabled = pi->link_width_enabled &
+					p->link_width_supported;
+	if (pi->link_speed_enabled == 15)
+		p->link_speed_enabled = p->link_speed_supported;
+	else if (pi->link_speed_enabled)
+		p->link_speed_enabled = pi->link_speed_enabled &
+					p->link_speed_supported;
+
+	if (st == HCA_PORT_DOWN) {
+		/* the link goes down and trains again: back in Init */
+		p->cnt.link_downed++;
+		p->port_state = HCA_PORT_INIT;
+	} else if (st) {
+		p->port_state = st;
+	}
+	if (pi->port_phys_state == HCA_PHYS_DISABLED) {
+		p->cnt.link_downed++;
+		p->phys_state = HCA_PHYS_DISABLED;
+		p->port_state = HCA_PORT_DOWN;
+	}
+	return 0;
+}
+
+/*
+ * M_Key check (IBA 14.2.4.1-2): with a non-zero M_Key, Set and
+ * TrapRepress need the key; Get needs it from protect level 2 up, and at
+ * level 1 is answered with the M_Key hidden. A lapsed lease (14.2.4.3)
+ * drops the protection.
+ */
+static bool
+mkey_ok(struct hca_port *p, const struct mpd_mad *m, bool *hide)
+{
+	bool get = m->hdr.method == MPD_METHOD_GET;
+
+	*hide = false;
+	if (p->mkey == 0 || m->mkey == p->mkey) {
+		p->mkey_lease_running = 0;
+		return true;
+	}
+	if (p->mkey_lease_running && rte_get_tsc_cycles() >=
+				     p->mkey_lease_deadline) {
+		p->mkey_protect = 0;
+		p->mkey_lease_running = 0;
+	}
+	if (get && p->mkey_protect <= 1) {
+		*hide = p->mkey_protect == 1;
+		return true;
+	}
+	p->cnt.mkey_violations++;
+	if (p->mkey_lease && !p->mkey_lease_running) {
+		p->mkey_lease_running = 1;
+		p->mkey_lease_deadline = rte_get_tsc_cycles() +
+					 p->mkey_lease * rte_get_tsc_hz();
+	}
+	return false;
+}
+
+/* Returns the MAD status for the attribute; fills data (64 bytes). */
+static uint16_t
+sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
+	 bool hide_mkey)
+{
+	bool set = m->hdr.method == MPD_METHOD_SET;
+	uint32_t mod = m->hdr.attr_mod;
+	uint16_t st = 0;
+
+	switch (m->hdr.attr_id) {
+	case MPD_ATTR_NODE_INFO: {
+		struct mpd_node_info ni = {
+			.base_version = MPD_BASE_VERSION,
+			.class_version = MPD_SMP_CLASS_VERSION,
+			.node_type = MPD_NODE_TYPE_CA,
+			.num_ports = p->num_ports,
+			.sys_image_guid = p->sys_guid,
+			.node_guid = p->node_guid,
+			.port_guid = p->port_guid,
+			.partition_cap = HCA_PKEY_TABLE_LEN,
+			.device_id = HCA_DEVICE_ID,
+			.revision = HCA_REVISION,
+			.local_port_num = p->port_num,
+			.vendor_id = HCA_VENDOR_ID,
+		};
+
+		if (set)
+			return MPD_STATUS_METHOD_ATTR_UNSUP;
+		mpd_layout_encode(&mpd_node_info_layout, &ni, data, 64);
+		return 0;
+	}
+	case MPD_ATTR_NODE_DESC:
+		if (set)
+			return MPD_STATUS_METHOD_ATTR_UNSUP;
+		memcpy(data, p->node_desc, HCA_NODE_DESC_LEN);
+		return 0;
+	case MPD_ATTR_PORT_INFO: {
+		struct mpd_port_info pi;
+
+		/* a CA answers for the port the SMP came in on (14.2.5.6) */
+		if (mod != 0 && mod != p->port_num)
+			return MPD_STATUS_INVALID_FIELD;
+		if (set) {
+			mpd_layout_decode(&mpd_port_info_layout, data, 64, &pi);
+			st = port_info_set(p, &pi);
+		}
+		port_info_get(p, &pi, hide_mkey);
+		mpd_layout_encode(&mpd_port_info_layout, &pi, data, 64);
+		return st;
+	}
+	case MPD_ATTR_PKEY_TABLE: {
+		struct mpd_pkey_table t;
+
+		if ((mod & 0xffff) != 0)	/* one block of 32 */
+			return MPD_STATUS_INVALID_FIELD;
+		if (set) {
+			mpd_layout_decode(&mpd_pkey_table_layout, data, 64, &t);
+			memcpy(p->pkeys, t.p_key, sizeof(p->pkeys));
+		}
+		memcpy(t.p_key, p->pkeys, sizeof(t.p_key));
+		mpd_layout_encode(&mpd_pkey_table_layout, &t, data, 64);
+		return 0;
+	}
+	case MPD_ATTR_GUID_INFO: {
+		struct mpd_guid_info g;
+
+		if (mod != 0)
+			return MPD_STATUS_INVALID_FIELD;
+		memset(&g, 0, sizeof(g));
+		g.guid[0] = p->port_guid;	/* GUIDCap 1: Set changes nothing */
+		mpd_layout_encode(&mpd_guid_info_layout, &g, data, 64);
+		return 0;
+	}
+	case MPD_ATTR_SL2VL_TABLE: {
+		struct mpd_sl2vl_table t;
+		unsigned int i;
+
+		if (set) {
+			mpd_layout_decode(&mpd_sl2vl_table_layout, data, 64, &t);
+			for (i = 0; i < 16; i++)
+				if (t.vl[i] >= p->op_vls && t.vl[i] != MPD_VL15)
+					return MPD_STATUS_INVALID_FIELD;
+			memcpy(p->sl2vl, t.vl, sizeof(p->sl2vl));
+		}
+		memset(data, 0, 64);
+		memcpy(t.vl, p->sl2vl, sizeof(t.vl));
+		mpd_layout_encode(&mpd_sl2vl_table_layout, &t, data, 64);
+		return 0;
+	}
+	case MPD_ATTR_VL_ARB_TABLE: {
+		uint32_t blk = mod >> 16;
+
+		if (blk < 1 || blk > 4)
+			return MPD_STATUS_INVALID_FIELD;
+		if (set)
+			memcpy(p->vl_arb[blk - 1], data, 64);
+		memcpy(data, p->vl_arb[blk - 1], 64);
+		return 0;
+	}
+	default:
+		/* SMInfo reaches an SM once one registers on this port */
+		return MPD_STATUS_METHOD_ATTR_UNSUP;
+	}
+}
+
+/*
+ * Directed route at an end port (IBA 14.2.2.2-3, C14-9, C14-13): a request
+ * arrives with the hop pointer at the hop count (or one past it after a
+ * LID-routed last leg); the port notes where it came in on the return path.
+ * The response goes back with D set and the hop pointer one less.
+ */
+static bool
+dr_request_ok(const struct hca_port *p, struct mpd_mad *m, uint8_t *mad)
+{
+	uint8_t ptr = mpd_smp_hop_ptr(&m->hdr), cnt = mpd_smp_hop_cnt(&m->hdr);
+
+	if (m->hdr.status & MPD_SMP_STATUS_D)
+		return false;		/* a response travelling the wrong way */
+	if (ptr != cnt && ptr != cnt + 1)
+		return false;		/* only switches forward */
+	if (ptr == cnt && m->dr_dlid != MPD_LID_PERMISSIVE)
+		return false;		/* the LID-routed leg is a switch's */
+	if (cnt && ptr == cnt)
+		mad[128 + 64 + ptr] = p->port_num;	/* ReturnPath[ptr] */
+	return true;
+}
+
+bool
+hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk)
+{
+	struct mpd_mad m;
+	bool dr, hide = false;
+	uint16_t status;
+	uint8_t *data = mad + MPD_SMP_DATA_OFF;
+
+	(void)pk;
+	if (mpd_mad_decode(mad, MPD_MAD_LEN, &m) < 0) {
+		p->cnt.rcv_errors++;
+		return false;
+	}
+	dr = mpd_mad_is_dr(&m.hdr);
+	if (!dr && m.hdr.mgmt_class != MPD_CLASS_SUBN_LID)
+		return false;		/* QP0 carries SMPs only */
+	/* responses, traps to us and unknown methods: nothing to answer */
+	if (m.hdr.method != MPD_METHOD_GET && m.hdr.method != MPD_METHOD_SET)
+		return false;
+	if (dr && !dr_request_ok(p, &m, mad))
+		return false;
+	if (!mkey_ok(p, &m, &hide))
+		return false;		/* silently, IBA 14.2.4.2 */
+
+	if (m.hdr.class_version != MPD_SMP_CLASS_VERSION)
+		status = MPD_STATUS_BAD_VERSION;
+	else
+		status = sma_attr(p, &m, data, hide);
+
+	mad[3] = MPD_METHOD_GET_RESP;
+	if (dr) {
+		uint8_t ptr = mpd_smp_hop_ptr(&m.hdr);
+
+		status |= MPD_SMP_STATUS_D;
+		mad[6] = ptr ? (uint8_t)(ptr - 1) : 0;
+	}
+	mpd_put_be16(mad + 4, status);
+	return true;
+}

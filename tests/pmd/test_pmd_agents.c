@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_hca's own agents through its ethdev face: SMPs (LID-routed and
+ * directed route) to the SMA, PerfMgt to the PMA, M_Key protection, P_Key
+ * and Q_Key enforcement, and garbage that must be dropped and counted while
+ * the port keeps answering.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "hca_test.h"
+#include "madpmd/attr.h"
+#include "tap.h"
+
+#define NODE_GUID	0x0002c90300a0b0c0ull
+#define IB_PORT		0
+#define ROCE_PORT	1
+
+static uint64_t tid = 0x1000;
+
+static void
+smp_init(struct mpd_mad *m, bool dr, uint8_t method, uint16_t attr,
+	 uint32_t mod, uint64_t mkey)
+{
+	memset(m, 0, sizeof(*m));
+	m->hdr.base_version = 1;
+	m->hdr.mgmt_class = dr ? MPD_CLASS_SUBN_DR : MPD_CLASS_SUBN_LID;
+	m->hdr.class_version = 1;
+	m->hdr.method = method;
+	m->hdr.tid = ++tid;
+	m->hdr.attr_id = attr;
+	m->hdr.attr_mod = mod;
+	m->mkey = mkey;
+	if (dr) {
+		/* one hop, as the SM's SMI hands it to the wire (C14-9:1) */
+		m->hdr.class_specific = 1 << 8 | 1;
+		m->dr_slid = MPD_LID_PERMISSIVE;
+		m->dr_dlid = MPD_LID_PERMISSIVE;
+		m->initial_path[1] = 1;
+	}
+}
+
+/* Send an SMP (data: 64 bytes or NULL) and decode the answer. */
+static int
+smp_xchg(struct mpd_mad *m, const void *data, uint8_t *rmad,
+	 struct mpd_mad *rm)
+{
+	uint8_t mad[MPD_MAD_LEN], frame[512], resp[512];
+	struct mpd_pkt p;
+	bool dr = mpd_mad_is_dr(&m->hdr);
+	int n;
+
+	mpd_mad_encode(m, data, data ? MPD_SMP_DATA_LEN : 0, mad, sizeof(mad));
+	n = hca_test_frame(MPD_LINK_IB, IB_PORT, 0,
+			   dr ? MPD_LID_PERMISSIVE : 1,
+			   dr ? MPD_LID_PERMISSIVE : 99, 0xffff, 0, mad, frame,
+			   sizeof(frame));
+	n = hca_test_xchg(IB_PORT, frame, (size_t)n, resp, sizeof(resp));
+	if (n <= 0)
+		return n;
+	if (mpd_pkt_decode(MPD_LINK_IB, resp, (size_t)n, 0, &p) != MPD_OK ||
+	    p.payload_len != MPD_MAD_LEN)
+		return -1;
+	memcpy(rmad, p.payload, MPD_MAD_LEN);
+	return mpd_mad_decode(rmad, MPD_MAD_LEN, rm) == MPD_MAD_LEN ? n : -1;
+}
+
+static void
+test_dr_node_info(void)
+{
+	struct mpd_mad m, r;
+	struct mpd_node_info ni;
+	uint8_t rmad[MPD_MAD_LEN];
+
+	smp_init(&m, true, MPD_METHOD_GET, MPD_ATTR_NODE_INFO, 0, 0);
+	if (!ok(smp_xchg(&m, NULL, rmad, &r) > 0, "DR Get(NodeInfo) answered"))
+		return;
+	is_int(r.hdr.method, MPD_METHOD_GET_RESP, "method is GetResp");
+	is_int(r.hdr.tid, m.hdr.tid, "TID echoed");
+	ok(r.hdr.status & MPD_SMP_STATUS_D, "D bit set on the response");
+	is_int(r.hdr.status & 0x7fff, 0, "status 0");
+	is_int(mpd_smp_hop_ptr(&r.hdr), 0, "hop pointer decremented (C14-13:3)");
+	is_int(r.return_path[1], 1, "ReturnPath[1] is the arrival port");
+	mpd_layout_decode(&mpd_node_info_layout, rmad + r.data_off,
+			  r.data_len, &ni);
+	is_int(ni.node_type, MPD_NODE_TYPE_CA, "NodeType CA");
+	is_int(ni.node_guid, NODE_GUID, "NodeGUID from devargs");
+	is_int(ni.port_guid, NODE_GUID + 1, "PortGUID defaults to NodeGUID+port");
+	is_int(ni.num_ports, 1, "NumPorts");
+	is_int(ni.local_port_num, 1, "LocalPortNum");
+}
+
+static void
+test_node_desc(void)
+{
+	struct mpd_mad m, r;
+	uint8_t rmad[MPD_MAD_LEN];
+
+	smp_init(&m, true, MPD_METHOD_GET, MPD_ATTR_NODE_DESC, 0, 0);
+	if (ok(smp_xchg(&m, NULL, rmad, &r) > 0, "Get(NodeDescription)"))
+		ok(strcmp((char *)rmad + r.data_off, "alpha HCA-1") == 0,
+		   "NodeDescription from devargs: '%s'",
+		   (char *)rmad + r.data_off);
+}
+
+static int
+port_info(bool dr, uint8_t method, const struct mpd_port_info *set,
+	  uint64_t mkey, struct mpd_port_info *out, uint16_t *status)
+{
+	struct mpd_mad m, r;
+	uint8_t rmad[MPD_MAD_LEN], data[MPD_SMP_DATA_LEN];
+	int n;
+
+	smp_init(&m, dr, method, MPD_ATTR_PORT_INFO, 0, mkey);
+	if (set)
+		mpd_layout_encode(&mpd_port_info_layout, set, data,
+				  sizeof(data));
+	n = smp_xchg(&m, set ? data : NULL, rmad, &r);
+	if (n <= 0)
+		return n;
+	*status = r.hdr.status & 0x7fff;
+	mpd_layout_decode(&mpd_port_info_layout, rmad + r.data_off,
+			  r.data_len, out);
+	return n;
+}
+
+static void
+test_port_state_machine(void)
+{
+	struct mpd_port_info pi, set;
+	uint16_t st = 0xffff;
+
+	if (!ok(port_info(true, MPD_METHOD_GET, NULL, 0, &pi, &st) > 0,
+		"DR Get(PortInfo)"))
+		return;
+	is_int(pi.port_state, MPD_PORT_STATE_INIT, "started port is Init");
+	is_int(pi.port_phys_state, 5, "PortPhysicalState LinkUp");
+	is_int(pi.lid, 0, "no LID before the SM assigns one");
+
+	set = pi;
+	set.port_phys_state = 0;	/* no change, as OpenSM sends it */
+	set.port_state = MPD_PORT_STATE_ACTIVE;
+	set.lid = 7;
+	ok(port_info(true, MPD_METHOD_SET, &set, 0, &pi, &st) > 0 &&
+	   st == MPD_STATUS_INVALID_FIELD && pi.port_state ==
+	   MPD_PORT_STATE_INIT && pi.lid == 0,
+	   "Init -> Active refused with invalid-field status, nothing applied");
+
+	set.port_state = MPD_PORT_STATE_ARMED;
+	set.master_sm_lid = 1;
+	ok(port_info(true, MPD_METHOD_SET, &set, 0, &pi, &st) > 0 && st == 0 &&
+	   pi.port_state == MPD_PORT_STATE_ARMED && pi.lid == 7 &&
+	   pi.master_sm_lid == 1, "Set(PortInfo) assigns LID 7, SM LID 1, Armed");
+	set.port_state = MPD_PORT_STATE_ACTIVE;
+	ok(port_info(true, MPD_METHOD_SET, &set, 0, &pi, &st) > 0 && st == 0 &&
+	   pi.port_state == MPD_PORT_STATE_ACTIVE, "Armed -> Active");
+	ok(port_info(false, MPD_METHOD_GET, NULL, 0, &pi, &st) > 0 &&
+	   pi.lid == 7, "LID-routed Get(PortInfo) to the new LID");
+}
+
+static void
+test_mkey(void)
+{
+	struct mpd_port_info pi, set;
+	uint16_t st;
+	uint64_t before;
+
+	if (port_info(true, MPD_METHOD_GET, NULL, 0, &pi, &st) <= 0)
+		return;
+	set = pi;
+	set.port_phys_state = 0;
+	set.port_state = MPD_PORT_STATE_NOP;
+	set.m_key = 0x5eed;
+	set.m_key_protect_bits = 2;
+	set.m_key_lease_period = 0;
+	ok(port_info(true, MPD_METHOD_SET, &set, 0, &pi, &st) > 0 && st == 0 &&
+	   pi.m_key == 0x5eed && pi.m_key_protect_bits == 2,
+	   "M_Key 0x5eed set with protect bits 2");
+	before = hca_test_xstat(IB_PORT, "ib_m_key_violations");
+	is_int(port_info(true, MPD_METHOD_GET, NULL, 0xbad, &pi, &st), 0,
+	       "Get with a wrong M_Key gets no answer (IBA 14.2.4.2)");
+	is_int(hca_test_xstat(IB_PORT, "ib_m_key_violations"), before + 1,
+	       "the bad M_Key is counted");
+	ok(port_info(true, MPD_METHOD_GET, NULL, 0x5eed, &pi, &st) > 0 &&
+	   pi.m_key_violations == before + 1,
+	   "Get with the right M_Key answers and shows M_KeyViolations");
+	set = pi;
+	set.port_phys_state = 0;
+	set.port_state = MPD_PORT_STATE_NOP;
+	set.m_key = 0;
+	set.m_key_protect_bits = 0;
+	ok(port_info(true, MPD_METHOD_SET, &set, 0x5eed, &pi, &st) > 0 &&
+	   pi.m_key == 0, "M_Key cleared with the right key");
+}
+
+/* GMP to the PMA on link/port; returns the response status or -1. */
+static int
+perf_xchg(enum mpd_link link, uint16_t port, uint8_t method, uint16_t attr,
+	  uint16_t pkey, uint32_t qkey, void *attr_obj,
+	  const struct mpd_layout *l)
+{
+	uint8_t mad[MPD_MAD_LEN], frame[512], resp[512], data[192];
+	struct mpd_mad m, r;
+	struct mpd_pkt p;
+	int n;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.base_version = 1;
+	m.hdr.mgmt_class = MPD_CLASS_PERF;
+	m.hdr.class_version = 1;
+	m.hdr.method = method;
+	m.hdr.tid = ++tid;
+	m.hdr.attr_id = attr;
+	memset(data, 0, sizeof(data));
+	if (attr_obj)
+		mpd_layout_encode(l, attr_obj, data, sizeof(data));
+	mpd_mad_encode(&m, data, sizeof(data), mad, sizeof(mad));
+	n = hca_test_frame(link, port, 1, 7, 99, pkey, qkey, mad, frame,
+			   sizeof(frame));
+	n = hca_test_xchg(port, frame, (size_t)n, resp, sizeof(resp));
+	if (n <= 0)
+		return -1;
+	if (mpd_pkt_decode(link, resp, (size_t)n, 0, &p) != MPD_OK ||
+	    mpd_mad_decode(p.payload, p.payload_len, &r) != MPD_MAD_LEN ||
+	    r.hdr.tid != m.hdr.tid || r.hdr.method != MPD_METHOD_GET_RESP)
+		return -2;
+	if (attr_obj)
+		mpd_layout_decode(l, p.payload + r.data_off, r.data_len,
+				  attr_obj);
+	return r.hdr.status;
+}
+
+static void
+test_pma(enum mpd_link link, uint16_t port, const char *name)
+{
+	struct mpd_port_counters pc, pc2;
+	struct mpd_port_counters_ext pe;
+	struct mpd_class_port_info ci;
+
+	memset(&ci, 0, sizeof(ci));
+	ok(perf_xchg(link, port, MPD_METHOD_GET, MPD_ATTR_CLASS_PORT_INFO,
+		     0xffff, 0x80010000, &ci, &mpd_class_port_info_layout) == 0 &&
+	   ci.class_version == 1 && (ci.capability_mask & (1u << 9)),
+	   "%s: PerfMgt ClassPortInfo says PortCountersExtended", name);
+	memset(&pc, 0, sizeof(pc));
+	pc.port_select = 1;
+	ok(perf_xchg(link, port, MPD_METHOD_GET, MPD_ATTR_PERF_PORT_COUNTERS,
+		     0xffff, 0x80010000, &pc, &mpd_port_counters_layout) == 0,
+	   "%s: Get(PortCounters)", name);
+	memset(&pc2, 0, sizeof(pc2));
+	pc2.port_select = 1;
+	perf_xchg(link, port, MPD_METHOD_GET, MPD_ATTR_PERF_PORT_COUNTERS,
+		  0xffff, 0x80010000, &pc2, &mpd_port_counters_layout);
+	is_int(pc2.port_rcv_pkts, pc.port_rcv_pkts + 1,
+	       "%s: PortRcvPkts moves with traffic", name);
+	is_int(pc2.port_xmit_pkts, pc.port_xmit_pkts + 1,
+	       "%s: PortXmitPkts moves with traffic", name);
+	memset(&pc, 0, sizeof(pc));
+	pc.port_select = 1;
+	pc.counter_select = 0xffff;
+	ok(perf_xchg(link, port, MPD_METHOD_SET, MPD_ATTR_PERF_PORT_COUNTERS,
+		     0xffff, 0x80010000, &pc, &mpd_port_counters_layout) == 0 &&
+	   pc.port_rcv_pkts == 0 && pc.port_rcv_errors == 0,
+	   "%s: Set(PortCounters) clears", name);
+	memset(&pe, 0, sizeof(pe));
+	pe.port_select = 1;
+	ok(perf_xchg(link, port, MPD_METHOD_GET,
+		     MPD_ATTR_PERF_PORT_COUNTERS_EXT, 0xffff, 0x80010000, &pe,
+		     &mpd_port_counters_ext_layout) == 0 &&
+	   pe.port_rcv_pkts >= 1 && pe.port_unicast_rcv_pkts >= 1,
+	   "%s: Get(PortCountersExtended)", name);
+	memset(&pc, 0, sizeof(pc));
+	pc.port_select = 9;
+	is_int(perf_xchg(link, port, MPD_METHOD_GET,
+			 MPD_ATTR_PERF_PORT_COUNTERS, 0xffff, 0x80010000, &pc,
+			 &mpd_port_counters_layout), MPD_STATUS_INVALID_FIELD,
+	       "%s: PortSelect of another port is an invalid field", name);
+	is_int(perf_xchg(link, port, MPD_METHOD_GET, 0x0099, 0xffff,
+			 0x80010000, NULL, NULL), MPD_STATUS_METHOD_ATTR_UNSUP,
+	       "%s: unknown PerfMgt attribute gets unsupported status", name);
+}
+
+static void
+test_pkey_qkey(void)
+{
+	uint64_t pv = hca_test_xstat(IB_PORT, "ib_p_key_violations");
+	uint64_t qv = hca_test_xstat(IB_PORT, "ib_q_key_violations");
+
+	is_int(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+			 MPD_ATTR_CLASS_PORT_INFO, 0x8123, 0x80010000, NULL,
+			 NULL), -1, "GMP with an unknown P_Key is dropped");
+	is_int(hca_test_xstat(IB_PORT, "ib_p_key_violations"), pv + 1,
+	       "P_Key violation counted");
+	is_int(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+			 MPD_ATTR_CLASS_PORT_INFO, 0x7fff, 0x80010000, NULL,
+			 NULL), 0, "limited member P_Key 0x7fff matches full 0xffff");
+	is_int(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+			 MPD_ATTR_CLASS_PORT_INFO, 0xffff, 0x12345678, NULL,
+			 NULL), -1, "GMP with a wrong Q_Key is dropped");
+	is_int(hca_test_xstat(IB_PORT, "ib_q_key_violations"), qv + 1,
+	       "Q_Key violation counted");
+}
+
+static void
+test_garbage(void)
+{
+	uint8_t mad[MPD_MAD_LEN], frame[512], resp[512];
+	struct mpd_mad m;
+	uint64_t errs = hca_test_xstat(IB_PORT, "ib_port_rcv_errors");
+	uint64_t icrc = hca_test_xstat(IB_PORT, "drop_bad_icrc");
+	uint64_t vcrc = hca_test_xstat(IB_PORT, "drop_bad_vcrc");
+	uint64_t trunc = hca_test_xstat(IB_PORT, "drop_truncated");
+	unsigned int i, bad = 0;
+	int len;
+
+	smp_init(&m, true, MPD_METHOD_GET, MPD_ATTR_NODE_INFO, 0, 0);
+	mpd_mad_encode(&m, NULL, 0, mad, sizeof(mad));
+	len = hca_test_frame(MPD_LINK_IB, IB_PORT, 0, MPD_LID_PERMISSIVE,
+			     MPD_LID_PERMISSIVE, 0xffff, 0, mad, frame,
+			     sizeof(frame));
+	/* every truncation */
+	for (i = 0; i < (unsigned int)len; i++)
+		bad += hca_test_xchg(IB_PORT, frame, i, resp, sizeof(resp)) != 0;
+	is_int(bad, 0, "no truncated frame is answered (%d lengths)", len);
+	is_int(hca_test_xstat(IB_PORT, "drop_truncated") - trunc +
+	       hca_test_xstat(IB_PORT, "drop_bad_header"), (uint64_t)len,
+	       "every truncated frame counted as a drop");
+	frame[40] ^= 0x10;	/* inside the MAD: ICRC and VCRC break */
+	is_int(hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp)),
+	       0, "corrupted payload dropped");
+	is_int(hca_test_xstat(IB_PORT, "drop_bad_icrc"), icrc + 1,
+	       "counted as bad ICRC");
+	frame[40] ^= 0x10;
+	frame[len - 1] ^= 0x01;	/* VCRC only */
+	is_int(hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp)),
+	       0, "bad VCRC dropped");
+	is_int(hca_test_xstat(IB_PORT, "drop_bad_vcrc"), vcrc + 1,
+	       "counted as bad VCRC");
+	frame[len - 1] ^= 0x01;
+	for (i = 0; i < 200; i++) {
+		size_t glen = (size_t)rnd_bits(9);
+
+		rnd_bytes(resp, glen);
+		hca_test_xchg(IB_PORT, resp, glen, resp, sizeof(resp));
+	}
+	ok(hca_test_xstat(IB_PORT, "ib_port_rcv_errors") >= errs + len + 2,
+	   "PortRcvErrors counts the garbage");
+	ok(hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp)) > 0,
+	   "the port still answers after 200 random frames");
+}
+
+static void
+test_roce(void)
+{
+	uint8_t mad[MPD_MAD_LEN], frame[512], resp[512];
+	struct mpd_mad m;
+	int n;
+
+	test_pma(MPD_LINK_ROCE_V2, ROCE_PORT, "RoCEv2");
+	smp_init(&m, false, MPD_METHOD_GET, MPD_ATTR_NODE_INFO, 0, 0);
+	mpd_mad_encode(&m, NULL, 0, mad, sizeof(mad));
+	n = hca_test_frame(MPD_LINK_ROCE_V2, ROCE_PORT, 0, 0, 0, 0xffff, 0,
+			   mad, frame, sizeof(frame));
+	is_int(hca_test_xchg(ROCE_PORT, frame, (size_t)n, resp, sizeof(resp)),
+	       0, "RoCE has no QP0: SMP not answered");
+}
+
+int
+main(void)
+{
+	static const char *const vdevs[] = {
+		"net_hca0,node=alpha,desc=alpha HCA-1,node_guid=0x0002c90300a0b0c0",
+		"net_hca1,node=beta,link=roce",
+	};
+	struct rte_eth_link l;
+
+	tap_seed();
+	if (!ok(hca_test_eal_init("test_pmd_agents", vdevs, 2) == 0,
+		"EAL up with two net_hca ports"))
+		return tap_done();
+	ok(rte_eth_dev_count_avail() == 2, "two ethdevs probed");
+	ok(hca_test_port_start(IB_PORT) == 0 &&
+	   hca_test_port_start(ROCE_PORT) == 0, "ports started");
+	ok(rte_eth_link_get_nowait(IB_PORT, &l) == 0 && l.link_status == 1,
+	   "link is up after start");
+	test_dr_node_info();
+	test_node_desc();
+	test_port_state_machine();
+	test_mkey();
+	test_pma(MPD_LINK_IB, IB_PORT, "IB");
+	test_pkey_qkey();
+	test_garbage();
+	test_roce();
+	hca_test_eal_fini();
+	return tap_done();
+}

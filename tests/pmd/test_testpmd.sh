@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Stock dpdk-testpmd loads net_hca with -d and is the cable: io forwarding
+# between a net_pcap port replaying PerfMgt requests (made by
+# madpmd-pktgen) and a RoCE net_hca port, whose answers testpmd forwards
+# back into the pcap port's tx file. Stock tshark then reads the answers.
+# Usage: test_testpmd.sh <librte_net_hca.so> <madpmd-pktgen>
+# MADPMD_TESTPMD_PRELOAD: sanitizer runtimes a sanitized PMD needs in testpmd
+set -u
+so=$1
+pktgen=$2
+n=0
+fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+
+tmp=$(mktemp -d /tmp/madpmd-testpmd.XXXXXX)
+# EAL refuses a driver under a world-writable directory such as /tmp
+drv=$(mktemp -d /run/madpmd-testpmd.XXXXXX)
+prefix=madpmd-testpmd-$$
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$tmp" "$drv" "/var/run/dpdk/$prefix"
+}
+trap cleanup EXIT
+[ -n "${MADPMD_KEEP_TMP:-}" ] && trap - EXIT
+chmod 755 "$tmp" "$drv"
+cp "$so" "$drv/"
+
+mac=02:00:00:00:77:01
+count=40
+"$pktgen" --kind perf-get --link roce --dst-mac $mac --count $count -o "$tmp/in.pcapng" 2>/dev/null
+ok $? "madpmd-pktgen wrote $((2 * count)) PerfMgt requests"
+
+# start, let the pcap drain, stop; testpmd prints its port stats on stop
+{ echo start; sleep 3; echo stop; echo "show port xstats 1"; echo quit; } |
+	timeout 90 env ${MADPMD_TESTPMD_PRELOAD:+LD_PRELOAD="$MADPMD_TESTPMD_PRELOAD" ASAN_OPTIONS=detect_leaks=0} \
+		dpdk-testpmd -d "$drv/$(basename "$so")" --no-huge --no-pci -m 256 \
+		--file-prefix=$prefix --lcores=0@0,1@0 --no-telemetry --log-level=pmd.net.hca:info \
+		--vdev "net_pcap0,rx_pcap=$tmp/in.pcapng,tx_pcap=$tmp/out.pcap" \
+		--vdev "net_hca0,link=roce,mac=$mac,node=testpmd-hca" \
+		-- -i --forward-mode=io --no-flush-rx --total-num-mbufs=8192 > "$tmp/testpmd.log" 2>&1
+rc=$?
+ok $rc "dpdk-testpmd ran and quit cleanly (exit $rc)"
+grep -q "net_hca0: port 1 node 'testpmd-hca'" "$tmp/testpmd.log"
+ok $? "testpmd probed net_hca0 from the -d driver"
+rx=$(awk '/ib_port_rcv_pkts:/ {print $2}' "$tmp/testpmd.log")
+[ "${rx:-0}" -eq $((2 * count)) ]
+ok $? "the HCA port received every request (ib_port_rcv_pkts=${rx:-none})"
+
+chmod 644 "$tmp/out.pcap" 2>/dev/null
+as_user=()
+# tshark as root ignores plugin dirs: run it as nobody, with a HOME of its own
+[ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME="$tmp")
+resp=$("${as_user[@]}" tshark -r "$tmp/out.pcap" -Y 'infiniband.mad.method == 0x81 && infiniband.mad.status == 0' 2>/dev/null | wc -l)
+[ "$resp" -eq $((2 * count)) ]
+ok $? "tshark decodes $resp GetResp MADs with status 0 in testpmd's output (want $((2 * count)))"
+pc=$("${as_user[@]}" tshark -r "$tmp/out.pcap" -Y 'infiniband.mad.attributeid == 0x0012' -T fields -e infiniband.portcounters.portrcvpkts 2>/dev/null | tail -1)
+[ -n "$pc" ] && [ "$pc" -ge $((2 * count - 1)) ]
+ok $? "the last PortCounters answer counts the requests before it (PortRcvPkts=${pc:-none})"
+bad=$("${as_user[@]}" tshark -r "$tmp/out.pcap" -Y '_ws.malformed || _ws.expert.severity >= 8388608' 2>/dev/null | wc -l)
+[ "$bad" -eq 0 ]
+ok $? "no malformed frame in the output"
+[ $fail = 0 ] || sed 's/^/# /' "$tmp/testpmd.log" | tail -40
+echo "1..$n"
+exit $fail

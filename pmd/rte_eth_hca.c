@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 
 #include "hca.h"
+#include "rte_pmd_hca.h"
 
 RTE_LOG_REGISTER(hca_logtype, pmd.net.hca, NOTICE);
 
@@ -611,12 +612,22 @@ eth_xstats_reset(struct rte_eth_dev *dev)
 	return 0;
 }
 
+/* ethdev records the new mode only after the op returns */
 static int
-eth_promisc(struct rte_eth_dev *dev)
+eth_promisc_enable(struct rte_eth_dev *dev)
 {
 	struct hca_internals *hi = dev->data->dev_private;
 
-	hi->promisc = dev->data->promiscuous;
+	hi->promisc = true;
+	return 0;
+}
+
+static int
+eth_promisc_disable(struct rte_eth_dev *dev)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+
+	hi->promisc = false;
 	return 0;
 }
 
@@ -682,8 +693,8 @@ static const struct eth_dev_ops hca_ops = {
 	.xstats_get = eth_xstats_get,
 	.xstats_get_names = eth_xstats_get_names,
 	.xstats_reset = eth_xstats_reset,
-	.promiscuous_enable = eth_promisc,
-	.promiscuous_disable = eth_promisc,
+	.promiscuous_enable = eth_promisc_enable,
+	.promiscuous_disable = eth_promisc_disable,
 	.mtu_set = eth_mtu_set,
 };
 
@@ -769,3 +780,32 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hca,
 	"port=<1..254> num_ports=<1..254> link=ib|roce "
 	"mac=<xx:xx:xx:xx:xx:xx> ip=<a.b.c.d> pkeys=<pkey>[:<pkey>...] "
 	"mkey=<u64> width=1x|4x|8x|12x speed=sdr|ddr|qdr");
+
+int
+rte_pmd_hca_port_info_get(uint16_t port_id, struct rte_pmd_hca_port_info *info)
+{
+	struct rte_eth_dev *dev;
+	struct hca_internals *hi;
+	struct hca_port *p;
+
+	if (!rte_eth_dev_is_valid_port(port_id) || !info)
+		return -ENODEV;
+	dev = &rte_eth_devices[port_id];
+	if (dev->dev_ops != &hca_ops)
+		return -ENOTSUP;
+	hi = dev->data->dev_private;
+	p = &hi->port;
+	rte_spinlock_lock(&hi->lock);
+	memcpy(info->node_desc, p->node_desc, sizeof(info->node_desc));
+	info->node_guid = p->node_guid;
+	info->port_guid = p->port_guid;
+	info->lid = p->lid;
+	info->sm_lid = p->sm_lid;
+	info->port_num = p->port_num;
+	info->port_state = p->port_state;
+	info->phys_state = p->phys_state;
+	info->link_roce = p->link != MPD_LINK_IB;
+	info->cap_mask = p->cap_mask;
+	rte_spinlock_unlock(&hi->lock);
+	return 0;
+}

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "fabric.h"
+#include "madpmd/pcapng.h"
+
+#define BURST		32
+#define NB_MBUFS	8191
+#define RING_DESC	512
+
+int
+fab_add_hca(struct fabric *f, const char *node, uint8_t num,
+	    uint8_t num_ports, uint64_t node_guid, const char *devargs)
+{
+	struct fab_port *p;
+	char args[512];
+	uint16_t pid;
+	int n;
+
+	if (f->nports == FAB_MAX_PORTS) {
+		fprintf(stderr, "madpmd: too many ports (at most %d)\n",
+			FAB_MAX_PORTS);
+		return -1;
+	}
+	p = &f->port[f->nports];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->node, sizeof(p->node), "%s", node);
+	p->num = num;
+	p->hca = true;
+	p->link = f->opts.link;
+	p->peer = -1;
+	p->cap_if = -1;
+	snprintf(p->dev, sizeof(p->dev), "net_hca%u", f->nports);
+	n = snprintf(args, sizeof(args),
+		     "node=%s,port=%u,num_ports=%u,link=%s%s%s", node, num,
+		     num_ports, f->opts.link == MPD_LINK_IB ? "ib" : "roce",
+		     devargs && *devargs ? "," : "", devargs ? devargs : "");
+	if (node_guid && n > 0 && (size_t)n < sizeof(args))
+		snprintf(args + n, sizeof(args) - (size_t)n,
+			 ",node_guid=0x%016" PRIx64, node_guid);
+	if (rte_vdev_init(p->dev, args) != 0 ||
+	    rte_eth_dev_get_port_by_name(p->dev, &pid) != 0) {
+		fprintf(stderr, "madpmd: cannot create port %u of node \"%s\" (%s,%s)\n",
+			num, node, p->dev, args);
+		return -1;
+	}
+	p->port_id = pid;
+	return (int)f->nports++;
+}
+
+int
+fab_add_external(struct fabric *f, const char *dev)
+{
+	struct fab_port *p;
+	uint16_t pid;
+
+	if (f->nports == FAB_MAX_PORTS)
+		return -1;
+	if (rte_eth_dev_get_port_by_name(dev, &pid) != 0) {
+		fprintf(stderr, "madpmd: no ethdev named \"%s\": give it to EAL, e.g. --vdev %s,...\n",
+			dev, dev);
+		return -1;
+	}
+	p = &f->port[f->nports];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->dev, sizeof(p->dev), "%s", dev);
+	snprintf(p->node, sizeof(p->node), "%s", dev);
+	p->port_id = pid;
+	p->peer = -1;
+	p->cap_if = -1;
+	return (int)f->nports++;
+}
+
+int
+fab_connect(struct fabric *f, int a, int b)
+{
+	if (a < 0 || b < 0 || a == b || f->port[a].peer >= 0 ||
+	    f->port[b].peer >= 0)
+		return -1;
+	f->port[a].peer = b;
+	f->port[b].peer = a;
+	return 0;
+}
+
+int
+fab_find(const struct fabric *f, const char *spec)
+{
+	char node[FAB_NAME_LEN];
+	const char *colon = strrchr(spec, ':');
+	unsigned long num = 1;
+	unsigned int i;
+
+	for (i = 0; i < f->nports; i++)
+		if (strcmp(f->port[i].dev, spec) == 0)
+			return (int)i;
+	if (colon) {
+		char *end;
+
+		num = strtoul(colon + 1, &end, 10);
+		if (*end || colon == spec ||
+		    (size_t)(colon - spec) >= sizeof(node))
+			return -1;
+		memcpy(node, spec, (size_t)(colon - spec));
+		node[colon - spec] = '\0';
+	} else {
+		snprintf(node, sizeof(node), "%s", spec);
+	}
+	for (i = 0; i < f->nports; i++)
+		if (f->port[i].hca && f->port[i].num == num &&
+		    strcmp(f->port[i].node, node) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+fab_start(struct fabric *f)
+{
+	struct rte_eth_conf conf;
+	unsigned int i;
+
+	f->pool = rte_pktmbuf_pool_create("madpmd_pool",
+					  NB_MBUFS + 1024 * f->nports, 256, 0,
+					  RTE_MBUF_DEFAULT_BUF_SIZE,
+					  rte_socket_id());
+	if (!f->pool) {
+		fprintf(stderr, "madpmd: cannot create the mbuf pool: %s (more memory with -m?)\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	memset(&conf, 0, sizeof(conf));
+	for (i = 0; i < f->nports; i++) {
+		uint16_t pid = f->port[i].port_id;
+		int rc;
+
+		rc = rte_eth_dev_configure(pid, 1, 1, &conf);
+		if (!rc)
+			rc = rte_eth_rx_queue_setup(pid, 0, RING_DESC,
+						    rte_socket_id(), NULL,
+						    f->pool);
+		if (!rc)
+			rc = rte_eth_tx_queue_setup(pid, 0, RING_DESC,
+						    rte_socket_id(), NULL);
+		if (!rc)
+			rc = rte_eth_dev_start(pid);
+		/* an HCA cabled to an outside ethdev takes every frame: a
+		 * replayed capture carries someone else's MACs */
+		if (!rc && (!f->port[i].hca || (f->port[i].peer >= 0 &&
+						!f->port[f->port[i].peer].hca)))
+			rc = rte_eth_promiscuous_enable(pid);
+		if (rc) {
+			fprintf(stderr, "madpmd: cannot start %s: %s\n",
+				f->port[i].dev, rte_strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void
+fab_stop(struct fabric *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nports; i++) {
+		rte_eth_dev_stop(f->port[i].port_id);
+		rte_eth_dev_close(f->port[i].port_id);
+	}
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int
+fab_capture_open(struct fabric *f, const char *path)
+{
+	unsigned int i;
+
+	f->cap = mpd_pcapng_open(path);
+	if (!f->cap)
+		return -errno;
+	if (strcmp(path, "-") == 0)
+		mpd_pcapng_set_autoflush(f->cap, 1);
+	for (i = 0; i < f->nports; i++) {
+		struct fab_port *p = &f->port[i];
+		char name[2 * FAB_NAME_LEN + 8], desc[160];
+
+		if (!p->hca)
+			continue;
+		snprintf(name, sizeof(name), "%s/%u", p->node, p->num);
+		snprintf(desc, sizeof(desc), "%s port %u (%s, link=%s)",
+			 p->node, p->num, p->dev,
+			 p->link == MPD_LINK_IB ? "ib" : "roce");
+		p->cap_if = mpd_pcapng_add_interface(f->cap,
+			p->link == MPD_LINK_IB ? MPD_LINKTYPE_UPPER_PDU
+					       : MPD_LINKTYPE_ETHERNET,
+			name, desc);
+		if (p->cap_if < 0) {
+			int rc = p->cap_if;
+
+			fab_capture_close(f);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void
+fab_capture_close(struct fabric *f)
+{
+	unsigned int i;
+
+	if (!f->cap)
+		return;
+	mpd_pcapng_close(f->cap);
+	f->cap = NULL;
+	for (i = 0; i < f->nports; i++)
+		f->port[i].cap_if = -1;
+}
+
+static void
+capture(struct fabric *f, const struct fab_port *p, uint32_t dir,
+	struct rte_mbuf **m, uint16_t n, uint64_t ts)
+{
+	uint16_t i;
+
+	if (p->cap_if < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const void *d = rte_pktmbuf_mtod(m[i], const void *);
+		uint32_t len = rte_pktmbuf_data_len(m[i]);
+
+		if (p->link == MPD_LINK_IB)
+			mpd_pcapng_write_exported(f->cap, (uint32_t)p->cap_if,
+						  ts, dir, "infiniband",
+						  MPD_EXP_PDU_NO_PORT,
+						  MPD_EXP_PDU_NO_PORT, d, len);
+		else
+			mpd_pcapng_write(f->cap, (uint32_t)p->cap_if, ts, dir,
+					 d, len);
+	}
+}
+
+static void
+apply_capture_request(struct fabric *f)
+{
+	char *req = f->cap_request;
+	int rc;
+
+	if (!req)
+		return;
+	f->cap_request = NULL;
+	fab_capture_close(f);
+	if (*req) {
+		rc = fab_capture_open(f, req);
+		if (rc)
+			fprintf(stderr, "madpmd: cannot capture to %s: %s\n",
+				req, strerror(-rc));
+	}
+	free(req);
+}
+
+/* Move one burst from port a to its peer; returns packets moved. */
+static uint16_t
+forward(struct fabric *f, struct fab_port *a)
+{
+	struct fab_port *b = &f->port[a->peer];
+	struct rte_mbuf *m[BURST];
+	uint16_t n, sent;
+	uint64_t ts;
+
+	n = rte_eth_rx_burst(a->port_id, 0, m, BURST);
+	if (!n)
+		return 0;
+	if (f->cap) {
+		ts = now_ns();
+		capture(f, a, MPD_PCAPNG_DIR_OUT, m, n, ts);
+		capture(f, b, MPD_PCAPNG_DIR_IN, m, n, ts);
+	}
+	sent = rte_eth_tx_burst(b->port_id, 0, m, n);
+	if (sent < n)
+		rte_pktmbuf_free_bulk(m + sent, n - sent);
+	return n;
+}
+
+int
+fab_poll_loop(void *arg)
+{
+	struct fabric *f = arg;
+	unsigned int idle = 0, sleep_us = 1;
+
+	while (!f->stop) {
+		uint64_t moved = 0;
+		unsigned int i;
+
+		apply_capture_request(f);
+		for (i = 0; i < f->nports; i++)
+			if (f->port[i].peer >= 0)
+				moved += forward(f, &f->port[i]);
+		f->forwarded += moved;
+		if (moved) {
+			idle = 0;
+			sleep_us = 1;
+			continue;
+		}
+		/* busy-poll, then back off so a 2-core machine stays usable */
+		if (++idle < f->opts.idle_polls)
+			continue;
+		if (f->cap)
+			mpd_pcapng_flush(f->cap);
+		rte_delay_us_sleep(sleep_us);
+		f->idle_sleeps++;
+		if (sleep_us < f->opts.idle_sleep_us)
+			sleep_us = RTE_MIN(2 * sleep_us, f->opts.idle_sleep_us);
+	}
+	apply_capture_request(f);
+	fab_capture_close(f);
+	return 0;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MADPMD_LAUNCHER_H
+#define MADPMD_LAUNCHER_H
+
+#include <stdio.h>
+
+#include "fabric.h"
+
+void launcher_show_ports(const struct fabric *f, FILE *out);
+void launcher_show_counters(const struct fabric *f, int idx, FILE *out);
+/* Runs the prompt on stdin until quit, end of input or a signal. */
+void launcher_prompt(struct fabric *f);
+void launcher_prompt_quit(void);
+/* Registers /madpmd/ports with DPDK telemetry. */
+void launcher_telemetry_init(struct fabric *f);
+
+#endif

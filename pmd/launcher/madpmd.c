@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * madpmd: starts a soft InfiniBand/RoCE fabric, testpmd style.
+ *
+ *   madpmd [EAL options] -- [--topology NETFILE] [--run-dir DIR]
+ *          [--capture FILE] [-i] [--link ib|roce] [--wire NODE:PORT=ETHDEV]
+ *          [--idle-polls N] [--idle-sleep-us N] [--duration SECONDS]
+ *
+ * One net_hca port per HCA port of the topology, wired back to back as the
+ * topology says (or to another ethdev with --wire), moved by one busy-poll
+ * lcore that sleeps when the fabric is idle.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "fabric.h"
+#include "launcher.h"
+#include "topology.h"
+
+static struct fabric fab;
+static volatile sig_atomic_t quit_signal;
+static bool own_prefix;		/* EAL options and runtime dir are ours */
+
+static void
+on_signal(int sig)
+{
+	quit_signal = sig;
+	fab.stop = true;
+	launcher_prompt_quit();
+}
+
+/* EAL leaves its runtime directory behind; remove the one we named. */
+static void
+remove_eal_runtime_dir(const char *dir)
+{
+	struct dirent *e;
+	char path[4096 + 256];
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"usage: madpmd [EAL options] -- [options]\n"
+		"  --topology FILE        ibsim net file (default: embedded two-HCA fabric)\n"
+		"  --run-dir DIR          where clients find the fabric (default: $MADPMD_RUN_DIR\n"
+		"                         or /run/madpmd)\n"
+		"  --capture FILE         capture every HCA port to a pcapng ('-': stdout)\n"
+		"  -i, --interactive      prompt (show ports, show counters, set link,\n"
+		"                         capture start|stop, quit)\n"
+		"  --link ib|roce         framing of every HCA port (default ib)\n"
+		"  --wire NODE:PORT=DEV   connect a node's port to ethdev DEV (from --vdev)\n"
+		"  --idle-polls N         empty polls before the lcore sleeps (default 256)\n"
+		"  --idle-sleep-us N      longest idle sleep in microseconds (default 200)\n"
+		"  --duration SECONDS     stop after this long (default: until SIGINT/SIGTERM)\n"
+		"Without EAL options madpmd uses --no-huge --no-pci -m 256 -l 0,1 and a\n"
+		"file prefix of its own, which work on a small machine without hugepages.\n");
+}
+
+/*
+ * testpmd's convention: EAL options, "--", application options. With no
+ * EAL options ("--" first, or no "--" at all) madpmd picks options that
+ * work on a small machine without hugepages. On return argv[*consumed] is
+ * where getopt's argv[0] should be.
+ */
+static int
+eal_init(int argc, char **argv, int *consumed)
+{
+	static char prefix[64];
+	char *def[16];
+	int n = 0, sep = 0, i, rc;
+
+	for (i = 1; i < argc && !sep; i++)
+		if (strcmp(argv[i], "--") == 0)
+			sep = i;
+	if (sep > 1) {
+		rc = rte_eal_init(argc, argv);
+		*consumed = rc;
+		return rc;
+	}
+	snprintf(prefix, sizeof(prefix), "--file-prefix=madpmd-%d",
+		 (int)getpid());
+	def[n++] = argv[0];
+	def[n++] = (char *)"--no-huge";
+	def[n++] = (char *)"--no-pci";
+	def[n++] = (char *)"-m";
+	def[n++] = (char *)"256";
+	def[n++] = (char *)(sysconf(_SC_NPROCESSORS_ONLN) > 1 ? "-l0,1" : "-l0");
+	def[n++] = prefix;
+	def[n] = NULL;
+	rc = rte_eal_init(n, def);
+	own_prefix = true;
+	*consumed = sep;	/* argv[sep] is "--", or argv[0] */
+	return rc < 0 ? rc : 0;
+}
+
+struct app_opts {
+	const char *topology;
+	const char *run_dir;
+	const char *capture;
+	bool interactive;
+	const char *wires[16];
+	unsigned int nwires;
+	unsigned int duration;
+};
+
+static int
+parse_uint(const char *opt, const char *val, unsigned int max,
+	   unsigned int *out)
+{
+	char *end;
+	unsigned long v = strtoul(val, &end, 0);
+
+	if (!*val || *end || v > max) {
+		fprintf(stderr, "madpmd: %s %s: give a number from 0 to %u\n",
+			opt, val, max);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int
+parse_app(int argc, char **argv, struct app_opts *o)
+{
+	static const struct option lopts[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "run-dir", required_argument, NULL, 'r' },
+		{ "capture", required_argument, NULL, 'c' },
+		{ "interactive", no_argument, NULL, 'i' },
+		{ "link", required_argument, NULL, 'l' },
+		{ "wire", required_argument, NULL, 'w' },
+		{ "idle-polls", required_argument, NULL, 'p' },
+		{ "idle-sleep-us", required_argument, NULL, 's' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ih", lopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			o->topology = optarg;
+			break;
+		case 'r':
+			o->run_dir = optarg;
+			break;
+		case 'c':
+			o->capture = optarg;
+			break;
+		case 'i':
+			o->interactive = true;
+			break;
+		case 'l':
+			if (strcmp(optarg, "ib") == 0) {
+				fab.opts.link = MPD_LINK_IB;
+			} else if (strcmp(optarg, "roce") == 0) {
+				fab.opts.link = MPD_LINK_ROCE_V2;
+			} else {
+				fprintf(stderr, "madpmd: --link %s: give ib or roce\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'w':
+			if (o->nwires == 16 || !strchr(optarg, '=')) {
+				fprintf(stderr, "madpmd: --wire %s: give NODE:PORT=ETHDEV (at most 16)\n",
+					optarg);
+				return -1;
+			}
+			o->wires[o->nwires++] = optarg;
+			break;
+		case 'p':
+			if (parse_uint("--idle-polls", optarg, 1u << 30,
+				       &fab.opts.idle_polls))
+				return -1;
+			break;
+		case 's':
+			if (parse_uint("--idle-sleep-us", optarg, 1000000,
+				       &fab.opts.idle_sleep_us))
+				return -1;
+			break;
+		case 'd':
+			if (parse_uint("--duration", optarg, 86400 * 365,
+				       &o->duration))
+				return -1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "madpmd: unexpected argument \"%s\"\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* --wire NODE:PORT=ETHDEV: the node's port leaves the topology's wire (if
+ * any) and is cabled to an external ethdev instead. */
+static int
+apply_wire(const char *spec)
+{
+	char left[2 * FAB_NAME_LEN];
+	const char *eq = strchr(spec, '=');
+	int a, b;
+
+	if ((size_t)(eq - spec) >= sizeof(left))
+		return -1;
+	memcpy(left, spec, (size_t)(eq - spec));
+	left[eq - spec] = '\0';
+	a = fab_find(&fab, left);
+	if (a < 0) {
+		fprintf(stderr, "madpmd: --wire %s: no port \"%s\" in the topology\n",
+			spec, left);
+		return -1;
+	}
+	b = fab_add_external(&fab, eq + 1);
+	if (b < 0)
+		return -1;
+	if (fab.port[a].peer >= 0) {
+		fab.port[fab.port[a].peer].peer = -1;
+		fab.port[a].peer = -1;
+	}
+	return fab_connect(&fab, a, b);
+}
+
+static int
+make_run_dir(const char *dir)
+{
+	char path[4096];
+	FILE *f;
+
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "madpmd: cannot create run directory %s: %s\n",
+			dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/madpmd.pid", dir);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "madpmd: cannot write %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/ports", dir);
+	f = fopen(path, "w");
+	if (f) {
+		launcher_show_ports(&fab, f);
+		fclose(f);
+	}
+	return 0;
+}
+
+static void
+remove_run_files(const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/madpmd.pid", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/ports", dir);
+	unlink(path);
+	rmdir(dir);	/* only when nothing else lives there */
+}
+
+int
+main(int argc, char **argv)
+{
+	struct app_opts o = { 0 };
+	char eal_dir[4096];	/* PATH_MAX */
+	unsigned int i, elapsed = 0;
+	int consumed, rc = 1;
+
+	fab.opts.link = MPD_LINK_IB;
+	fab.opts.idle_polls = 256;
+	fab.opts.idle_sleep_us = 200;
+	if (eal_init(argc, argv, &consumed) < 0) {
+		fprintf(stderr, "madpmd: EAL initialisation failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= consumed;
+	argv += consumed;
+	if (parse_app(argc, argv, &o))
+		goto out_eal;
+	if (!o.run_dir)
+		o.run_dir = getenv("MADPMD_RUN_DIR");
+	if (!o.run_dir)
+		o.run_dir = "/run/madpmd";
+	if (topology_load(&fab, o.topology) != 0)
+		goto out_eal;
+	for (i = 0; i < o.nwires; i++)
+		if (apply_wire(o.wires[i]) != 0)
+			goto out_eal;
+	if (fab_start(&fab) != 0)
+		goto out_ports;
+	if (o.capture && fab_capture_open(&fab, o.capture) != 0) {
+		fprintf(stderr, "madpmd: cannot capture to %s: %s\n",
+			o.capture, strerror(errno));
+		goto out_ports;
+	}
+	if (make_run_dir(o.run_dir) != 0)
+		goto out_ports;
+	launcher_telemetry_init(&fab);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	fab.poll_lcore = rte_get_next_lcore(-1, 1, 0);
+	if (fab.poll_lcore >= RTE_MAX_LCORE) {
+		/* a single lcore: poll on it, no prompt */
+		fprintf(stderr, "madpmd: one lcore only: polling on the main lcore\n");
+		fab.poll_lcore = rte_lcore_id();
+		if (o.duration)
+			alarm(o.duration);
+		signal(SIGALRM, on_signal);
+		fab_poll_loop(&fab);
+	} else {
+		rte_eal_remote_launch(fab_poll_loop, &fab, fab.poll_lcore);
+		if (o.capture && strcmp(o.capture, "-") == 0)
+			fprintf(stderr, "madpmd: fabric up, capturing to stdout\n");
+		else
+			launcher_show_ports(&fab, stderr);
+		if (o.interactive) {
+			launcher_prompt(&fab);
+		} else {
+			while (!fab.stop &&
+			       (!o.duration || elapsed < 10 * o.duration)) {
+				usleep(100000);
+				elapsed++;
+			}
+		}
+		fab.stop = true;
+		rte_eal_wait_lcore(fab.poll_lcore);
+	}
+	rc = 0;
+	if (quit_signal)
+		fprintf(stderr, "madpmd: signal %d, shutting down\n",
+			(int)quit_signal);
+	remove_run_files(o.run_dir);
+out_ports:
+	fab_capture_close(&fab);
+	fab_stop(&fab);
+out_eal:
+	snprintf(eal_dir, sizeof(eal_dir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	if (own_prefix)
+		remove_eal_runtime_dir(eal_dir);
+	return rc;
+}

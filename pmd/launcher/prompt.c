@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The launcher's interactive prompt (librte_cmdline, testpmd style). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmdline.h>
+#include <cmdline_parse.h>
+#include <cmdline_parse_num.h>
+#include <cmdline_parse_string.h>
+#include <cmdline_socket.h>
+#include <rte_ethdev.h>
+
+#include "fabric.h"
+#include "launcher.h"
+#include "rte_pmd_hca.h"
+
+static struct fabric *fab;
+
+static const char *const port_states[] = {
+	"NOP", "Down", "Init", "Armed", "Active",
+};
+static const char *const phys_states[] = {
+	"NOP", "Sleep", "Polling", "Disabled", "Training", "LinkUp",
+	"ErrorRecovery", "PhyTest",
+};
+
+void
+launcher_show_ports(const struct fabric *f, FILE *out)
+{
+	unsigned int i;
+
+	fprintf(out, "%-4s %-20s %-10s %-5s %-7s %-9s %-6s %-6s %s\n", "idx",
+		"port", "ethdev", "link", "state", "phys", "LID", "SMLID",
+		"peer");
+	for (i = 0; i < f->nports; i++) {
+		const struct fab_port *p = &f->port[i];
+		struct rte_pmd_hca_port_info pi;
+		char name[FAB_NAME_LEN + 8], peer[FAB_NAME_LEN + 8];
+
+		if (p->hca)
+			snprintf(name, sizeof(name), "%s:%u", p->node, p->num);
+		else
+			snprintf(name, sizeof(name), "%s", p->dev);
+		if (p->peer < 0)
+			snprintf(peer, sizeof(peer), "-");
+		else if (f->port[p->peer].hca)
+			snprintf(peer, sizeof(peer), "%s:%u",
+				 f->port[p->peer].node, f->port[p->peer].num);
+		else
+			snprintf(peer, sizeof(peer), "%s",
+				 f->port[p->peer].dev);
+		if (!p->hca ||
+		    rte_pmd_hca_port_info_get(p->port_id, &pi) != 0) {
+			fprintf(out, "%-4u %-20s %-10s %-5s %-7s %-9s %-6s %-6s %s\n",
+				i, name, p->dev, "eth", "-", "-", "-", "-",
+				peer);
+			continue;
+		}
+		fprintf(out, "%-4u %-20s %-10s %-5s %-7s %-9s %-6u %-6u %s\n",
+			i, name, p->dev, pi.link_roce ? "roce" : "ib",
+			pi.port_state < 5 ? port_states[pi.port_state] : "?",
+			pi.phys_state < 8 ? phys_states[pi.phys_state] : "?",
+			pi.lid, pi.sm_lid, peer);
+	}
+}
+
+void
+launcher_show_counters(const struct fabric *f, int idx, FILE *out)
+{
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *xs;
+	uint16_t pid = f->port[idx].port_id;
+	int n, i;
+
+	n = rte_eth_xstats_get_names(pid, NULL, 0);
+	if (n <= 0)
+		return;
+	names = calloc((size_t)n, sizeof(*names));
+	xs = calloc((size_t)n, sizeof(*xs));
+	if (names && xs && rte_eth_xstats_get_names(pid, names, n) == n &&
+	    rte_eth_xstats_get(pid, xs, n) == n)
+		for (i = 0; i < n; i++)
+			if (xs[i].value)
+				fprintf(out, "  %-40s %" PRIu64 "\n",
+					names[xs[i].id].name, xs[i].value);
+	free(names);
+	free(xs);
+}
+
+/* ---- commands ----------------------------------------------------------- */
+
+struct cmd_show_ports { cmdline_fixed_string_t show, ports; };
+
+static void
+cmd_show_ports_parsed(void *res __rte_unused, struct cmdline *cl __rte_unused,
+		      void *data __rte_unused)
+{
+	launcher_show_ports(fab, stdout);
+}
+
+static cmdline_parse_token_string_t tok_show =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_ports, show, "show");
+static cmdline_parse_token_string_t tok_ports =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_ports, ports, "ports");
+static cmdline_parse_inst_t cmd_show_ports = {
+	.f = cmd_show_ports_parsed,
+	.help_str = "show ports: port states, LIDs and wires",
+	.tokens = { (void *)&tok_show, (void *)&tok_ports, NULL },
+};
+
+struct cmd_show_cnt {
+	cmdline_fixed_string_t show, counters, port;
+};
+
+static int
+find_or_say(const char *spec)
+{
+	int idx = fab_find(fab, spec);
+
+	if (idx < 0)
+		printf("no port \"%s\": give node:port, node or an ethdev name (see show ports)\n",
+		       spec);
+	return idx;
+}
+
+static void
+cmd_show_cnt_parsed(void *res, struct cmdline *cl __rte_unused,
+		    void *data __rte_unused)
+{
+	struct cmd_show_cnt *r = res;
+	int idx = find_or_say(r->port);
+
+	if (idx >= 0)
+		launcher_show_counters(fab, idx, stdout);
+}
+
+static cmdline_parse_token_string_t tok_show2 =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_cnt, show, "show");
+static cmdline_parse_token_string_t tok_counters =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_cnt, counters, "counters");
+static cmdline_parse_token_string_t tok_cnt_port =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_cnt, port, NULL);
+static cmdline_parse_inst_t cmd_show_cnt = {
+	.f = cmd_show_cnt_parsed,
+	.help_str = "show counters <node:port>: the port's non-zero counters",
+	.tokens = { (void *)&tok_show2, (void *)&tok_counters,
+		    (void *)&tok_cnt_port, NULL },
+};
+
+struct cmd_link {
+	cmdline_fixed_string_t set, link, port, state;
+};
+
+static void
+cmd_link_parsed(void *res, struct cmdline *cl __rte_unused,
+		void *data __rte_unused)
+{
+	struct cmd_link *r = res;
+	int idx = find_or_say(r->port), rc;
+
+	if (idx < 0)
+		return;
+	rc = strcmp(r->state, "up") == 0 ?
+	     rte_eth_dev_set_link_up(fab->port[idx].port_id) :
+	     rte_eth_dev_set_link_down(fab->port[idx].port_id);
+	if (rc)
+		printf("set link %s %s: %s\n", r->port, r->state,
+		       rte_strerror(-rc));
+}
+
+static cmdline_parse_token_string_t tok_set =
+	TOKEN_STRING_INITIALIZER(struct cmd_link, set, "set");
+static cmdline_parse_token_string_t tok_link =
+	TOKEN_STRING_INITIALIZER(struct cmd_link, link, "link");
+static cmdline_parse_token_string_t tok_link_port =
+	TOKEN_STRING_INITIALIZER(struct cmd_link, port, NULL);
+static cmdline_parse_token_string_t tok_link_state =
+	TOKEN_STRING_INITIALIZER(struct cmd_link, state, "up#down");
+static cmdline_parse_inst_t cmd_link = {
+	.f = cmd_link_parsed,
+	.help_str = "set link <node:port> up|down",
+	.tokens = { (void *)&tok_set, (void *)&tok_link, (void *)&tok_link_port,
+		    (void *)&tok_link_state, NULL },
+};
+
+struct cmd_cap_start { cmdline_fixed_string_t capture, start, file; };
+
+static void
+cmd_cap_start_parsed(void *res, struct cmdline *cl __rte_unused,
+		     void *data __rte_unused)
+{
+	struct cmd_cap_start *r = res;
+	char *req = strdup(r->file);
+
+	if (!req)
+		return;
+	fab->cap_request = req;
+	printf("capturing every HCA port to %s\n", r->file);
+}
+
+static cmdline_parse_token_string_t tok_capture =
+	TOKEN_STRING_INITIALIZER(struct cmd_cap_start, capture, "capture");
+static cmdline_parse_token_string_t tok_start =
+	TOKEN_STRING_INITIALIZER(struct cmd_cap_start, start, "start");
+static cmdline_parse_token_string_t tok_file =
+	TOKEN_STRING_INITIALIZER(struct cmd_cap_start, file, NULL);
+static cmdline_parse_inst_t cmd_cap_start = {
+	.f = cmd_cap_start_parsed,
+	.help_str = "capture start <file.pcapng>: capture every HCA port",
+	.tokens = { (void *)&tok_capture, (void *)&tok_start,
+		    (void *)&tok_file, NULL },
+};
+
+struct cmd_cap_stop { cmdline_fixed_string_t capture, stop; };
+
+static void
+cmd_cap_stop_parsed(void *res __rte_unused, struct cmdline *cl __rte_unused,
+		    void *data __rte_unused)
+{
+	char *req = strdup("");
+
+	if (req)
+		fab->cap_request = req;
+}
+
+static cmdline_parse_token_string_t tok_capture2 =
+	TOKEN_STRING_INITIALIZER(struct cmd_cap_stop, capture, "capture");
+static cmdline_parse_token_string_t tok_stop =
+	TOKEN_STRING_INITIALIZER(struct cmd_cap_stop, stop, "stop");
+static cmdline_parse_inst_t cmd_cap_stop = {
+	.f = cmd_cap_stop_parsed,
+	.help_str = "capture stop",
+	.tokens = { (void *)&tok_capture2, (void *)&tok_stop, NULL },
+};
+
+struct cmd_quit { cmdline_fixed_string_t quit; };
+
+static void
+cmd_quit_parsed(void *res __rte_unused, struct cmdline *cl,
+		void *data __rte_unused)
+{
+	cmdline_quit(cl);
+}
+
+static cmdline_parse_token_string_t tok_quit =
+	TOKEN_STRING_INITIALIZER(struct cmd_quit, quit, "quit");
+static cmdline_parse_inst_t cmd_quit = {
+	.f = cmd_quit_parsed,
+	.help_str = "quit: stop the fabric and exit",
+	.tokens = { (void *)&tok_quit, NULL },
+};
+
+static cmdline_parse_ctx_t ctx[] = {
+	&cmd_show_ports, &cmd_show_cnt, &cmd_link, &cmd_cap_start,
+	&cmd_cap_stop, &cmd_quit, NULL,
+};
+
+static struct cmdline *cl;
+
+void
+launcher_prompt(struct fabric *f)
+{
+	fab = f;
+	cl = cmdline_stdin_new(ctx, "madpmd> ");
+	if (!cl) {
+		fprintf(stderr, "madpmd: cannot start the prompt\n");
+		return;
+	}
+	cmdline_interact(cl);
+	cmdline_stdin_exit(cl);
+	cl = NULL;
+}
+
+void
+launcher_prompt_quit(void)
+{
+	if (cl)
+		cmdline_quit(cl);
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* From an ibsim net file to net_hca ports and wires. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "madpmd/topo.h"
+#include "topology.h"
+
+/* kvargs splits on ',' and '=': such names cannot travel as devargs */
+static bool
+devarg_safe(const char *s)
+{
+	return !strpbrk(s, ",=");
+}
+
+int
+topology_load(struct fabric *f, const char *path)
+{
+	const char *src = path ? path : "(default fabric)";
+	struct mpd_topo *t;
+	char err[512];
+	int *first;		/* fabric index of each node's port 1 */
+	unsigned int n, p;
+	int rc = -1;
+
+	t = path ? mpd_topo_parse_file(path, err, sizeof(err))
+		 : mpd_topo_parse_string(mpd_topo_default(), src, err,
+					 sizeof(err));
+	if (!t) {
+		fprintf(stderr, "madpmd: %s\n", err);
+		return -1;
+	}
+	first = calloc(t->num_nodes, sizeof(*first));
+	if (!first)
+		goto out;
+	for (n = 0; n < t->num_nodes; n++) {
+		const struct mpd_topo_node *nd = &t->node[n];
+
+		if (nd->type != MPD_TOPO_CA) {
+			fprintf(stderr, "madpmd: %s:%u: %s \"%s\": only Hca nodes can be started yet (switches and routers come with a later release)\n",
+				src, nd->line, mpd_topo_type_name(nd->type),
+				nd->name);
+			goto out;
+		}
+		if (!devarg_safe(nd->name) || !devarg_safe(nd->desc)) {
+			fprintf(stderr, "madpmd: %s:%u: node \"%s\": names and descriptions cannot contain ',' or '='\n",
+				src, nd->line, nd->name);
+			goto out;
+		}
+		for (p = 1; p <= nd->num_ports; p++) {
+			char args[256];
+			int idx;
+
+			snprintf(args, sizeof(args),
+				 "desc=%s,port_guid=0x%016" PRIx64
+				 ",sys_guid=0x%016" PRIx64, nd->desc,
+				 nd->port[p].guid, nd->sys_guid);
+			idx = fab_add_hca(f, nd->name, (uint8_t)p,
+					  nd->num_ports, nd->guid, args);
+			if (idx < 0)
+				goto out;
+			if (p == 1)
+				first[n] = idx;
+		}
+	}
+	/* each cable once: from the end with the lower (node, port) */
+	for (n = 0; n < t->num_nodes; n++) {
+		const struct mpd_topo_node *nd = &t->node[n];
+
+		for (p = 1; p <= nd->num_ports; p++) {
+			const struct mpd_topo_port *tp = &nd->port[p];
+
+			if (tp->peer_node < 0 || (unsigned int)tp->peer_node < n ||
+			    ((unsigned int)tp->peer_node == n &&
+			     tp->peer_port <= p))
+				continue;
+			if (fab_connect(f, first[n] + (int)p - 1,
+					first[tp->peer_node] + tp->peer_port - 1)) {
+				fprintf(stderr, "madpmd: %s:%u: cannot cable \"%s\"[%u]\n",
+					src, tp->line, nd->name, p);
+				goto out;
+			}
+		}
+	}
+	rc = 0;
+out:
+	free(first);
+	mpd_topo_free(t);
+	return rc;
+}

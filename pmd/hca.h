@@ -122,6 +122,7 @@ struct hca_port {
 	uint64_t mkey_lease_deadline;	/* TSC when protection lapses */
 	struct rte_ether_addr mac;
 	uint8_t ip4[4];
+	uint8_t node_info[40];		/* NodeInfo as sent: it never changes */
 	struct hca_counters cnt;
 };
 
@@ -155,5 +156,7 @@ int hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
  * Return true when a response is to be sent. */
 bool hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pkt);
 bool hca_pma_handle(struct hca_port *p, uint8_t *mad);
+/* Prepare what the SMA sends unchanged (NodeInfo); at probe. */
+void hca_sma_init(struct hca_port *p);
 
 #endif

@@ -103,8 +103,8 @@ hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
 	       uint16_t cap)
 {
 	struct hca_port *p = &hi->port;
-	uint8_t mad[MPD_MAD_LEN];
 	struct mpd_pkt pk;
+	uint8_t *mad;
 	uint32_t qp;
 	bool respond;
 	int rc;
@@ -150,7 +150,8 @@ hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
 			return 0;
 		}
 	}
-	memcpy(mad, pk.payload, MPD_MAD_LEN);
+	/* the MAD is answered in place, in the frame's own buffer */
+	mad = buf + (pk.payload - buf);
 	if (qp == 0)
 		respond = hca_sma_handle(p, mad, &pk);
 	else if (mad[1] == MPD_CLASS_PERF)

@@ -729,6 +729,7 @@ hca_probe(struct rte_vdev_device *vdev)
 		return -ENOMEM;
 	hi = dev->data->dev_private;
 	hi->port = port;
+	hca_sma_init(&hi->port);
 	hi->port_id = dev->data->port_id;
 	rte_spinlock_init(&hi->lock);
 	snprintf(ring_name, sizeof(ring_name), "hca_eg_%u", hi->port_id);

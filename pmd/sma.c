@@ -188,27 +188,13 @@ sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
 	uint16_t st = 0;
 
 	switch (m->hdr.attr_id) {
-	case MPD_ATTR_NODE_INFO: {
-		struct mpd_node_info ni = {
-			.base_version = MPD_BASE_VERSION,
-			.class_version = MPD_SMP_CLASS_VERSION,
-			.node_type = MPD_NODE_TYPE_CA,
-			.num_ports = p->num_ports,
-			.sys_image_guid = p->sys_guid,
-			.node_guid = p->node_guid,
-			.port_guid = p->port_guid,
-			.partition_cap = HCA_PKEY_TABLE_LEN,
-			.device_id = HCA_DEVICE_ID,
-			.revision = HCA_REVISION,
-			.local_port_num = p->port_num,
-			.vendor_id = HCA_VENDOR_ID,
-		};
-
+	case MPD_ATTR_NODE_INFO:
 		if (set)
 			return MPD_STATUS_METHOD_ATTR_UNSUP;
-		mpd_layout_encode(&mpd_node_info_layout, &ni, data, 64);
+		memcpy(data, p->node_info, sizeof(p->node_info));
+		memset(data + sizeof(p->node_info), 0,
+		       MPD_SMP_DATA_LEN - sizeof(p->node_info));
 		return 0;
-	}
 	case MPD_ATTR_NODE_DESC:
 		if (set)
 			return MPD_STATUS_METHOD_ATTR_UNSUP;
@@ -281,6 +267,28 @@ sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
 		/* SMInfo reaches an SM once one registers on this port */
 		return MPD_STATUS_METHOD_ATTR_UNSUP;
 	}
+}
+
+void
+hca_sma_init(struct hca_port *p)
+{
+	struct mpd_node_info ni = {
+		.base_version = MPD_BASE_VERSION,
+		.class_version = MPD_SMP_CLASS_VERSION,
+		.node_type = MPD_NODE_TYPE_CA,
+		.num_ports = p->num_ports,
+		.sys_image_guid = p->sys_guid,
+		.node_guid = p->node_guid,
+		.port_guid = p->port_guid,
+		.partition_cap = HCA_PKEY_TABLE_LEN,
+		.device_id = HCA_DEVICE_ID,
+		.revision = HCA_REVISION,
+		.local_port_num = p->port_num,
+		.vendor_id = HCA_VENDOR_ID,
+	};
+
+	mpd_layout_encode(&mpd_node_info_layout, &ni, p->node_info,
+			  sizeof(p->node_info));
 }
 
 /*

@@ -215,8 +215,9 @@ mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
 		mpd_put_be32(buf + off, p->imm);
 		off += 4;
 	}
-	if (payload_len)
-		memcpy(buf + off, payload, payload_len);
+	/* a response built in place already sits where it belongs */
+	if (payload_len && payload != buf + off)
+		memmove(buf + off, payload, payload_len);
 	memset(buf + off + payload_len, 0, pad);
 	icrc_off = off + payload_len + pad;
 

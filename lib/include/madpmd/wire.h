@@ -217,7 +217,9 @@ struct mpd_pkt {
 #define MPD_PKT_NO_ICRC_CHECK	0x1u
 #define MPD_PKT_NO_VCRC_CHECK	0x2u
 
-/* Encode headers + payload into buf. Returns the frame length or a status. */
+/* Encode headers + payload into buf. Returns the frame length or a status.
+ * The payload may lie in buf already, e.g. at its place in a request being
+ * turned into the response. */
 int mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
 		   uint8_t *buf, size_t cap);
 /* Decode a frame of the given link type. Checks lengths, versions and CRCs. */

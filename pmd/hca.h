@@ -123,6 +123,7 @@ struct hca_port {
 	struct rte_ether_addr mac;
 	uint8_t ip4[4];
 	uint8_t node_info[40];		/* NodeInfo as sent: it never changes */
+	uint64_t trap_tid;
 	struct hca_counters cnt;
 };
 
@@ -152,9 +153,16 @@ struct hca_internals {
 int hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
 		   uint16_t cap);
 
-/* SMA / PMA: mad is a 256-byte MAD, rewritten in place as the response.
- * Return true when a response is to be sent. */
-bool hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pkt);
+/* What the SMA makes of an SMP rewritten in place */
+enum hca_reply {
+	HCA_NO_REPLY = 0,
+	HCA_REPLY = 1,		/* the response, back to the requester */
+	HCA_TRAP = 2,		/* a Trap, LID-routed to the master SM */
+};
+
+/* SMA / PMA: mad is a 256-byte MAD, rewritten in place as the response. */
+enum hca_reply hca_sma_handle(struct hca_port *p, uint8_t *mad,
+			      const struct mpd_pkt *pkt);
 bool hca_pma_handle(struct hca_port *p, uint8_t *mad);
 /* Prepare what the SMA sends unchanged (NodeInfo); at probe. */
 void hca_sma_init(struct hca_port *p);

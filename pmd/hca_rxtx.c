@@ -106,7 +106,7 @@ hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
 	struct mpd_pkt pk;
 	uint8_t *mad;
 	uint32_t qp;
-	bool respond;
+	enum hca_reply reply;
 	int rc;
 
 	rc = mpd_pkt_decode(p->link, buf, len, 0, &pk);
@@ -152,17 +152,21 @@ hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
 	}
 	/* the MAD is answered in place, in the frame's own buffer */
 	mad = buf + (pk.payload - buf);
-	if (qp == 0)
-		respond = hca_sma_handle(p, mad, &pk);
-	else if (mad[1] == MPD_CLASS_PERF)
-		respond = hca_pma_handle(p, mad);
-	else {
+	if (qp == 0) {
+		reply = hca_sma_handle(p, mad, &pk);
+	} else if (mad[1] == MPD_CLASS_PERF) {
+		reply = hca_pma_handle(p, mad) ? HCA_REPLY : HCA_NO_REPLY;
+	} else {
 		p->cnt.drop_no_agent++;
-		respond = false;
+		reply = HCA_NO_REPLY;
 	}
-	if (!respond)
+	if (reply == HCA_NO_REPLY)
 		return 0;
 	reverse_headers(p, &pk, qp);
+	if (reply == HCA_TRAP) {
+		pk.lrh.dlid = p->sm_lid;
+		pk.lrh.slid = p->lid;
+	}
 	rc = mpd_pkt_encode(&pk, mad, MPD_MAD_LEN, buf, cap);
 	if (rc < 0) {
 		p->cnt.xmit_discards++;

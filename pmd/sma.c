@@ -313,7 +313,56 @@ dr_request_ok(const struct hca_port *p, struct mpd_mad *m, uint8_t *mad)
 	return true;
 }
 
-bool
+/*
+ * Trap 256, Bad M_Key (IBA 14.2.4.2, 14.2.5.1): the SMP with the wrong key
+ * is not answered; the master SM hears of it instead. DataDetails as
+ * OpenSM reads them (ib_mad_notice_attr_t, ntc_256): requester LID, DR
+ * SLID, method, attribute, modifier, the offending M_Key, and for DR
+ * SMPs the hop count and the return path.
+ */
+static void
+bad_mkey_trap(struct hca_port *p, uint8_t *mad, const struct mpd_mad *m,
+	      uint16_t requester_lid)
+{
+	uint8_t notice[MPD_NOTICE_LEN], *d;
+	struct mpd_notice n;
+	struct mpd_mad t;
+
+	memset(&n, 0, sizeof(n));
+	n.is_generic = 1;
+	n.type = 2;			/* security */
+	n.producer_type = MPD_NODE_TYPE_CA;
+	n.trap_number = 256;
+	n.issuer_lid = p->lid;
+	d = n.data_details;
+	mpd_put_be16(d + 2, requester_lid);
+	mpd_put_be16(d + 4, m->dr_slid);
+	d[6] = m->hdr.method;
+	mpd_put_be16(d + 8, m->hdr.attr_id);
+	mpd_put_be32(d + 10, m->hdr.attr_mod);
+	mpd_put_be64(d + 14, m->mkey);
+	if (mpd_mad_is_dr(&m->hdr)) {
+		uint8_t cnt = mpd_smp_hop_cnt(&m->hdr);
+
+		/* DRNotice, DRPathTruncated, DRHopCount */
+		d[22] = (uint8_t)(0x80 | (cnt > 30 ? 0x40 : 0) | (cnt & 0x3f));
+		memcpy(d + 23, m->return_path, 30);
+	}
+	mpd_layout_encode(&mpd_notice_layout, &n, notice, sizeof(notice));
+
+	memset(&t, 0, sizeof(t));
+	t.hdr.base_version = MPD_BASE_VERSION;
+	t.hdr.mgmt_class = MPD_CLASS_SUBN_LID;
+	t.hdr.class_version = MPD_SMP_CLASS_VERSION;
+	t.hdr.method = MPD_METHOD_TRAP;
+	t.hdr.tid = ++p->trap_tid;
+	t.hdr.attr_id = MPD_ATTR_NOTICE;
+	t.mkey = p->mkey;
+	/* an SMP has room for the Notice up to, not including, IssuerGID */
+	mpd_mad_encode(&t, notice, MPD_NOTICE_SMP_LEN, mad, MPD_MAD_LEN);
+}
+
+enum hca_reply
 hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk)
 {
 	struct mpd_mad m;
@@ -321,21 +370,25 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk)
 	uint16_t status;
 	uint8_t *data = mad + MPD_SMP_DATA_OFF;
 
-	(void)pk;
 	if (mpd_mad_decode(mad, MPD_MAD_LEN, &m) < 0) {
 		p->cnt.rcv_errors++;
-		return false;
+		return HCA_NO_REPLY;
 	}
 	dr = mpd_mad_is_dr(&m.hdr);
 	if (!dr && m.hdr.mgmt_class != MPD_CLASS_SUBN_LID)
-		return false;		/* QP0 carries SMPs only */
+		return HCA_NO_REPLY;	/* QP0 carries SMPs only */
 	/* responses, traps to us and unknown methods: nothing to answer */
 	if (m.hdr.method != MPD_METHOD_GET && m.hdr.method != MPD_METHOD_SET)
-		return false;
+		return HCA_NO_REPLY;
 	if (dr && !dr_request_ok(p, &m, mad))
-		return false;
-	if (!mkey_ok(p, &m, &hide))
-		return false;		/* silently, IBA 14.2.4.2 */
+		return HCA_NO_REPLY;
+	if (!mkey_ok(p, &m, &hide)) {
+		/* no answer (IBA 14.2.4.2); a trap when there is an SM */
+		if (!p->sm_lid || !p->lid)
+			return HCA_NO_REPLY;
+		bad_mkey_trap(p, mad, &m, pk->lrh.slid);
+		return HCA_TRAP;
+	}
 
 	if (m.hdr.class_version != MPD_SMP_CLASS_VERSION)
 		status = MPD_STATUS_BAD_VERSION;
@@ -350,5 +403,5 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk)
 		mad[6] = ptr ? (uint8_t)(ptr - 1) : 0;
 	}
 	mpd_put_be16(mad + 4, status);
-	return true;
+	return HCA_REPLY;
 }

@@ -6,9 +6,12 @@
  * the port keeps answering.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_bus_vdev.h>
 #include <rte_ethdev.h>
+#include <rte_log.h>
 
 #include "hca_test.h"
 #include "madpmd/attr.h"
@@ -160,6 +163,45 @@ test_port_state_machine(void)
 	   pi.lid == 7, "LID-routed Get(PortInfo) to the new LID");
 }
 
+/* A Get with the wrong M_Key: no answer, but Trap 256 to the SM (LID 1,
+ * set by test_port_state_machine) naming the requester and the key. */
+static void
+test_bad_mkey_trap(void)
+{
+	uint8_t mad[MPD_MAD_LEN], frame[512], resp[512];
+	uint8_t notice[MPD_NOTICE_LEN];
+	struct mpd_notice n;
+	struct mpd_mad m, t;
+	struct mpd_pkt p;
+	int len;
+
+	smp_init(&m, false, MPD_METHOD_GET, MPD_ATTR_PORT_INFO, 0, 0xbad);
+	mpd_mad_encode(&m, NULL, 0, mad, sizeof(mad));
+	len = hca_test_frame(MPD_LINK_IB, IB_PORT, 0, 7, 99, 0xffff, 0, mad,
+			     frame, sizeof(frame));
+	len = hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp));
+	if (!ok(len > 0 && mpd_pkt_decode(MPD_LINK_IB, resp, (size_t)len, 0,
+					  &p) == MPD_OK &&
+		mpd_mad_decode(p.payload, p.payload_len, &t) == MPD_MAD_LEN,
+		"a wrong M_Key gets no answer but a trap (IBA 14.2.4.2)"))
+		return;
+	is_int(p.lrh.dlid, 1, "the trap goes to the master SM's LID");
+	is_int(p.lrh.slid, 7, "from the port's LID");
+	is_int(t.hdr.method, MPD_METHOD_TRAP, "method Trap");
+	is_int(t.hdr.attr_id, MPD_ATTR_NOTICE, "attribute Notice");
+	ok(t.hdr.tid != m.hdr.tid, "with a TID of the port's own");
+	/* the SMP carries the Notice without its IssuerGID */
+	memset(notice, 0, sizeof(notice));
+	memcpy(notice, p.payload + t.data_off, MPD_NOTICE_SMP_LEN);
+	mpd_layout_decode(&mpd_notice_layout, notice, sizeof(notice), &n);
+	is_int(n.trap_number, 256, "trap 256, Bad M_Key");
+	ok(n.is_generic && n.producer_type == MPD_NODE_TYPE_CA,
+	   "generic, produced by a CA");
+	is_int(mpd_get_be16(n.data_details + 2), 99, "names the requester LID");
+	is_int(mpd_get_be64(n.data_details + 14), 0xbad,
+	       "and the M_Key it tried");
+}
+
 static void
 test_mkey(void)
 {
@@ -179,8 +221,7 @@ test_mkey(void)
 	   pi.m_key == 0x5eed && pi.m_key_protect_bits == 2,
 	   "M_Key 0x5eed set with protect bits 2");
 	before = hca_test_xstat(IB_PORT, "ib_m_key_violations");
-	is_int(port_info(true, MPD_METHOD_GET, NULL, 0xbad, &pi, &st), 0,
-	       "Get with a wrong M_Key gets no answer (IBA 14.2.4.2)");
+	test_bad_mkey_trap();
 	is_int(hca_test_xstat(IB_PORT, "ib_m_key_violations"), before + 1,
 	       "the bad M_Key is counted");
 	ok(port_info(true, MPD_METHOD_GET, NULL, 0x5eed, &pi, &st) > 0 &&
@@ -367,6 +408,41 @@ test_roce(void)
 	       0, "RoCE has no QP0: SMP not answered");
 }
 
+/* A bad devarg fails the probe with a line naming the key and the
+ * accepted values. */
+static void
+test_bad_devargs(void)
+{
+	static const struct {
+		const char *args, *says;
+	} cases[] = {
+		{ "link=eth", "invalid devarg link=eth: accepted values: ib, roce" },
+		{ "node_guid=0", "invalid devarg node_guid=0: accepted values: a non-zero 64-bit GUID" },
+		{ "pkeys=0xffff:0x8000", "invalid devarg pkeys=0xffff:0x8000: accepted values: 1 to 32 P_Keys" },
+		{ "port=3,num_ports=2", "invalid devarg port=3: accepted values: 1 to num_ports (2)" },
+		{ "mac=01:00:00:00:00:01", "invalid devarg mac=01:00:00:00:00:01: accepted values: a unicast MAC" },
+		{ "width=3x", "invalid devarg width=3x: accepted values: 1x, 4x, 8x, 12x" },
+		{ "colour=blue", "cannot parse devargs 'colour=blue': accepted keys:" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *log = NULL;
+		size_t loglen = 0;
+		FILE *f = open_memstream(&log, &loglen);
+		int rc;
+
+		rte_openlog_stream(f);
+		rc = rte_vdev_init("net_hca9", cases[i].args);
+		rte_openlog_stream(NULL);
+		fclose(f);
+		ok(rc < 0 && log && strstr(log, cases[i].says),
+		   "devargs '%s' refused: %s", cases[i].args,
+		   log ? strtok(log, "\n") : "(no log)");
+		free(log);
+	}
+}
+
 int
 main(void)
 {
@@ -393,6 +469,7 @@ main(void)
 	test_pkey_qkey();
 	test_garbage();
 	test_roce();
+	test_bad_devargs();
 	hca_test_eal_fini();
 	return tap_done();
 }

@@ -65,6 +65,20 @@ ok $? "the last PortCounters answer counts the requests before it (PortRcvPkts=$
 bad=$("${as_user[@]}" tshark -r "$tmp/out.pcap" -Y '_ws.malformed || _ws.expert.severity >= 8388608' 2>/dev/null | wc -l)
 [ "$bad" -eq 0 ]
 ok $? "no malformed frame in the output"
-[ $fail = 0 ] || sed 's/^/# /' "$tmp/testpmd.log" | tail -40
+
+# two HCAs cabled through testpmd: tx_first sends a burst of testpmd's own
+# (UDP, not IB) packets into each; both ports must see and drop them
+{ echo "start tx_first"; sleep 2; echo stop; echo "show port xstats all"; echo quit; } |
+	timeout 90 env ${MADPMD_TESTPMD_PRELOAD:+LD_PRELOAD="$MADPMD_TESTPMD_PRELOAD" ASAN_OPTIONS=detect_leaks=0} \
+		dpdk-testpmd -d "$drv/$(basename "$so")" --no-huge --no-pci -m 256 \
+		--file-prefix=$prefix-2 --lcores=0@0,1@0 --no-telemetry \
+		--vdev "net_hca0,node=left" --vdev "net_hca1,node=right" \
+		-- -i --forward-mode=io --total-num-mbufs=8192 > "$tmp/testpmd2.log" 2>&1
+ok $? "dpdk-testpmd forwards between two net_hca ports"
+errs=$(awk '/ib_port_rcv_errors:/ {print $2}' "$tmp/testpmd2.log" | tr '\n' ' ')
+[ "$errs" = "32 32 " ]
+ok $? "each port received testpmd's tx_first burst and dropped it as not IB (PortRcvErrors: $errs)"
+rm -rf "/var/run/dpdk/$prefix-2"
+[ $fail = 0 ] || sed 's/^/# /' "$tmp/testpmd.log" "$tmp/testpmd2.log" | tail -40
 echo "1..$n"
 exit $fail

@@ -12,6 +12,7 @@
 
 #include <rte_ether.h>
 #include <rte_log.h>
+#include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
 
@@ -136,8 +137,13 @@ struct hca_queue {
 	uint64_t bytes;
 };
 
+struct hca_umad_srv;
+
 struct hca_internals {
 	struct hca_port port;
+	struct hca_umad_srv *srv;	/* client channel, when run_dir= */
+	char run_dir[256];
+	unsigned int umad_mode;		/* permissions of socket and ISSM */
 	rte_spinlock_t lock;		/* guards port state for Sets */
 	struct rte_ring *egress;	/* responses waiting for rx_burst */
 	struct hca_queue rxq[HCA_MAX_QUEUES];
@@ -166,5 +172,24 @@ enum hca_reply hca_sma_handle(struct hca_port *p, uint8_t *mad,
 bool hca_pma_handle(struct hca_port *p, uint8_t *mad);
 /* Prepare what the SMA sends unchanged (NodeInfo); at probe. */
 void hca_sma_init(struct hca_port *p);
+/* PortInfo:CapabilityMask as the port reports it */
+uint32_t hca_sma_cap_mask(const struct hca_port *p);
+
+/* ---- the client channel and MAD layer (umad_srv.c, mad_layer.c) ---- */
+
+/* Start/stop the control plane: socket, ISSM FIFO, control thread. */
+int hca_umad_srv_start(struct hca_internals *hi);
+void hca_umad_srv_stop(struct hca_internals *hi);
+/* Receive side: a MAD (payload of pk, whole) no port agent took. Returns
+ * true when it went to a client. Called with hi->lock held. */
+bool hca_mad_deliver(struct hca_internals *hi, const struct mpd_pkt *pk,
+		     const uint8_t *mad, uint32_t len);
+/* Send side: drain the clients' send rings into frames, at most n, in
+ * mbufs from mp; also runs send time-outs. Called with hi->lock held. */
+uint16_t hca_mad_send_burst(struct hca_internals *hi, struct rte_mempool *mp,
+			    struct rte_mbuf **bufs, uint16_t n);
+/* True when a client agent wants SMPs of this method/attribute (an SM
+ * registered on the port answers SMInfo). hi->lock held. */
+bool hca_mad_smp_for_agent(struct hca_internals *hi, const uint8_t *mad);
 
 #endif

@@ -98,6 +98,14 @@ reverse_headers(const struct hca_port *p, struct mpd_pkt *pk, uint32_t qp)
 	pk->deth.qkey = qp == 0 ? 0 : QP1_QKEY;
 }
 
+/* Get and Set are for the port's own agents (the SMA and PMA); responses,
+ * traps and everything else for clients. */
+static bool
+smp_is_request(const uint8_t *mad)
+{
+	return mad[3] == MPD_METHOD_GET || mad[3] == MPD_METHOD_SET;
+}
+
 int
 hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
 	       uint16_t cap)
@@ -152,13 +160,15 @@ hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
 	}
 	/* the MAD is answered in place, in the frame's own buffer */
 	mad = buf + (pk.payload - buf);
-	if (qp == 0) {
+	if (qp == 0 && smp_is_request(mad) && !hca_mad_smp_for_agent(hi, mad))
 		reply = hca_sma_handle(p, mad, &pk);
-	} else if (mad[1] == MPD_CLASS_PERF) {
+	else if (qp == 1 && mad[1] == MPD_CLASS_PERF && smp_is_request(mad))
 		reply = hca_pma_handle(p, mad) ? HCA_REPLY : HCA_NO_REPLY;
-	} else {
+	else if (hca_mad_deliver(hi, &pk, mad, MPD_MAD_LEN))
+		return 0;	/* a client has it */
+	else {
 		p->cnt.drop_no_agent++;
-		reply = HCA_NO_REPLY;
+		return 0;
 	}
 	if (reply == HCA_NO_REPLY)
 		return 0;
@@ -244,6 +254,13 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 
 	got = (uint16_t)rte_ring_dequeue_burst(hi->egress, (void **)bufs, n,
 					       NULL);
+	/* then what the port's clients send */
+	if (got < n && hi->srv) {
+		rte_spinlock_lock(&hi->lock);
+		got += hca_mad_send_burst(hi, rxq->mp, bufs + got,
+					  (uint16_t)(n - got));
+		rte_spinlock_unlock(&hi->lock);
+	}
 	if (!got)
 		return 0;
 	for (i = 0; i < got; i++)

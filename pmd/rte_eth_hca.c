@@ -37,11 +37,13 @@ RTE_LOG_REGISTER(hca_logtype, pmd.net.hca, NOTICE);
 #define ARG_MKEY	"mkey"
 #define ARG_WIDTH	"width"
 #define ARG_SPEED	"speed"
+#define ARG_RUN_DIR	"run_dir"
+#define ARG_UMAD_MODE	"umad_mode"
 
 static const char *const valid_args[] = {
 	ARG_NODE, ARG_DESC, ARG_NODE_GUID, ARG_PORT_GUID, ARG_SYS_GUID,
 	ARG_PORT, ARG_NUM_PORTS, ARG_LINK, ARG_MAC, ARG_IP, ARG_PKEYS,
-	ARG_MKEY, ARG_WIDTH, ARG_SPEED, NULL,
+	ARG_MKEY, ARG_WIDTH, ARG_SPEED, ARG_RUN_DIR, ARG_UMAD_MODE, NULL,
 };
 
 /* IBA 14.2.5.6 LinkWidth / LinkSpeed encodings */
@@ -56,7 +58,11 @@ static const struct {
 struct parse_ctx {
 	struct hca_port *p;
 	const char *dev;
+	char *run_dir;			/* sizeof: RUN_DIR_LEN */
+	unsigned int *umad_mode;
 };
+
+#define RUN_DIR_LEN	256
 
 static int
 bad_arg(const struct parse_ctx *c, const char *key, const char *val,
@@ -227,6 +233,30 @@ arg_rate(const char *key, const char *val, void *opaque)
 	return bad_arg(c, key, val, "sdr, ddr, qdr");
 }
 
+static int
+arg_run_dir(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+
+	if (val[0] != '/' || strlen(val) >= RUN_DIR_LEN - 80)
+		return bad_arg(c, key, val, "an absolute directory path of at most 175 characters");
+	memcpy(c->run_dir, val, strlen(val) + 1);
+	return 0;
+}
+
+static int
+arg_umad_mode(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+	char *end;
+	unsigned long v = strtoul(val, &end, 8);
+
+	if (!*val || *end || v > 0777)
+		return bad_arg(c, key, val, "octal permissions, e.g. 0600 (root only) or 0666");
+	*c->umad_mode = (unsigned int)v;
+	return 0;
+}
+
 /* FNV-1a: stable default GUIDs from the device name. */
 static uint32_t
 name_hash(const char *s)
@@ -280,9 +310,11 @@ port_defaults(struct hca_port *p, const char *name)
 }
 
 static int
-parse_devargs(struct hca_port *p, const char *name, const char *params)
+parse_devargs(struct hca_port *p, const char *name, const char *params,
+	      char *run_dir, unsigned int *umad_mode)
 {
-	struct parse_ctx c = { .p = p, .dev = name };
+	struct parse_ctx c = { .p = p, .dev = name, .run_dir = run_dir,
+			       .umad_mode = umad_mode };
 	struct rte_kvargs *kv;
 	int rc = 0;
 
@@ -293,7 +325,8 @@ parse_devargs(struct hca_port *p, const char *name, const char *params)
 	if (!kv) {
 		HCA_LOG(ERR, "%s: cannot parse devargs '%s': accepted keys: "
 			"node, desc, node_guid, port_guid, sys_guid, port, "
-			"num_ports, link, mac, ip, pkeys, mkey, width, speed",
+			"num_ports, link, mac, ip, pkeys, mkey, width, speed, "
+			"run_dir, umad_mode",
 			name, params);
 		return -EINVAL;
 	}
@@ -310,7 +343,10 @@ parse_devargs(struct hca_port *p, const char *name, const char *params)
 	     rte_kvargs_process(kv, ARG_PKEYS, arg_pkeys, &c) ||
 	     rte_kvargs_process(kv, ARG_MKEY, arg_mkey, &c) ||
 	     rte_kvargs_process(kv, ARG_WIDTH, arg_rate, &c) ||
-	     rte_kvargs_process(kv, ARG_SPEED, arg_rate, &c) ? -EINVAL : 0;
+	     rte_kvargs_process(kv, ARG_SPEED, arg_rate, &c) ||
+	     rte_kvargs_process(kv, ARG_RUN_DIR, arg_run_dir, &c) ||
+	     rte_kvargs_process(kv, ARG_UMAD_MODE, arg_umad_mode, &c) ?
+	     -EINVAL : 0;
 	rte_kvargs_free(kv);
 	if (rc)
 		return rc;
@@ -429,6 +465,7 @@ eth_dev_close(struct rte_eth_dev *dev)
 		return 0;
 	if (dev->data->dev_started)
 		eth_dev_stop(dev);
+	hca_umad_srv_stop(hi);
 	drain_egress(hi);
 	rte_ring_free(hi->egress);
 	hi->egress = NULL;
@@ -708,6 +745,8 @@ hca_probe(struct rte_vdev_device *vdev)
 	struct hca_internals *hi;
 	char ring_name[RTE_RING_NAMESIZE];
 	struct hca_port port;
+	char run_dir[RUN_DIR_LEN] = "";
+	unsigned int umad_mode = 0600;
 	int rc;
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
@@ -721,7 +760,8 @@ hca_probe(struct rte_vdev_device *vdev)
 		rte_eth_dev_probing_finish(dev);
 		return 0;
 	}
-	rc = parse_devargs(&port, name, rte_vdev_device_args(vdev));
+	rc = parse_devargs(&port, name, rte_vdev_device_args(vdev), run_dir,
+			   &umad_mode);
 	if (rc)
 		return rc;
 	dev = rte_eth_vdev_allocate(vdev, sizeof(*hi));
@@ -748,6 +788,13 @@ hca_probe(struct rte_vdev_device *vdev)
 	dev->rx_pkt_burst = hca_rx_burst;
 	dev->tx_pkt_burst = hca_tx_burst;
 	hca_link_fill(&hi->port, &dev->data->dev_link);
+	memcpy(hi->run_dir, run_dir, sizeof(hi->run_dir));
+	hi->umad_mode = umad_mode;
+	if (hca_umad_srv_start(hi) != 0) {
+		rte_ring_free(hi->egress);
+		rte_eth_dev_release_port(dev);
+		return -EIO;
+	}
 	rte_eth_dev_probing_finish(dev);
 	HCA_LOG(INFO, "%s: port %u node '%s' link=%s node_guid 0x%016" PRIx64
 		" port_guid 0x%016" PRIx64, name, hi->port_id,
@@ -780,7 +827,8 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hca,
 	"node_guid=<u64> port_guid=<u64> sys_guid=<u64> "
 	"port=<1..254> num_ports=<1..254> link=ib|roce "
 	"mac=<xx:xx:xx:xx:xx:xx> ip=<a.b.c.d> pkeys=<pkey>[:<pkey>...] "
-	"mkey=<u64> width=1x|4x|8x|12x speed=sdr|ddr|qdr");
+	"mkey=<u64> width=1x|4x|8x|12x speed=sdr|ddr|qdr "
+	"run_dir=<dir> umad_mode=<octal>");
 
 int
 rte_pmd_hca_port_info_get(uint16_t port_id, struct rte_pmd_hca_port_info *info)

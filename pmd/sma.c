@@ -41,7 +41,7 @@ port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
 	pi->gid_prefix = p->gid_prefix;
 	pi->lid = p->lid;
 	pi->master_sm_lid = p->sm_lid;
-	pi->capability_mask = HCA_CAP_MASK | p->cap_mask;
+	pi->capability_mask = hca_sma_cap_mask(p);
 	pi->m_key_lease_period = p->mkey_lease;
 	pi->local_port_num = p->port_num;
 	pi->link_width_enabled = p->link_width_enabled;
@@ -267,6 +267,12 @@ sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
 		/* SMInfo reaches an SM once one registers on this port */
 		return MPD_STATUS_METHOD_ATTR_UNSUP;
 	}
+}
+
+uint32_t
+hca_sma_cap_mask(const struct hca_port *p)
+{
+	return HCA_CAP_MASK | p->cap_mask;
 }
 
 void

@@ -45,8 +45,11 @@ fab_add_hca(struct fabric *f, const char *node, uint8_t num,
 		     num_ports, f->opts.link == MPD_LINK_IB ? "ib" : "roce",
 		     devargs && *devargs ? "," : "", devargs ? devargs : "");
 	if (node_guid && n > 0 && (size_t)n < sizeof(args))
-		snprintf(args + n, sizeof(args) - (size_t)n,
-			 ",node_guid=0x%016" PRIx64, node_guid);
+		n += snprintf(args + n, sizeof(args) - (size_t)n,
+			      ",node_guid=0x%016" PRIx64, node_guid);
+	if (f->opts.run_dir && n > 0 && (size_t)n < sizeof(args))
+		snprintf(args + n, sizeof(args) - (size_t)n, ",run_dir=%s",
+			 f->opts.run_dir);
 	if (rte_vdev_init(p->dev, args) != 0 ||
 	    rte_eth_dev_get_port_by_name(p->dev, &pid) != 0) {
 		fprintf(stderr, "madpmd: cannot create port %u of node \"%s\" (%s,%s)\n",

@@ -31,6 +31,7 @@ struct fab_opts {
 	enum mpd_link link;		/* for every HCA port */
 	unsigned int idle_polls;	/* empty polls before sleeping */
 	unsigned int idle_sleep_us;	/* longest sleep when idle */
+	const char *run_dir;		/* where the HCAs serve clients */
 };
 
 struct fabric {

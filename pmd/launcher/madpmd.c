@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <rte_lcore.h>
 
 #include "fabric.h"
+#include "madpmd/chan.h"
 #include "launcher.h"
 #include "topology.h"
 
@@ -256,11 +258,13 @@ apply_wire(const char *spec)
 	return fab_connect(&fab, a, b);
 }
 
+/* The run directory, before the ports: they add themselves to "nodes". */
 static int
 make_run_dir(const char *dir)
 {
 	char path[4096];
 	FILE *f;
+	int fd;
 
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "madpmd: cannot create run directory %s: %s\n",
@@ -268,6 +272,19 @@ make_run_dir(const char *dir)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/madpmd.pid", dir);
+	/* one fabric per run directory */
+	f = fopen(path, "r");
+	if (f) {
+		int pid = 0;
+
+		if (fscanf(f, "%d", &pid) == 1 && pid > 0 && kill(pid, 0) == 0) {
+			fclose(f);
+			fprintf(stderr, "madpmd: a fabric (pid %d) already runs in %s: stop it or use --run-dir\n",
+				pid, dir);
+			return -1;
+		}
+		fclose(f);
+	}
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "madpmd: cannot write %s: %s\n", path,
@@ -276,13 +293,25 @@ make_run_dir(const char *dir)
 	}
 	fprintf(f, "%d\n", (int)getpid());
 	fclose(f);
+	snprintf(path, sizeof(path), "%s/%s", dir, MPD_CHAN_NODES);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+static void
+write_ports_file(const char *dir)
+{
+	char path[4096];
+	FILE *f;
+
 	snprintf(path, sizeof(path), "%s/ports", dir);
 	f = fopen(path, "w");
 	if (f) {
 		launcher_show_ports(&fab, f);
 		fclose(f);
 	}
-	return 0;
 }
 
 static void
@@ -293,6 +322,8 @@ remove_run_files(const char *dir)
 	snprintf(path, sizeof(path), "%s/madpmd.pid", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/ports", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, MPD_CHAN_NODES);
 	unlink(path);
 	rmdir(dir);	/* only when nothing else lives there */
 }
@@ -321,11 +352,14 @@ main(int argc, char **argv)
 		o.run_dir = getenv("MADPMD_RUN_DIR");
 	if (!o.run_dir)
 		o.run_dir = "/run/madpmd";
-	if (topology_load(&fab, o.topology) != 0)
+	if (make_run_dir(o.run_dir) != 0)
 		goto out_eal;
+	fab.opts.run_dir = o.run_dir;
+	if (topology_load(&fab, o.topology) != 0)
+		goto out_ports;
 	for (i = 0; i < o.nwires; i++)
 		if (apply_wire(o.wires[i]) != 0)
-			goto out_eal;
+			goto out_ports;
 	if (fab_start(&fab) != 0)
 		goto out_ports;
 	if (o.capture && fab_capture_open(&fab, o.capture) != 0) {
@@ -333,8 +367,7 @@ main(int argc, char **argv)
 			o.capture, strerror(errno));
 		goto out_ports;
 	}
-	if (make_run_dir(o.run_dir) != 0)
-		goto out_ports;
+	write_ports_file(o.run_dir);
 	launcher_telemetry_init(&fab);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -370,10 +403,10 @@ main(int argc, char **argv)
 	if (quit_signal)
 		fprintf(stderr, "madpmd: signal %d, shutting down\n",
 			(int)quit_signal);
-	remove_run_files(o.run_dir);
 out_ports:
 	fab_capture_close(&fab);
 	fab_stop(&fab);
+	remove_run_files(o.run_dir);
 out_eal:
 	snprintf(eal_dir, sizeof(eal_dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();

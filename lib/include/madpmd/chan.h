@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The client channel between a umad client (libibumad over madpmd) and the
+ * daemon that owns the node's ports. Version 1.
+ *
+ * Files, under the run directory ($MADPMD_RUN_DIR, default /run/madpmd):
+ *   <node>/umad     SOCK_SEQPACKET control socket, one per node
+ *   <node>/issm     a FIFO: while a process holds it open, the node's port
+ *                   has PortInfo:CapabilityMask.IsSM set (inotify watches it)
+ *   nodes           one line per node: "<node> <node_guid> <num_ports>"
+ * All created 0600 by default (like /dev/infiniband/umad*).
+ *
+ * A session: connect, HELLO (the reply carries two fds: a memfd holding
+ * struct mpd_chan_shm, and an eventfd), then control requests; the MADs
+ * themselves travel in the two rings. Closing the socket (or dying) ends
+ * the session; the daemon frees its agents and rings.
+ *
+ * Control datagrams are struct mpd_chan_msg: a request carries type, seq
+ * and the request body; the reply echoes type and seq and carries status
+ * (0 or a positive errno) and the reply body. One request in flight per
+ * session. Everything a client writes is untrusted: the daemon checks
+ * lengths, offsets and values and cuts a client off on garbage.
+ */
+#ifndef MADPMD_CHAN_H
+#define MADPMD_CHAN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPD_CHAN_VERSION	1
+#define MPD_CHAN_SOCK		"umad"
+#define MPD_CHAN_ISSM		"issm"
+#define MPD_CHAN_NODES		"nodes"
+#define MPD_RUN_DIR_DEFAULT	"/run/madpmd"
+
+#define MPD_CHAN_MAX_AGENTS	32	/* per session, as per umad fd */
+#define MPD_CHAN_RING_SIZE	(8u << 20)	/* bytes, each direction */
+#define MPD_CHAN_MAX_MSG	(2u << 20)	/* largest umad record */
+
+enum mpd_chan_type {
+	MPD_CHAN_HELLO = 1,
+	MPD_CHAN_REGISTER = 2,
+	MPD_CHAN_UNREGISTER = 3,
+	MPD_CHAN_PORT_INFO = 4,
+};
+
+struct mpd_chan_hello_req {
+	uint32_t version;		/* MPD_CHAN_VERSION */
+	uint32_t port_num;		/* 0: the node's first active port */
+	uint32_t pid;
+};
+
+/* The port as umad_get_port() reports it; integers in host order,
+ * except where noted. */
+struct mpd_chan_port_info {
+	char ca_name[20];		/* the node name, as a CA name */
+	char node_desc[64];
+	uint64_t node_guid;		/* host order */
+	uint64_t sys_guid;
+	uint64_t port_guid;
+	uint64_t gid_prefix;
+	uint32_t node_type;		/* 1 CA */
+	uint32_t num_ports;
+	uint32_t port_num;
+	uint32_t lid;
+	uint32_t lmc;
+	uint32_t sm_lid;
+	uint32_t sm_sl;
+	uint32_t state;			/* PortState 1..4 */
+	uint32_t phys_state;		/* PortPhysicalState */
+	uint32_t rate;			/* Gb/s, as sysfs "rate" */
+	uint32_t capmask;		/* host order */
+	uint32_t link_layer;		/* 0 InfiniBand, 1 Ethernet */
+	uint32_t fw_ver;
+	uint32_t num_pkeys;
+	uint16_t pkeys[32];
+};
+
+struct mpd_chan_hello_rep {
+	uint32_t version;
+	uint32_t shm_size;		/* bytes of the memfd to map */
+	struct mpd_chan_port_info port;
+};
+
+/* umad_register2()'s attributes; method_mask bit n = method n */
+struct mpd_chan_register_req {
+	uint8_t mgmt_class;		/* 0: send-only agent */
+	uint8_t class_version;
+	uint8_t rmpp_version;		/* 0 or 1 */
+	uint8_t qpn;			/* 0 or 1, derived by the client */
+	uint32_t flags;
+	uint64_t method_mask[2];
+	uint32_t oui;			/* vendor range 2 classes */
+};
+
+struct mpd_chan_register_rep {
+	uint32_t agent_id;		/* 0 .. MPD_CHAN_MAX_AGENTS - 1 */
+};
+
+struct mpd_chan_unregister_req {
+	uint32_t agent_id;
+};
+
+struct mpd_chan_msg {
+	uint32_t type;			/* enum mpd_chan_type */
+	uint32_t seq;
+	int32_t status;			/* reply: 0 or positive errno */
+	uint32_t len;			/* bytes of body used */
+	union {
+		struct mpd_chan_hello_req hello_req;
+		struct mpd_chan_hello_rep hello_rep;
+		struct mpd_chan_register_req reg_req;
+		struct mpd_chan_register_rep reg_rep;
+		struct mpd_chan_unregister_req unreg_req;
+		struct mpd_chan_port_info port;
+	} u;
+};
+
+/*
+ * A single-producer single-consumer byte ring in the shared memory. head
+ * and tail count bytes since the start (never wrap); the producer owns
+ * head, the consumer tail; each is written with a release store and read
+ * with an acquire load. Records are 8-byte aligned:
+ *   struct mpd_chan_rec { len, kind } followed by len bytes, padded to 8.
+ * A record never wraps: when it does not fit before the end of data[], the
+ * producer writes a MPD_REC_PAD record covering the rest and starts at 0.
+ */
+struct mpd_chan_ring {
+	uint64_t head;
+	uint8_t pad0[56];
+	uint64_t tail;
+	uint8_t pad1[56];
+	uint32_t size;			/* bytes of data[], a power of two */
+	uint32_t pad2[15];
+	uint8_t data[];
+};
+
+enum mpd_rec_kind {
+	MPD_REC_PAD = 0,
+	MPD_REC_UMAD = 1,	/* struct ib_user_mad (64 bytes) + MAD data */
+};
+
+struct mpd_chan_rec {
+	uint32_t len;			/* bytes after this header */
+	uint32_t kind;			/* enum mpd_rec_kind */
+};
+
+/*
+ * The memfd: the client's send ring (client produces, daemon consumes)
+ * then its receive ring (daemon produces, client consumes). Offsets are
+ * from the start of the mapping.
+ */
+struct mpd_chan_shm {
+	uint32_t magic;			/* MPD_CHAN_MAGIC */
+	uint32_t version;
+	uint32_t tx_off;		/* struct mpd_chan_ring, client -> daemon */
+	uint32_t rx_off;		/* struct mpd_chan_ring, daemon -> client */
+};
+
+#define MPD_CHAN_MAGIC	0x6d706463	/* "mpdc" */
+
+/*
+ * Wake-ups: the daemon's lcore polls every send ring. For the other
+ * direction the daemon writes 1 to the eventfd after queueing records; the
+ * eventfd is the "port fd" the client hands to poll(). A client that
+ * empties its receive ring reads the eventfd to clear it and then looks at
+ * the ring once more, writing 1 back if a record slipped in, so the fd is
+ * readable exactly when something is queued.
+ */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MADPMD_CHAN_H */

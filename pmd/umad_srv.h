@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The client channel's sessions and agents, shared by umad_srv.c (control
+ * plane, its own thread) and mad_layer.c (data plane, the lcore). Both
+ * touch them only with hi->lock held. */
+#ifndef NET_HCA_UMAD_SRV_H
+#define NET_HCA_UMAD_SRV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include "hca.h"
+#include "madpmd/chan.h"
+#include "madpmd/ring.h"
+
+#define HCA_MAX_SESSIONS	64
+#define HCA_MAX_OUTSTANDING	1024	/* sends awaiting a response, per port */
+
+struct hca_agent {
+	bool used;
+	uint8_t mgmt_class;		/* 0: send only */
+	uint8_t class_version;
+	uint8_t rmpp_version;
+	uint8_t qpn;
+	uint64_t method_mask[2];
+	uint32_t oui;
+	uint32_t hi_tid;		/* TID bits 63..32 of its requests */
+};
+
+struct hca_session {
+	TAILQ_ENTRY(hca_session) next;
+	struct hca_internals *hi;
+	int sock;
+	int efd;			/* the client's port fd */
+	void *shm;
+	size_t shm_size;
+	struct mpd_ring_view tx;	/* client -> daemon */
+	struct mpd_ring_view rx;	/* daemon -> client */
+	pid_t pid;
+	bool dead;			/* cut off; freed by the control thread */
+	struct hca_agent agent[MPD_CHAN_MAX_AGENTS];
+	uint64_t sent, received, dropped;
+};
+
+/* A request sent with a time-out, waiting for its response (IBA 13.5.3;
+ * the kernel's ib_mad send/wait lists). */
+struct hca_outstanding {
+	bool used;
+	struct hca_session *s;
+	uint32_t agent;
+	uint64_t tid;
+	uint8_t mgmt_class;
+	uint16_t dlid;
+	uint64_t deadline;		/* TSC */
+	uint32_t timeout_ms;
+	uint32_t retries_left;
+	uint32_t len;			/* of rec */
+	uint8_t *rec;			/* the umad record, to resend */
+};
+
+TAILQ_HEAD(hca_session_list, hca_session);
+
+struct hca_umad_srv {
+	struct hca_internals *hi;
+	char dir[512];			/* run_dir/node */
+	char sock_path[600];
+	char issm_path[600];
+	int listen_fd;
+	int epfd;
+	int inotify_fd;
+	int issm_fd;			/* our own hold on the FIFO */
+	int issm_opens;			/* opens by others (IsSM while > 0) */
+	pthread_t thread;
+	volatile bool stop;
+	uint32_t next_hi_tid;
+	struct hca_session_list sessions;
+	unsigned int nsessions;
+	struct hca_outstanding out[HCA_MAX_OUTSTANDING];
+	uint64_t next_timeout_check;
+};
+
+/* Mark a session dead from the data plane (garbage in its ring). */
+void hca_session_kill(struct hca_session *s, const char *why);
+
+#endif

@@ -225,7 +225,7 @@ hca_mad_deliver(struct hca_internals *hi, const struct mpd_pkt *pk,
 		return false;
 	memset(&h, 0, sizeof(h));
 	h.agent_id = id;
-	h.length = len;
+	h.length = UMAD_HDR + len;	/* ib_umad_read(): header included */
 	addr_from_pkt(&hi->port, pk, &h);
 	return to_client(s, &h, mad, len);
 }
@@ -389,10 +389,10 @@ send_one(struct hca_internals *hi, struct rte_mempool *mp,
 		return NULL;
 	}
 	memcpy(&h, rec, UMAD_HDR);
+	/* as the kernel's write(): the record's size, not hdr.length */
 	len = rlen - UMAD_HDR;
-	if (h.length != len || h.agent_id >= MPD_CHAN_MAX_AGENTS ||
-	    !s->agent[h.agent_id].used) {
-		hca_session_kill(s, "a send with a bad length or agent");
+	if (h.agent_id >= MPD_CHAN_MAX_AGENTS || !s->agent[h.agent_id].used) {
+		hca_session_kill(s, "a send for an agent it does not hold");
 		return NULL;
 	}
 	a = &s->agent[h.agent_id];

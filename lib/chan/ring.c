@@ -56,7 +56,11 @@ mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
 	uint32_t len = alen + blen, need, off, room_end;
 	struct mpd_chan_rec rec;
 
-	if (alen > v->size || blen > v->size || len > v->size / 2)
+	/* at most half the ring less a header: with the padding before it
+	 * a record then always fits an empty ring (never ENOSPC forever);
+	 * alen and blen are checked alone first so that the sum cannot wrap */
+	if (alen > v->size / 2 || blen > v->size / 2 ||
+	    len > v->size / 2 - REC_HDR)
 		return -EMSGSIZE;
 	need = mpd_ring_rec_size(len);
 	off = (uint32_t)(head & (v->size - 1));

@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# madpmd-run: run a stock rdma-core tool (opensm, ibstat, smpquery,
+# saquery, ...) against a madpmd fabric. It puts madpmd's drop-in
+# libibumad.so.3 first on the library path, selects the node (the tool's
+# one CA) and the run directory, and execs the command unchanged.
+set -u
+
+prog=madpmd-run
+# the build tree keeps the drop-in next to this script; installed, it is
+# in the private library directory configured at build time
+here=$(CDPATH= cd -- "$(dirname -- "$0")" 2>/dev/null && pwd)
+if [ -n "$here" ] && [ -e "$here/libibumad.so.3" ]; then
+	libdir=$here
+else
+	libdir='@UMAD_LIBDIR@'
+fi
+
+usage() {
+	cat <<USAGE
+usage: $prog [--node NAME] [--run-dir DIR] COMMAND [ARGS...]
+
+Runs COMMAND with madpmd's libibumad.so.3 ($libdir) first on the
+library path, so that stock OpenSM and infiniband-diags talk to the madpmd
+fabric instead of the kernel.
+
+  --node NAME     the node (HCA) the command runs on; default \$MADPMD_NODE,
+                  else the first node the daemon lists
+  --run-dir DIR   the daemon's run directory; default \$MADPMD_RUN_DIR,
+                  else @RUN_DIR_DEFAULT@
+  -h, --help      this text
+USAGE
+}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+node=${MADPMD_NODE:-}
+run_dir=${MADPMD_RUN_DIR:-@RUN_DIR_DEFAULT@}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--node)
+		[ $# -ge 2 ] || { echo "$prog: --node needs a node name" >&2; exit 2; }
+		node=$2; shift 2 ;;
+	--node=*)
+		node=${1#--node=}; shift ;;
+	--run-dir)
+		[ $# -ge 2 ] || { echo "$prog: --run-dir needs a directory" >&2; exit 2; }
+		run_dir=$2; shift 2 ;;
+	--run-dir=*)
+		run_dir=${1#--run-dir=}; shift ;;
+	-h|--help)
+		usage; exit 0 ;;
+	--)
+		shift; break ;;
+	-*)
+		echo "$prog: unknown option $1 (try --help)" >&2; exit 2 ;;
+	*)
+		break ;;
+	esac
+done
+
+if [ $# -eq 0 ]; then
+	echo "$prog: no command given (try --help)" >&2
+	exit 2
+fi
+if ! command -v -- "$1" >/dev/null 2>&1; then
+	echo "$prog: $1: command not found (install it, or give its path)" >&2
+	exit 127
+fi
+if [ ! -e "$libdir/libibumad.so.3" ]; then
+	die "no drop-in libibumad.so.3 in $libdir (build or install madpmd first)"
+fi
+
+nodes=$run_dir/nodes
+if [ ! -r "$nodes" ] || [ ! -s "$nodes" ]; then
+	die "no fabric running: no node listed in $nodes (start madpmd, or give --run-dir)"
+fi
+if [ -z "$node" ]; then
+	node=$(awk 'NF >= 3 { print $1; exit }' "$nodes")
+	[ -n "$node" ] || die "no fabric running: no node listed in $nodes (start madpmd, or give --run-dir)"
+elif ! awk -v n="$node" 'NF >= 3 && $1 == n { found = 1 } END { exit !found }' "$nodes"; then
+	known=$(awk 'NF >= 3 { printf "%s%s", sep, $1; sep = " " }' "$nodes")
+	die "no node \"$node\" in $nodes (known: $known)"
+fi
+sock=$run_dir/$node/umad
+if [ ! -S "$sock" ]; then
+	die "no fabric running: nothing listens at $sock (start madpmd, or give --run-dir)"
+fi
+if [ ! -w "$sock" ]; then
+	die "$sock is not writable by you (run as the daemon's user, e.g. with sudo)"
+fi
+
+LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+MADPMD_NODE=$node
+MADPMD_RUN_DIR=$run_dir
+export LD_LIBRARY_PATH MADPMD_NODE MADPMD_RUN_DIR
+exec "$@"

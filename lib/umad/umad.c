@@ -1,0 +1,861 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port sessions of libibumad over madpmd: umad_open_port() connects to
+ * the node's daemon and returns the session's eventfd as the port fd;
+ * MADs travel in the two shared-memory rings of madpmd/chan.h, agents are
+ * registered over the control socket. The semantics are those of
+ * libibumad 44 over the kernel's ib_umad (see docs/umad.md for where they
+ * differ and why).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "umad_priv.h"
+
+#define OPENIB_OUI	0x001405u
+
+struct umad_sess {
+	int efd;			/* the port fd */
+	int sock;
+	void *shm;
+	size_t shm_size;
+	struct mpd_ring_view tx;	/* we produce */
+	struct mpd_ring_view rx;	/* we consume */
+	pthread_mutex_t tx_lock;
+	pthread_mutex_t rx_lock;
+	pthread_mutex_t ctl_lock;	/* one request in flight */
+	uint32_t seq;
+	uint32_t agents;		/* bit n: agent n registered */
+	unsigned int refs;		/* table's + callers'; under tbl_lock */
+	char node[UMAD_NODE_MAX];
+	int port_num;
+};
+
+/* fd -> session; the fd numbers are small, so a plain array */
+static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct umad_sess **tbl;
+static int tbl_len;
+
+static void
+sess_free(struct umad_sess *s)
+{
+	if (s->sock >= 0)
+		close(s->sock);
+	if (s->shm)
+		munmap(s->shm, s->shm_size);
+	pthread_mutex_destroy(&s->tx_lock);
+	pthread_mutex_destroy(&s->rx_lock);
+	pthread_mutex_destroy(&s->ctl_lock);
+	free(s);
+}
+
+static struct umad_sess *
+sess_get(int fd)
+{
+	struct umad_sess *s = NULL;
+
+	pthread_mutex_lock(&tbl_lock);
+	if (fd >= 0 && fd < tbl_len && tbl[fd]) {
+		s = tbl[fd];
+		s->refs++;
+	}
+	pthread_mutex_unlock(&tbl_lock);
+	return s;
+}
+
+static void
+sess_put(struct umad_sess *s)
+{
+	bool last;
+
+	pthread_mutex_lock(&tbl_lock);
+	last = --s->refs == 0;
+	pthread_mutex_unlock(&tbl_lock);
+	if (last)
+		sess_free(s);
+}
+
+static void
+sess_put_cleanup(void *arg)
+{
+	sess_put(arg);
+}
+
+/* Insert s under its fd. A stale entry (the application closed a port
+ * fd with close() and the number came back) is dropped. */
+static int
+sess_insert(struct umad_sess *s)
+{
+	struct umad_sess *old = NULL;
+	bool last = false;
+
+	pthread_mutex_lock(&tbl_lock);
+	if (s->efd >= tbl_len) {
+		int len = s->efd + 64;
+		struct umad_sess **t = realloc(tbl, (size_t)len * sizeof(*t));
+
+		if (!t) {
+			pthread_mutex_unlock(&tbl_lock);
+			return -ENOMEM;
+		}
+		memset(t + tbl_len, 0, (size_t)(len - tbl_len) * sizeof(*t));
+		tbl = t;
+		tbl_len = len;
+	}
+	old = tbl[s->efd];
+	if (old)
+		last = --old->refs == 0;
+	s->refs = 1;
+	tbl[s->efd] = s;
+	pthread_mutex_unlock(&tbl_lock);
+	if (last)
+		sess_free(old);
+	return 0;
+}
+
+static struct umad_sess *
+sess_remove(int fd)
+{
+	struct umad_sess *s = NULL;
+
+	pthread_mutex_lock(&tbl_lock);
+	if (fd >= 0 && fd < tbl_len && tbl[fd]) {
+		s = tbl[fd];
+		tbl[fd] = NULL;
+	}
+	pthread_mutex_unlock(&tbl_lock);
+	return s;
+}
+
+/* ---- shared memory ------------------------------------------------------- */
+
+static int
+attach_ring(struct umad_sess *s, uint32_t off, struct mpd_ring_view *v)
+{
+	uint64_t end = (uint64_t)off + sizeof(struct mpd_chan_ring) +
+		       MPD_CHAN_RING_SIZE;
+	struct mpd_chan_ring *r;
+
+	if (off < sizeof(struct mpd_chan_shm) || (off & 63) ||
+	    end > s->shm_size)
+		return -EPROTO;
+	r = (struct mpd_chan_ring *)((uint8_t *)s->shm + off);
+	if (r->size != MPD_CHAN_RING_SIZE)
+		return -EPROTO;
+	return mpd_ring_attach(v, r, MPD_CHAN_RING_SIZE) ? -EPROTO : 0;
+}
+
+static int
+map_shm(struct umad_sess *s, const struct umad_hello *h)
+{
+	const uint64_t span = sizeof(struct mpd_chan_ring) + MPD_CHAN_RING_SIZE;
+	const struct mpd_chan_shm *hdr;
+	struct stat st;
+	void *p;
+
+	s->shm_size = h->rep.shm_size;
+	if (s->shm_size < sizeof(struct mpd_chan_shm) ||
+	    fstat(h->memfd, &st) != 0 || (uint64_t)st.st_size < s->shm_size)
+		return -EPROTO;
+	p = mmap(NULL, s->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 h->memfd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	s->shm = p;
+	hdr = p;
+	if (hdr->magic != MPD_CHAN_MAGIC || hdr->version != MPD_CHAN_VERSION)
+		return -EPROTO;
+	/* the two rings must not overlap */
+	if ((uint64_t)hdr->tx_off < (uint64_t)hdr->rx_off + span &&
+	    (uint64_t)hdr->rx_off < (uint64_t)hdr->tx_off + span)
+		return -EPROTO;
+	if (attach_ring(s, hdr->tx_off, &s->tx) ||
+	    attach_ring(s, hdr->rx_off, &s->rx))
+		return -EPROTO;
+	return 0;
+}
+
+/* ---- the eventfd: readable exactly when records are queued --------------- */
+
+static void
+efd_clear(struct umad_sess *s)
+{
+	uint64_t v;
+	int i;
+
+	/* one read clears a counter; a semaphore-mode eventfd gives 1 per
+	 * read, so read while reads give 1 */
+	for (i = 0; i < 64; i++) {
+		ssize_t n = read(s->efd, &v, sizeof(v));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(v) || v != 1)
+			break;
+	}
+}
+
+static void
+efd_signal(struct umad_sess *s)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	do
+		n = write(s->efd, &one, sizeof(one));
+	while (n < 0 && errno == EINTR);
+}
+
+/* After the consumer found or left the ring empty: clear the eventfd,
+ * then look again and re-arm it if a record slipped in meanwhile.
+ * Called with rx_lock held. True when the ring is (still) empty. */
+static bool
+rx_settle(struct umad_sess *s)
+{
+	efd_clear(s);
+	if (mpd_ring_empty(&s->rx))
+		return true;
+	efd_signal(s);
+	return false;
+}
+
+static bool
+sess_dead(struct umad_sess *s)
+{
+	struct pollfd p = { .fd = s->sock, .events = POLLRDHUP };
+
+	return poll(&p, 1, 0) == 1 &&
+	       (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL));
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * poll() the port fd (and the socket, for a daemon that goes away) for up
+ * to timeout_ms (< 0: forever). 0 when the eventfd is readable,
+ * -ETIMEDOUT, or -EIO (poll failed, EINTR included as in libibumad, or
+ * the daemon is gone). errno is set to match.
+ */
+static int
+sess_wait(struct umad_sess *s, int timeout_ms)
+{
+	struct pollfd p[2] = {
+		{ .fd = s->efd, .events = POLLIN },
+		{ .fd = s->sock, .events = POLLRDHUP },
+	};
+	int n = poll(p, 2, timeout_ms);
+
+	if (n < 0) {
+		UMAD_DBG("poll: %m");
+		return -EIO;
+	}
+	if (p[0].revents & POLLIN)
+		return 0;
+	if (p[0].revents & (POLLERR | POLLNVAL | POLLHUP)) {
+		errno = EIO;
+		return -EIO;
+	}
+	if (p[1].revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) {
+		UMAD_DBG("%s: the daemon is gone", s->node);
+		errno = EIO;
+		return -EIO;
+	}
+	errno = ETIMEDOUT;
+	return -ETIMEDOUT;
+}
+
+/*
+ * Wait until a record is queued: sess_wait() plus the check that the ring
+ * really holds one (an eventfd write may land after its record was taken;
+ * such a wake-up is cleared and waited through).
+ */
+static int
+sess_wait_rec(struct umad_sess *s, int timeout_ms)
+{
+	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+	int left = timeout_ms, rc, old;
+	bool empty;
+
+	for (;;) {
+		rc = sess_wait(s, left);
+		if (rc < 0)
+			return rc;
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+		pthread_mutex_lock(&s->rx_lock);
+		empty = mpd_ring_empty(&s->rx) && rx_settle(s);
+		pthread_mutex_unlock(&s->rx_lock);
+		pthread_setcancelstate(old, NULL);
+		if (!empty)
+			return 0;
+		if (timeout_ms > 0) {
+			int64_t d = deadline - now_ms();
+
+			if (d <= 0) {
+				errno = ETIMEDOUT;
+				return -ETIMEDOUT;
+			}
+			left = (int)d;
+		} else if (timeout_ms == 0) {
+			errno = ETIMEDOUT;
+			return -ETIMEDOUT;
+		}
+	}
+}
+
+/* ---- public: ports ------------------------------------------------------- */
+
+UMAD_EXPORT int
+umad_init(void)
+{
+	UMAD_DBG("umad_init");
+	return 0;
+}
+
+UMAD_EXPORT int
+umad_done(void)
+{
+	UMAD_DBG("umad_done");
+	return 0;
+}
+
+static int
+open_lookup(const char *ca_name, struct umad_node *n)
+{
+	switch (umad_node_lookup(ca_name, n)) {
+	case UMAD_NODE_FOUND:
+		return 0;
+	case UMAD_NODE_UNKNOWN:
+		umad_once(UMAD_ONCE_UNKNOWN_NODE,
+			  "no node \"%s\" in %s/%s (pick a listed one with madpmd-run --node, MADPMD_NODE or the CA name)",
+			  n->name, n->run_dir, MPD_CHAN_NODES);
+		return -ENODEV;
+	case UMAD_NODE_NO_FABRIC:
+	default:
+		if (n->name[0])
+			umad_once(UMAD_ONCE_NO_FABRIC,
+				  "no fabric running: nothing listens at %s/%s/%s (start madpmd, or set MADPMD_RUN_DIR)",
+				  n->run_dir, n->name, MPD_CHAN_SOCK);
+		else
+			umad_once(UMAD_ONCE_NO_FABRIC,
+				  "no fabric running: no node listed in %s/%s (start madpmd, or set MADPMD_RUN_DIR)",
+				  n->run_dir, MPD_CHAN_NODES);
+		return -EIO;
+	}
+}
+
+UMAD_EXPORT int
+umad_open_port(const char *ca_name, int portnum)
+{
+	struct umad_sess *s = NULL;
+	struct umad_hello h;
+	struct umad_node n;
+	int rc, fl;
+
+	UMAD_DBG("ca %s port %d", ca_name ? ca_name : "(null)", portnum);
+	rc = open_lookup(ca_name, &n);
+	if (rc < 0)
+		return rc;
+	if (portnum < 0 || (unsigned int)portnum > n.num_ports)
+		return -EINVAL;
+	rc = umad_chan_hello(&n, portnum, &h);
+	if (rc < 0)
+		return rc;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		umad_hello_close(&h);
+		return -EIO;
+	}
+	s->sock = h.sock;
+	s->efd = h.efd;
+	s->seq = h.seq;
+	s->port_num = (int)h.rep.port.port_num;
+	snprintf(s->node, sizeof(s->node), "%s", n.name);
+	pthread_mutex_init(&s->tx_lock, NULL);
+	pthread_mutex_init(&s->rx_lock, NULL);
+	pthread_mutex_init(&s->ctl_lock, NULL);
+	rc = map_shm(s, &h);
+	close(h.memfd);
+	if (rc < 0) {
+		umad_once(UMAD_ONCE_PROTOCOL,
+			  "the daemon of node %s sent shared memory this library cannot use (%s)",
+			  n.name, strerror(-rc));
+		goto fail;
+	}
+	/* ours to clear without blocking (the daemon makes it so anyway) */
+	fl = fcntl(s->efd, F_GETFL);
+	if (fl < 0 || fcntl(s->efd, F_SETFL, fl | O_NONBLOCK) < 0)
+		goto fail;
+	if (sess_insert(s) < 0)
+		goto fail;
+	UMAD_DBG("opened %s port %d fd %d", n.name, s->port_num, s->efd);
+	return s->efd;
+fail:
+	close(s->efd);
+	sess_free(s);
+	return -EIO;
+}
+
+UMAD_EXPORT int
+umad_close_port(int portid)
+{
+	struct umad_sess *s = sess_remove(portid);
+
+	UMAD_DBG("closing fd %d", portid);
+	if (s) {
+		/* the socket goes with the last reference; the daemon then
+		 * frees the session's agents */
+		shutdown(s->sock, SHUT_RDWR);
+		sess_put(s);
+	}
+	close(portid);
+	return 0;
+}
+
+UMAD_EXPORT int
+umad_get_fd(int portid)
+{
+	UMAD_DBG("fd %d", portid);
+	return portid;
+}
+
+/* ---- public: send and receive -------------------------------------------- */
+
+static int
+send_fail(int err)
+{
+	errno = err;
+	return -EIO;
+}
+
+static int
+ring_send(struct umad_sess *s, const struct ib_user_mad *hdr,
+	  const void *data, int length)
+{
+	int64_t deadline = 0;
+	struct timespec nap = { 0, 20000 };
+	int rc, old;
+
+	for (;;) {
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+		pthread_mutex_lock(&s->tx_lock);
+		rc = mpd_ring_put(&s->tx, MPD_REC_UMAD, hdr, UMAD_HDR_SIZE,
+				  data, (uint32_t)length);
+		pthread_mutex_unlock(&s->tx_lock);
+		pthread_setcancelstate(old, NULL);
+		if (rc != -ENOSPC)
+			return rc;
+		/* full: the daemon's lcore drains it; wait a little */
+		if (!deadline)
+			deadline = now_ms() + UMAD_SEND_WAIT_MS;
+		else if (now_ms() >= deadline)
+			return -ENOMEM;
+		if (sess_dead(s))
+			return -EPIPE;
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 1000000)
+			nap.tv_nsec *= 2;
+	}
+}
+
+/* umad_send() on a session: 0 or the errno of the -EIO. */
+static int
+sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
+	  int length)
+{
+	struct ib_user_mad hdr;
+	uint32_t agents;
+	int rc;
+
+	/* what the kernel's write() checks before it takes the MAD */
+	if (length < UMAD_RMPP_HDR || agentid < 0 ||
+	    agentid >= MPD_CHAN_MAX_AGENTS)
+		return EINVAL;
+	if (length > UMAD_MAX_DATA)
+		return EMSGSIZE;
+	agents = __atomic_load_n(&s->agents, __ATOMIC_ACQUIRE);
+	if (!(agents & (1u << agentid)) || sess_dead(s))
+		return EIO;
+	memcpy(&hdr, mad, sizeof(hdr));
+	hdr.status = 0;
+	hdr.length = (uint32_t)(UMAD_HDR_SIZE + length);
+	rc = ring_send(s, &hdr, mad->data, length);
+	switch (rc) {
+	case 0:
+		return 0;
+	case -ENOMEM:
+		UMAD_DBG("%s: send ring full for %d ms", s->node,
+			 UMAD_SEND_WAIT_MS);
+		return ENOMEM;
+	case -EMSGSIZE:
+		return EMSGSIZE;
+	default:
+		return EIO;
+	}
+}
+
+UMAD_EXPORT int
+umad_send(int portid, int agentid, void *umad, int length, int timeout_ms,
+	  int retries)
+{
+	struct ib_user_mad *mad = umad;
+	struct umad_sess *s;
+	int rc;
+
+	errno = 0;
+	UMAD_DBG("fd %d agentid %d umad %p timeout %u", portid, agentid, umad,
+		 (unsigned int)timeout_ms);
+	if (!mad)
+		return send_fail(EFAULT);
+	mad->timeout_ms = (uint32_t)timeout_ms;
+	mad->retries = (uint32_t)retries;
+	mad->agent_id = (uint32_t)agentid;
+	if (umad_priv_debug > 1)
+		umad_dump(mad);
+	s = sess_get(portid);
+	if (!s)
+		return send_fail(EBADF);
+	pthread_cleanup_push(sess_put_cleanup, s);
+	rc = sess_send(s, mad, agentid, length);
+	pthread_cleanup_pop(1);
+	if (!rc)
+		return 0;
+	UMAD_DBG("send failed: %s", strerror(rc));
+	return send_fail(rc);
+}
+
+/*
+ * Take the next record for a caller with room for *length data bytes;
+ * the kernel's ib_umad_read()/copy_recv_mad() rules. rx_lock held.
+ */
+static int
+rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
+{
+	const uint8_t *rec;
+	uint32_t len, kind, mlen;
+	int rc, room = *length;
+
+	for (;;) {
+		rc = mpd_ring_peek(&s->rx, &rec, &len, &kind);
+		if (rc < 0) {
+			UMAD_DBG("%s: receive ring corrupt", s->node);
+			return -EIO;
+		}
+		if (rc == 0) {
+			if (!rx_settle(s))
+				continue;
+			return sess_dead(s) ? -EIO : -EWOULDBLOCK;
+		}
+		if (kind == MPD_REC_UMAD && len >= (uint32_t)UMAD_HDR_SIZE)
+			break;
+		UMAD_DBG("%s: skipping a record of kind %u, %u bytes", s->node,
+			 kind, len);
+		mpd_ring_consume(&s->rx);
+	}
+	mlen = len - UMAD_HDR_SIZE;
+	/* room for the whole MAD, or for the first segment of a longer one */
+	if (room < 0 || (mlen <= UMAD_SEG_SIZE && (uint32_t)room < mlen) ||
+	    (mlen > UMAD_SEG_SIZE && room < UMAD_SEG_SIZE))
+		return -EINVAL;
+	memcpy(mad, rec, UMAD_HDR_SIZE);
+	mad->length = UMAD_HDR_SIZE + mlen;
+	if ((uint32_t)room < mlen) {
+		/* the first segment (it carries the RMPP payload length);
+		 * the message stays queued for a bigger buffer */
+		memcpy(mad->data, rec + UMAD_HDR_SIZE, UMAD_SEG_SIZE);
+		*length = (int)mlen;
+		return -ENOSPC;
+	}
+	memcpy(mad->data, rec + UMAD_HDR_SIZE, mlen);
+	mpd_ring_consume(&s->rx);
+	if (mpd_ring_empty(&s->rx))
+		rx_settle(s);
+	*length = (int)mlen;
+	return (int)mad->agent_id;
+}
+
+UMAD_EXPORT int
+umad_recv(int portid, void *umad, int *length, int timeout_ms)
+{
+	struct umad_sess *s;
+	int rc = 0, err = 0, old;
+
+	errno = 0;
+	UMAD_DBG("fd %d umad %p timeout %u", portid, umad,
+		 (unsigned int)timeout_ms);
+	if (!umad || !length) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	s = sess_get(portid);
+	if (!s) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	pthread_cleanup_push(sess_put_cleanup, s);
+	for (;;) {
+		if (timeout_ms) {
+			rc = sess_wait_rec(s, timeout_ms);
+			if (rc < 0) {
+				/* errno as poll() left it, or the cause */
+				err = errno ? errno : -rc;
+				break;
+			}
+		}
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+		pthread_mutex_lock(&s->rx_lock);
+		rc = rx_take(s, umad, length);
+		pthread_mutex_unlock(&s->rx_lock);
+		pthread_setcancelstate(old, NULL);
+		err = rc < 0 ? -rc : 0;
+		/* another thread took what the wait saw: wait again, as a
+		 * single reader of the kernel's fd would never see this */
+		if (rc != -EWOULDBLOCK || !timeout_ms)
+			break;
+	}
+	pthread_cleanup_pop(1);
+	if (rc >= 0) {
+		UMAD_DBG("mad received by agent %d length %d", rc, *length);
+		errno = 0;
+		return rc;
+	}
+	errno = err;
+	return rc;
+}
+
+UMAD_EXPORT int
+umad_poll(int portid, int timeout_ms)
+{
+	struct umad_sess *s;
+	int rc;
+
+	UMAD_DBG("fd %d timeout %u", portid, (unsigned int)timeout_ms);
+	s = sess_get(portid);
+	if (!s) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	pthread_cleanup_push(sess_put_cleanup, s);
+	rc = sess_wait_rec(s, timeout_ms);
+	pthread_cleanup_pop(1);
+	return rc;
+}
+
+/* ---- public: agents ------------------------------------------------------ */
+
+static int
+ctl_register(struct umad_sess *s, const struct mpd_chan_register_req *req,
+	     uint32_t *agent_id)
+{
+	struct mpd_chan_msg m;
+	int rc, old;
+
+	memset(&m, 0, sizeof(m));
+	m.type = MPD_CHAN_REGISTER;
+	m.len = sizeof(m.u.reg_req);
+	m.u.reg_req = *req;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	pthread_mutex_lock(&s->ctl_lock);
+	rc = umad_chan_call(s->sock, &s->seq, &m, NULL, 0, NULL);
+	if (!rc && !m.status && (m.len < sizeof(m.u.reg_rep) ||
+				 m.u.reg_rep.agent_id >= MPD_CHAN_MAX_AGENTS))
+		rc = -EPROTO;
+	if (!rc && !m.status) {
+		*agent_id = m.u.reg_rep.agent_id;
+		__atomic_fetch_or(&s->agents, 1u << *agent_id,
+				  __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&s->ctl_lock);
+	pthread_setcancelstate(old, NULL);
+	if (rc < 0) {
+		UMAD_DBG("%s: REGISTER: %s", s->node, strerror(-rc));
+		return EIO;
+	}
+	return m.status > 0 ? m.status : (m.status ? EIO : 0);
+}
+
+static uint8_t
+class_qpn(int mgmt_class)
+{
+	return mgmt_class == 0x01 || mgmt_class == 0x81 ? 0 : 1;
+}
+
+/* umad_register() and umad_register_oui(): the agent id, or -EPERM with
+ * errno holding the cause. */
+static int
+register_v1(int portid, const struct mpd_chan_register_req *req)
+{
+	struct umad_sess *s = sess_get(portid);
+	uint32_t id = 0;
+	int rc;
+
+	if (!s) {
+		errno = EBADF;
+		return -EPERM;
+	}
+	rc = ctl_register(s, req, &id);
+	sess_put(s);
+	if (rc) {
+		UMAD_DBG("fd %d registering qp %d class 0x%x version %d failed: %s",
+			 portid, req->qpn, req->mgmt_class, req->class_version,
+			 strerror(rc));
+		errno = rc;
+		return -EPERM;
+	}
+	UMAD_DBG("fd %d registered to use agent %u qp %d", portid, id,
+		 req->qpn);
+	return (int)id;
+}
+
+static void
+copy_mask(uint64_t dst[2], const long *method_mask)
+{
+	if (method_mask)
+		memcpy(dst, method_mask, 16);
+	else
+		memset(dst, 0, 16);
+}
+
+UMAD_EXPORT int
+umad_register(int portid, int mgmt_class, int mgmt_version,
+	      uint8_t rmpp_version, long method_mask[16 / sizeof(long)])
+{
+	struct mpd_chan_register_req req;
+
+	UMAD_DBG("fd %d mgmt_class %u mgmt_version %u rmpp_version %d method_mask %p",
+		 portid, (unsigned int)mgmt_class, (unsigned int)mgmt_version,
+		 rmpp_version, (void *)method_mask);
+	memset(&req, 0, sizeof(req));
+	req.mgmt_class = (uint8_t)mgmt_class;
+	req.class_version = (uint8_t)mgmt_version;
+	req.rmpp_version = rmpp_version;
+	req.qpn = class_qpn(mgmt_class);
+	copy_mask(req.method_mask, method_mask);
+	req.oui = OPENIB_OUI;
+	return register_v1(portid, &req);
+}
+
+UMAD_EXPORT int
+umad_register_oui(int portid, int mgmt_class, uint8_t rmpp_version,
+		  uint8_t oui[3], long method_mask[16 / sizeof(long)])
+{
+	struct mpd_chan_register_req req;
+
+	UMAD_DBG("fd %d mgmt_class %u rmpp_version %d", portid,
+		 (unsigned int)mgmt_class, rmpp_version);
+	if (mgmt_class < 0x30 || mgmt_class > 0x4f) {
+		UMAD_DBG("mgmt class %d not in vendor range 2", mgmt_class);
+		return -EINVAL;
+	}
+	memset(&req, 0, sizeof(req));
+	req.mgmt_class = (uint8_t)mgmt_class;
+	req.class_version = 1;
+	req.rmpp_version = rmpp_version;
+	req.qpn = 1;
+	copy_mask(req.method_mask, method_mask);
+	if (oui)
+		req.oui = (uint32_t)oui[0] << 16 | (uint32_t)oui[1] << 8 | oui[2];
+	return register_v1(portid, &req);
+}
+
+UMAD_EXPORT int
+umad_register2(int port_fd, struct umad_reg_attr *attr, uint32_t *agent_id)
+{
+	struct mpd_chan_register_req req;
+	struct umad_sess *s;
+	uint32_t id = 0;
+	int rc;
+
+	if (!attr || !agent_id)
+		return EINVAL;
+	UMAD_DBG("fd %d mgmt_class %u mgmt_class_version %u flags 0x%08x oui 0x%06x rmpp_version %u",
+		 port_fd, attr->mgmt_class, attr->mgmt_class_version,
+		 attr->flags, attr->oui, attr->rmpp_version);
+	if (attr->mgmt_class >= 0x30 && attr->mgmt_class <= 0x4f &&
+	    ((attr->oui & 0x00ffffff) == 0 || (attr->oui & 0xff000000) != 0)) {
+		UMAD_DBG("mgmt class %d is in vendor range 2 but oui (0x%08x) is invalid",
+			 attr->mgmt_class, attr->oui);
+		return EINVAL;
+	}
+	s = sess_get(port_fd);
+	if (!s)
+		return EBADF;
+	/* the kernel names the flags it supports when given others */
+	if (attr->flags & ~(uint32_t)UMAD_USER_RMPP) {
+		attr->flags = UMAD_USER_RMPP;
+		sess_put(s);
+		return EINVAL;
+	}
+	memset(&req, 0, sizeof(req));
+	req.mgmt_class = attr->mgmt_class;
+	req.class_version = attr->mgmt_class_version;
+	req.rmpp_version = attr->rmpp_version;
+	req.qpn = class_qpn(attr->mgmt_class);
+	req.flags = attr->flags;
+	memcpy(req.method_mask, attr->method_mask, sizeof(req.method_mask));
+	req.oui = attr->oui;
+	rc = ctl_register(s, &req, &id);
+	sess_put(s);
+	if (rc) {
+		UMAD_DBG("fd %d registering class 0x%x failed: %s", port_fd,
+			 attr->mgmt_class, strerror(rc));
+		return rc;
+	}
+	*agent_id = id;
+	return 0;
+}
+
+UMAD_EXPORT int
+umad_unregister(int portid, int agentid)
+{
+	struct mpd_chan_msg m;
+	struct umad_sess *s;
+	int rc, old;
+
+	UMAD_DBG("fd %d unregistering agent %d", portid, agentid);
+	s = sess_get(portid);
+	if (!s) {
+		errno = EBADF;
+		return -1;
+	}
+	if (agentid < 0 || agentid >= MPD_CHAN_MAX_AGENTS) {
+		sess_put(s);
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = MPD_CHAN_UNREGISTER;
+	m.len = sizeof(m.u.unreg_req);
+	m.u.unreg_req.agent_id = (uint32_t)agentid;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	pthread_mutex_lock(&s->ctl_lock);
+	rc = umad_chan_call(s->sock, &s->seq, &m, NULL, 0, NULL);
+	if (!rc && !m.status)
+		__atomic_fetch_and(&s->agents, ~(1u << agentid),
+				   __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->ctl_lock);
+	pthread_setcancelstate(old, NULL);
+	sess_put(s);
+	if (rc < 0) {
+		errno = EIO;
+		return -1;
+	}
+	if (m.status) {
+		errno = m.status > 0 ? m.status : EIO;
+		return -1;
+	}
+	return 0;
+}

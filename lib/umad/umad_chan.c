@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The client side of the control channel (madpmd/chan.h): finding the
+ * node, connecting to its socket, HELLO with the memfd and eventfd, and
+ * request/reply on the socket.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+
+#include "umad_priv.h"
+
+int umad_priv_debug;
+
+static atomic_bool once_done[UMAD_ONCE_MAX];
+
+void
+umad_priv_warn(const char *fn, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ibwarn: [%d] %s: %s\n", (int)getpid(), fn, buf);
+}
+
+void
+umad_once(enum umad_once kind, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	if (atomic_exchange(&once_done[kind], true))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "madpmd: %s\n", buf);
+}
+
+static const char *
+run_dir(void)
+{
+	const char *d = getenv("MADPMD_RUN_DIR");
+
+	return d && *d ? d : MPD_RUN_DIR_DEFAULT;
+}
+
+/* A node name is one path component, nothing else. */
+static bool
+valid_name(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || len >= UMAD_NODE_MAX || s[0] == '.' || strchr(s, '/'))
+		return false;
+	return true;
+}
+
+/* "<node> <node_guid> <num_ports>"; false for anything else. */
+static bool
+parse_node_line(char *line, struct umad_node *n)
+{
+	char *save = NULL, *name, *guid, *ports, *end;
+	unsigned long long g;
+	unsigned long p;
+
+	name = strtok_r(line, " \t\r\n", &save);
+	guid = strtok_r(NULL, " \t\r\n", &save);
+	ports = strtok_r(NULL, " \t\r\n", &save);
+	if (!name || !guid || !ports || !valid_name(name))
+		return false;
+	errno = 0;
+	g = strtoull(guid, &end, 0);
+	if (errno || *end)
+		return false;
+	p = strtoul(ports, &end, 0);
+	if (errno || *end || p > 255)
+		return false;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->node_guid = g;
+	n->num_ports = p ? (unsigned int)p : 1;
+	return true;
+}
+
+enum umad_lookup
+umad_node_lookup(const char *ca_name, struct umad_node *n)
+{
+	enum umad_lookup res = UMAD_NODE_NO_FABRIC;
+	const char *want = ca_name;
+	char path[UMAD_PATH_MAX + 16], line[512];
+	struct umad_node cand;
+	FILE *f;
+
+	memset(n, 0, sizeof(*n));
+	snprintf(n->run_dir, sizeof(n->run_dir), "%s", run_dir());
+	if (!want || !*want) {
+		want = getenv("MADPMD_NODE");
+		if (want && !*want)
+			want = NULL;
+	}
+	if (want)
+		snprintf(n->name, sizeof(n->name), "%s", want);
+	if (want && !valid_name(want)) {
+		/* cannot be a node of any fabric; say "unknown" if one runs */
+		snprintf(path, sizeof(path), "%s/%s", n->run_dir, MPD_CHAN_NODES);
+		return access(path, F_OK) == 0 ? UMAD_NODE_UNKNOWN :
+						 UMAD_NODE_NO_FABRIC;
+	}
+	snprintf(path, sizeof(path), "%s/%s", n->run_dir, MPD_CHAN_NODES);
+	f = fopen(path, "re");
+	if (!f)
+		return UMAD_NODE_NO_FABRIC;
+	while (fgets(line, sizeof(line), f)) {
+		memset(&cand, 0, sizeof(cand));
+		if (!parse_node_line(line, &cand))
+			continue;
+		res = UMAD_NODE_UNKNOWN;
+		if (want && strcmp(cand.name, want))
+			continue;
+		memcpy(n->name, cand.name, sizeof(n->name));
+		n->node_guid = cand.node_guid;
+		n->num_ports = cand.num_ports;
+		res = UMAD_NODE_FOUND;
+		break;
+	}
+	fclose(f);
+	return res;
+}
+
+static void
+close_fds(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+int
+umad_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds,
+	       int max_fds, int *nfds)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
+	struct mpd_chan_msg rep;
+	struct iovec iov;
+	struct msghdr mh;
+	struct cmsghdr *c;
+	int got[4], ngot, i;
+	ssize_t n;
+
+	if (nfds)
+		*nfds = 0;
+	m->seq = ++*seq;
+	m->status = 0;
+	do
+		n = send(sock, m, sizeof(*m), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(*m))
+		return n < 0 ? -errno : -EPROTO;
+	for (;;) {
+		memset(&mh, 0, sizeof(mh));
+		iov.iov_base = &rep;
+		iov.iov_len = sizeof(rep);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf.buf;
+		mh.msg_controllen = sizeof(cbuf.buf);
+		do
+			n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (n == 0)
+			return -EPIPE;
+		ngot = 0;
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			size_t k;
+
+			if (c->cmsg_level != SOL_SOCKET ||
+			    c->cmsg_type != SCM_RIGHTS)
+				continue;
+			k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (i = 0; i < (int)k && ngot < 4; i++)
+				memcpy(&got[ngot++], CMSG_DATA(c) + i * sizeof(int),
+				       sizeof(int));
+		}
+		/* a reply to an earlier request that timed out: skip it */
+		if (n == (ssize_t)sizeof(rep) && rep.seq != m->seq) {
+			close_fds(got, ngot);
+			continue;
+		}
+		if (n != (ssize_t)sizeof(rep) || rep.type != m->type ||
+		    (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+		    ngot > max_fds || rep.len > sizeof(rep.u)) {
+			close_fds(got, ngot);
+			return -EPROTO;
+		}
+		break;
+	}
+	*m = rep;
+	for (i = 0; i < ngot; i++)
+		fds[i] = got[i];
+	if (nfds)
+		*nfds = ngot;
+	else
+		close_fds(got, ngot);
+	return 0;
+}
+
+static int
+chan_connect(const struct umad_node *n, char *sock_path, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = UMAD_CTL_TIMEOUT_S };
+	int fd, rc, err;
+
+	snprintf(sock_path, len, "%s/%s/%s", n->run_dir, n->name,
+		 MPD_CHAN_SOCK);
+	if (strlen(sock_path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	do
+		rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	while (rc < 0 && errno == EINTR);
+	if (rc < 0 && errno != EISCONN) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+void
+umad_hello_close(struct umad_hello *h)
+{
+	if (h->sock >= 0)
+		close(h->sock);
+	if (h->memfd >= 0)
+		close(h->memfd);
+	if (h->efd >= 0)
+		close(h->efd);
+	h->sock = h->memfd = h->efd = -1;
+}
+
+/* The memfd is the regular file of the two. */
+static int
+sort_fds(struct umad_hello *h, const int *fds)
+{
+	struct stat st;
+
+	if (fstat(fds[0], &st) == 0 && S_ISREG(st.st_mode)) {
+		h->memfd = fds[0];
+		h->efd = fds[1];
+	} else {
+		h->memfd = fds[1];
+		h->efd = fds[0];
+	}
+	if (fstat(h->memfd, &st) != 0 || !S_ISREG(st.st_mode))
+		return -EPROTO;
+	return 0;
+}
+
+int
+umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
+{
+	char path[UMAD_PATH_MAX + 2 * UMAD_NODE_MAX];
+	struct mpd_chan_msg m;
+	int fds[2], nfds, rc;
+
+	memset(h, 0, sizeof(*h));
+	h->sock = h->memfd = h->efd = -1;
+	rc = chan_connect(n, path, sizeof(path));
+	if (rc == -EACCES || rc == -EPERM) {
+		umad_once(UMAD_ONCE_NO_FABRIC,
+			  "cannot connect to %s: %s (run as the daemon's user, or start madpmd with a wider umad mode)",
+			  path, strerror(-rc));
+		return -EIO;
+	}
+	if (rc == -ENAMETOOLONG) {
+		umad_once(UMAD_ONCE_NO_FABRIC,
+			  "the socket path %s is too long for a UNIX socket (set MADPMD_RUN_DIR to a shorter directory)",
+			  path);
+		return -EIO;
+	}
+	if (rc < 0) {
+		umad_once(UMAD_ONCE_NO_FABRIC,
+			  "no fabric running: nothing listens at %s (start madpmd, or set MADPMD_RUN_DIR)",
+			  path);
+		return -EIO;
+	}
+	h->sock = rc;
+	memset(&m, 0, sizeof(m));
+	m.type = MPD_CHAN_HELLO;
+	m.len = sizeof(m.u.hello_req);
+	m.u.hello_req.version = MPD_CHAN_VERSION;
+	m.u.hello_req.port_num = (uint32_t)port_num;
+	m.u.hello_req.pid = (uint32_t)getpid();
+	rc = umad_chan_call(h->sock, &h->seq, &m, fds, 2, &nfds);
+	if (rc < 0) {
+		umad_once(UMAD_ONCE_PROTOCOL,
+			  "the daemon at %s did not answer HELLO (%s); is it a madpmd of this version?",
+			  path, strerror(-rc));
+		goto fail;
+	}
+	if (m.status) {
+		close_fds(fds, nfds);
+		if (m.status == EINVAL) {
+			UMAD_DBG("%s: port %d refused", n->name, port_num);
+			umad_hello_close(h);
+			return -EINVAL;
+		}
+		umad_once(UMAD_ONCE_PROTOCOL, "the daemon at %s refused HELLO: %s",
+			  path, strerror(m.status));
+		goto fail;
+	}
+	if (nfds != 2 || m.len < sizeof(m.u.hello_rep) ||
+	    m.u.hello_rep.version != MPD_CHAN_VERSION) {
+		close_fds(fds, nfds);
+		umad_once(UMAD_ONCE_PROTOCOL,
+			  "the daemon at %s answered HELLO with channel version %u and %d fds, not %u and 2",
+			  path, m.u.hello_rep.version, nfds, MPD_CHAN_VERSION);
+		goto fail;
+	}
+	if (sort_fds(h, fds) < 0) {
+		close_fds(fds, 2);
+		h->memfd = h->efd = -1;
+		umad_once(UMAD_ONCE_PROTOCOL,
+			  "the daemon at %s sent no shared memory with HELLO", path);
+		goto fail;
+	}
+	h->rep = m.u.hello_rep;
+	h->rep.port.ca_name[sizeof(h->rep.port.ca_name) - 1] = '\0';
+	h->rep.port.node_desc[sizeof(h->rep.port.node_desc) - 1] = '\0';
+	return 0;
+fail:
+	umad_hello_close(h);
+	return -EIO;
+}
+
+int
+umad_port_info(const struct umad_node *n, int port_num,
+	       struct mpd_chan_port_info *pi)
+{
+	struct umad_hello h;
+	int rc;
+
+	rc = umad_chan_hello(n, port_num, &h);
+	if (rc < 0)
+		return rc;
+	*pi = h.rep.port;
+	umad_hello_close(&h);
+	return 0;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internals of libibumad over madpmd (libmadpmd / the drop-in
+ * libibumad.so.3). Nothing here is exported: the library is built with
+ * -fvisibility=hidden and a version script; only the umad_* entry points
+ * marked UMAD_EXPORT leave it.
+ */
+#ifndef MADPMD_UMAD_PRIV_H
+#define MADPMD_UMAD_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+
+#include "madpmd/chan.h"
+#include "madpmd/ring.h"
+
+#define UMAD_EXPORT	__attribute__((visibility("default")))
+
+#define UMAD_HDR_SIZE	((int)sizeof(struct ib_user_mad))	/* 64 */
+#define UMAD_SEG_SIZE	256	/* one MAD; the first RMPP segment */
+#define UMAD_RMPP_HDR	36	/* MAD + RMPP headers: the kernel's minimum */
+#define UMAD_MAX_DATA	((int)MPD_CHAN_MAX_MSG - UMAD_HDR_SIZE)
+#define UMAD_NODE_MAX	64	/* bytes of a node name, NUL included */
+#define UMAD_PATH_MAX	512
+#define UMAD_CTL_TIMEOUT_S	10	/* a daemon that never answers */
+#define UMAD_SEND_WAIT_MS	250	/* a full send ring, before ENOMEM */
+
+/* umad_debug() level; messages go to stderr as "ibwarn: [pid] fn: ..." */
+extern int umad_priv_debug;
+
+void umad_priv_warn(const char *fn, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define UMAD_DBG(...)							\
+	do {								\
+		if (umad_priv_debug)					\
+			umad_priv_warn(__func__, __VA_ARGS__);		\
+	} while (0)
+
+/* A node of the fabric, as the daemon lists it in $RUN_DIR/nodes. */
+struct umad_node {
+	char run_dir[UMAD_PATH_MAX];
+	char name[UMAD_NODE_MAX];
+	uint64_t node_guid;
+	unsigned int num_ports;
+};
+
+enum umad_lookup {
+	UMAD_NODE_FOUND = 0,
+	UMAD_NODE_UNKNOWN,	/* nodes lists others, not this one */
+	UMAD_NODE_NO_FABRIC,	/* no nodes file, or an empty one */
+};
+
+/*
+ * Which node a call is about: ca_name if given, else $MADPMD_NODE, else
+ * the first line of $MADPMD_RUN_DIR/nodes. The run directory is filled in
+ * whatever the outcome; so is the name when one was asked for.
+ */
+enum umad_lookup umad_node_lookup(const char *ca_name, struct umad_node *n);
+
+/* A connected control socket after HELLO, before the shm is mapped. */
+struct umad_hello {
+	int sock;
+	int memfd;
+	int efd;
+	uint32_t seq;
+	struct mpd_chan_hello_rep rep;
+};
+
+/*
+ * Connect to the node's control socket and say HELLO for port_num (0: the
+ * daemon's choice). 0, -EINVAL (the daemon refuses the port) or -EIO (no
+ * daemon, or one speaking garbage; explained once on stderr).
+ */
+int umad_chan_hello(const struct umad_node *n, int port_num,
+		    struct umad_hello *h);
+void umad_hello_close(struct umad_hello *h);
+
+/* One control request on a session's socket: 0 with the reply in *m, or
+ * a negative errno for a transport failure (the reply's own status is
+ * left in m->status). */
+int umad_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m,
+		   int *fds, int max_fds, int *nfds);
+
+/* Print a "madpmd: ..." sentence once per process (per kind). */
+enum umad_once {
+	UMAD_ONCE_NO_FABRIC,
+	UMAD_ONCE_UNKNOWN_NODE,
+	UMAD_ONCE_PROTOCOL,
+	UMAD_ONCE_MAX,
+};
+
+void umad_once(enum umad_once kind, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A port of the node, as the daemon describes it (umad_get_port()). */
+int umad_port_info(const struct umad_node *n, int port_num,
+		   struct mpd_chan_port_info *pi);
+
+#endif

@@ -181,17 +181,15 @@ hca_mad_smp_for_agent(struct hca_internals *hi, const uint8_t *mad)
 	return find_agent(hi->srv, mad, &s, &id);
 }
 
-bool
-hca_mad_deliver(struct hca_internals *hi, const struct mpd_pkt *pk,
-		const uint8_t *mad, uint32_t len)
+/* Which client a MAD is for: a response's waiting send (freed) or its
+ * agent by TID, a request's registered agent. */
+static bool
+route(struct hca_umad_srv *srv, const uint8_t *mad, bool free_wait,
+      struct hca_session **ps, uint32_t *pid)
 {
-	struct hca_umad_srv *srv = hi->srv;
 	struct hca_session *s = NULL;
-	struct umad_hdr h;
 	uint32_t id = 0;
 
-	if (!srv || len < MPD_MAD_HDR_LEN)
-		return false;
 	if (is_response(mad)) {
 		uint64_t tid = mad_tid(mad);
 		struct hca_outstanding *o = find_outstanding(srv, tid, mad[1]);
@@ -201,7 +199,8 @@ hca_mad_deliver(struct hca_internals *hi, const struct mpd_pkt *pk,
 		if (o) {
 			s = o->s;
 			id = o->agent;
-			outstanding_free(o);
+			if (free_wait)
+				outstanding_free(o);
 		} else {
 			struct hca_session *t;
 			uint32_t i;
@@ -223,11 +222,188 @@ hca_mad_deliver(struct hca_internals *hi, const struct mpd_pkt *pk,
 	}
 	if (s->dead)
 		return false;
+	*ps = s;
+	*pid = id;
+	return true;
+}
+
+static bool
+deliver_to(struct hca_internals *hi, struct hca_session *s, uint32_t id,
+	   const struct mpd_pkt *pk, const uint8_t *mad, uint32_t len)
+{
+	struct umad_hdr h;
+
 	memset(&h, 0, sizeof(h));
 	h.agent_id = id;
 	h.length = UMAD_HDR + len;	/* ib_umad_read(): header included */
 	addr_from_pkt(&hi->port, pk, &h);
 	return to_client(s, &h, mad, len);
+}
+
+/* A whole MAD (RMPP reassembled, or a single one) to its client. */
+static bool
+deliver_raw(struct hca_internals *hi, const struct mpd_pkt *pk,
+	    const uint8_t *mad, uint32_t len)
+{
+	struct hca_session *s;
+	uint32_t id;
+
+	if (!route(hi->srv, mad, true, &s, &id))
+		return false;
+	return deliver_to(hi, s, id, pk, mad, len);
+}
+
+/* ---- RMPP transfers ----------------------------------------------------- */
+
+static uint64_t
+now_ns(void)
+{
+	uint64_t t = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+
+	return t / hz * 1000000000ull + t % hz * 1000000000ull / hz;
+}
+
+static struct hca_xfer *
+xfer_alloc(struct hca_umad_srv *srv)
+{
+	unsigned int i;
+
+	for (i = 0; i < HCA_MAX_XFERS; i++)
+		if (!srv->xfer[i].used) {
+			memset(&srv->xfer[i], 0, sizeof(srv->xfer[i]));
+			srv->xfer[i].used = true;
+			return &srv->xfer[i];
+		}
+	return NULL;
+}
+
+void
+hca_xfer_free(struct hca_xfer *x)
+{
+	if (x->snd)
+		mpd_rmpp_send_destroy(x->snd);
+	if (x->rcv)
+		mpd_rmpp_recv_destroy(x->rcv);
+	memset(x, 0, sizeof(*x));
+}
+
+static struct hca_xfer *
+xfer_find(struct hca_umad_srv *srv, bool sender, uint64_t tid, uint8_t cls,
+	  uint16_t lid, uint32_t qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < HCA_MAX_XFERS; i++) {
+		struct hca_xfer *x = &srv->xfer[i];
+
+		if (x->used && (x->snd != NULL) == sender && x->tid == tid &&
+		    x->mgmt_class == cls && x->peer_lid == lid &&
+		    x->peer_qp == qp)
+			return x;
+	}
+	return NULL;
+}
+
+/* Headers to answer the sender of pk with (ACKs, STOPs, ABORTs). */
+static void
+reply_tmpl(const struct hca_port *p, const struct mpd_pkt *pk,
+	   struct mpd_pkt *t)
+{
+	*t = *pk;
+	t->lrh.dlid = pk->lrh.slid;
+	t->lrh.slid = p->lid ? p->lid : MPD_LID_PERMISSIVE;
+	t->lrh.vl = 0;
+	if (pk->has_grh) {
+		memcpy(t->grh.dgid, pk->grh.sgid, 16);
+		memcpy(t->grh.sgid, pk->grh.dgid, 16);
+	}
+	t->bth.dest_qp = pk->deth.src_qp;
+	t->bth.se = 0;
+	t->bth.ack_req = 0;
+	t->deth.src_qp = pk->bth.dest_qp;
+	t->deth.qkey = QP1_QKEY;
+}
+
+static void
+xfer_deliver(struct hca_internals *hi, struct hca_xfer *x)
+{
+	size_t len;
+	uint8_t *msg = mpd_rmpp_recv_take(x->rcv, &len);
+	struct hca_outstanding *o;
+
+	x->delivered = true;
+	if (!msg)
+		return;
+	/* a response ends the send that waited for it */
+	o = is_response(msg) ? find_outstanding(hi->srv, x->tid, x->mgmt_class)
+			     : NULL;
+	if (o)
+		outstanding_free(o);
+	if (!x->s->dead)
+		deliver_to(hi, x->s, x->agent, &x->first, msg, (uint32_t)len);
+	free(msg);
+}
+
+/* An active RMPP MAD off the wire: a segment for a receiver, or an
+ * ACK/STOP/ABORT for a sender. True when taken. */
+static bool
+rmpp_input(struct hca_internals *hi, const struct mpd_pkt *pk,
+	   const uint8_t *mad, uint32_t len)
+{
+	struct hca_umad_srv *srv = hi->srv;
+	uint64_t tid = mad_tid(mad), now = now_ns();
+	struct hca_session *s;
+	struct hca_xfer *x;
+	uint32_t id;
+
+	if (mad[25] != MPD_RMPP_TYPE_DATA) {
+		x = xfer_find(srv, true, tid, mad[1], pk->lrh.slid,
+			      pk->deth.src_qp);
+		if (x)
+			mpd_rmpp_send_input(x->snd, now, mad, len);
+		return true;
+	}
+	x = xfer_find(srv, false, tid, mad[1], pk->lrh.slid, pk->deth.src_qp);
+	if (!x) {
+		if (!route(srv, mad, false, &s, &id))
+			return false;
+		if (!s->agent[id].rmpp_version)
+			return deliver_to(hi, s, id, pk, mad, len);
+		x = xfer_alloc(srv);
+		if (!x)
+			return false;
+		if (mpd_rmpp_recv_create(&x->rcv, now, mad, len, 0, NULL) !=
+		    MPD_OK) {
+			hca_xfer_free(x);
+			return false;
+		}
+		x->s = s;
+		x->agent = id;
+		x->tid = tid;
+		x->mgmt_class = mad[1];
+		x->peer_lid = pk->lrh.slid;
+		x->peer_qp = pk->deth.src_qp;
+		x->first = *pk;
+		reply_tmpl(&hi->port, pk, &x->tmpl);
+	} else {
+		mpd_rmpp_recv_input(x->rcv, now, mad, len);
+	}
+	if (!x->delivered && mpd_rmpp_recv_state(x->rcv) == MPD_RMPP_DONE)
+		xfer_deliver(hi, x);
+	return true;
+}
+
+bool
+hca_mad_deliver(struct hca_internals *hi, const struct mpd_pkt *pk,
+		const uint8_t *mad, uint32_t len)
+{
+	if (!hi->srv || len < MPD_MAD_HDR_LEN)
+		return false;
+	/* the stack runs RMPP for agents that asked (IBA 13.6) */
+	if (len >= MPD_MAD_LEN && mpd_class_has_rmpp(mad[1]) &&
+	    mpd_rmpp_is_active(mad, len))
+		return rmpp_input(hi, pk, mad, len);
+	return deliver_raw(hi, pk, mad, len);
 }
 
 /* ---- sending ------------------------------------------------------------ */
@@ -371,6 +547,102 @@ frame(struct hca_internals *hi, struct rte_mempool *mp,
 	return m;
 }
 
+/* A whole message for an RMPP agent (IBA 13.6): segmented by a sender
+ * that hca_mad_send_burst() runs, or handed over whole when it stays on
+ * this port. */
+static struct rte_mbuf *
+send_rmpp(struct hca_internals *hi, struct hca_session *s,
+	  const struct umad_hdr *h, const struct hca_agent *a,
+	  const uint8_t *rec, uint32_t len)
+{
+	struct hca_umad_srv *srv = hi->srv;
+	struct mpd_pkt pk;
+	struct hca_xfer *x;
+	uint8_t *msg;
+
+	if (!a->rmpp_version || !mpd_class_has_rmpp(rec[UMAD_HDR + 1]) ||
+	    len > MPD_RMPP_MAX_MSG) {
+		send_failed(s, rec, EINVAL);	/* as the kernel's write() */
+		return NULL;
+	}
+	msg = malloc(len);
+	if (!msg) {
+		send_failed(s, rec, ENOMEM);
+		return NULL;
+	}
+	memcpy(msg, rec + UMAD_HDR, len);
+	if (!is_response(msg))
+		mpd_put_be64(msg + 8, (uint64_t)a->hi_tid << 32 |
+				      (mad_tid(msg) & 0xffffffffu));
+	pkt_from_umad(&hi->port, h, a, msg, &pk);
+	s->sent++;
+	if (is_local(&hi->port, msg, pk.lrh.dlid)) {
+		pk.lrh.slid = hi->port.lid;
+		if (!deliver_raw(hi, &pk, msg, len))
+			hi->port.cnt.drop_no_agent++;
+		free(msg);
+		return NULL;
+	}
+	x = xfer_alloc(srv);
+	if (!x || mpd_rmpp_send_create(&x->snd, msg, len, 0, NULL) != MPD_OK) {
+		if (x)
+			hca_xfer_free(x);
+		free(msg);
+		send_failed(s, rec, ENOMEM);
+		return NULL;
+	}
+	x->s = s;
+	x->agent = h->agent_id;
+	x->tid = mad_tid(msg);
+	x->mgmt_class = msg[1];
+	x->peer_lid = pk.lrh.dlid;
+	x->peer_qp = pk.bth.dest_qp;
+	x->tmpl = pk;
+	memcpy(x->hdr, h, UMAD_HDR);
+	memcpy(x->hdr + UMAD_HDR, msg, MPD_MAD_HDR_LEN);
+	free(msg);
+	return NULL;	/* its segments go out with the transfers */
+}
+
+/* Segments, ACKs and ABORTs of every transfer; finished ones freed. */
+static uint16_t
+run_xfers(struct hca_internals *hi, struct rte_mempool *mp,
+	  struct rte_mbuf **bufs, uint16_t n)
+{
+	struct hca_umad_srv *srv = hi->srv;
+	uint8_t mad[MPD_MAD_LEN];
+	uint64_t now = now_ns();
+	uint16_t out = 0;
+	unsigned int i;
+
+	for (i = 0; i < HCA_MAX_XFERS; i++) {
+		struct hca_xfer *x = &srv->xfer[i];
+		bool done;
+
+		if (!x->used)
+			continue;
+		while (out < n && (x->snd ? mpd_rmpp_send_poll(x->snd, now, mad,
+							      sizeof(mad)) :
+					    mpd_rmpp_recv_poll(x->rcv, now, mad,
+							      sizeof(mad))) ==
+				  MPD_MAD_LEN) {
+			bufs[out] = frame(hi, mp, &x->tmpl, mad);
+			out += bufs[out] != NULL;
+		}
+		done = x->snd ? mpd_rmpp_send_finished(x->snd) :
+				mpd_rmpp_recv_finished(x->rcv);
+		if (!done)
+			continue;
+		/* a send that did not get through comes back, as ib_umad's
+		 * send completions with an error do */
+		if (x->snd && mpd_rmpp_send_state(x->snd) != MPD_RMPP_DONE &&
+		    !x->s->dead)
+			send_failed(x->s, x->hdr, ETIMEDOUT);
+		hca_xfer_free(x);
+	}
+	return out;
+}
+
 /* One record from a client. Returns the frame to send, or NULL. */
 static struct rte_mbuf *
 send_one(struct hca_internals *hi, struct rte_mempool *mp,
@@ -396,12 +668,14 @@ send_one(struct hca_internals *hi, struct rte_mempool *mp,
 		return NULL;
 	}
 	a = &s->agent[h.agent_id];
-	if (len > MPD_MAD_LEN) {
-		/* RMPP segmentation arrives with the RMPP engine */
-		s->dropped++;
-		send_failed(s, rec, EMSGSIZE);
-		return NULL;
-	}
+	/* ib_umad_write(): RMPP when the agent and class have it and the
+	 * client set Active, whatever the length (an empty SA table is just
+	 * its headers) */
+	if (len > MPD_MAD_LEN ||
+	    (a->rmpp_version && len >= MPD_SA_HDR_END - 20 &&
+	     mpd_class_has_rmpp(rec[UMAD_HDR + 1]) &&
+	     (rec[UMAD_HDR + 26] & MPD_RMPP_FLAG_ACTIVE)))
+		return send_rmpp(hi, s, &h, a, rec, len);
 	memset(mad, 0, sizeof(mad));
 	memcpy(mad, rec + UMAD_HDR, len);
 	/* ib_umad: requests carry the agent's hi_tid in TID bits 63..32 */
@@ -505,6 +779,7 @@ hca_mad_send_burst(struct hca_internals *hi, struct rte_mempool *mp,
 	if (!srv || !mp)
 		return 0;
 	out = run_timeouts(hi, mp, bufs, n);
+	out += run_xfers(hi, mp, bufs + out, (uint16_t)(n - out));
 	TAILQ_FOREACH(s, &srv->sessions, next) {
 		unsigned int budget = SEND_BUDGET;
 

@@ -112,10 +112,12 @@ counters_ext_clear(struct hca_port *p, uint16_t sel)
 			*by_bit[i] = 0;
 }
 
+/* A CA's PMA answers for its port; PortSelect 0 (what perfquery sends
+ * when no port is named) and 0xFF (all ports) mean the same here. */
 static bool
 port_selected(const struct hca_port *p, uint8_t sel)
 {
-	return sel == p->port_num || sel == PM_ALL_PORTS;
+	return sel == p->port_num || sel == 0 || sel == PM_ALL_PORTS;
 }
 
 static uint16_t

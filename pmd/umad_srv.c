@@ -79,6 +79,9 @@ session_end(struct hca_umad_srv *srv, struct hca_session *s)
 			memset(o, 0, sizeof(*o));
 		}
 	}
+	for (i = 0; i < HCA_MAX_XFERS; i++)
+		if (srv->xfer[i].used && srv->xfer[i].s == s)
+			hca_xfer_free(&srv->xfer[i]);
 	rte_spinlock_unlock(&hi->lock);
 	HCA_LOG(INFO, "%s: client pid %d gone (%" PRIu64 " sent, %" PRIu64
 		" received)", hi->port.node_name, (int)s->pid, s->sent,
@@ -610,6 +613,9 @@ hca_umad_srv_stop(struct hca_internals *hi)
 	}
 	for (i = 0; i < HCA_MAX_OUTSTANDING; i++)
 		free(srv->out[i].rec);
+	for (i = 0; i < HCA_MAX_XFERS; i++)
+		if (srv->xfer[i].used)
+			hca_xfer_free(&srv->xfer[i]);
 	close(srv->listen_fd);
 	close(srv->inotify_fd);
 	close(srv->issm_fd);

@@ -14,9 +14,11 @@
 #include "hca.h"
 #include "madpmd/chan.h"
 #include "madpmd/ring.h"
+#include "madpmd/rmpp.h"
 
 #define HCA_MAX_SESSIONS	64
 #define HCA_MAX_OUTSTANDING	1024	/* sends awaiting a response, per port */
+#define HCA_MAX_XFERS		256	/* RMPP transfers in flight, per port */
 
 struct hca_agent {
 	bool used;
@@ -60,6 +62,25 @@ struct hca_outstanding {
 	uint8_t *rec;			/* the umad record, to resend */
 };
 
+/* One RMPP transfer (IBA 13.6) the port runs for a client: a sender
+ * segmenting a client's message, or a receiver reassembling one for it. */
+struct hca_xfer {
+	bool used;
+	struct mpd_rmpp_send *snd;
+	struct mpd_rmpp_recv *rcv;
+	struct hca_session *s;
+	uint32_t agent;
+	uint64_t tid;
+	uint8_t mgmt_class;
+	uint16_t peer_lid;
+	uint32_t peer_qp;
+	struct mpd_pkt tmpl;	/* headers of what we send to the peer */
+	struct mpd_pkt first;	/* receiver: how the first segment came */
+	bool delivered;
+	uint8_t hdr[64 + 24];	/* sender: umad header + MAD header, to
+				 * hand back on failure */
+};
+
 TAILQ_HEAD(hca_session_list, hca_session);
 
 struct hca_umad_srv {
@@ -78,9 +99,12 @@ struct hca_umad_srv {
 	struct hca_session_list sessions;
 	unsigned int nsessions;
 	struct hca_outstanding out[HCA_MAX_OUTSTANDING];
+	struct hca_xfer xfer[HCA_MAX_XFERS];
 	uint64_t next_timeout_check;
 };
 
+/* Free a transfer and its engine. hi->lock held. */
+void hca_xfer_free(struct hca_xfer *x);
 /* Mark a session dead from the data plane (garbage in its ring). */
 void hca_session_kill(struct hca_session *s, const char *why);
 

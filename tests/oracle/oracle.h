@@ -16,6 +16,7 @@
 #include "madpmd/wire.h"
 
 struct oracle;
+struct mpd_pcapng;
 
 struct oracle *oracle_new(const char *name);
 void oracle_free(struct oracle *o);
@@ -87,5 +88,18 @@ void oracle_add_tshark_arg(struct oracle *o, const char *arg);
  * line per frame and per failed expectation; returns failures.
  */
 int oracle_run(struct oracle *o);
+
+/* ---- hooks for tests of our own dissector (tests/dissector) ---------- */
+
+/* Run tshark with WIRESHARK_PLUGIN_DIR=dir (laid out as dir/4.0/epan/). */
+void oracle_set_plugin_dir(struct oracle *o, const char *dir);
+/* The capture writer and its interfaces (Ethernet, exported PDU), for
+ * frames a test writes itself; each such frame is then announced with
+ * oracle_add_written(), which returns its frame number. */
+struct mpd_pcapng *oracle_writer(struct oracle *o, uint32_t *if_eth,
+				 uint32_t *if_upper);
+int oracle_add_written(struct oracle *o, const char *label);
+/* Expert info of error severity is expected on frame (a bad CRC). */
+void oracle_allow_errors(struct oracle *o, int frame);
 
 #endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * madpmd Wireshark plugin: what the files of the plugin share.
+ *
+ *   packet-madpmd.c     protocol, preferences, records, handles, handoff
+ *   madpmd-transport.c  LRH/GRH/BTH/DETH, RoCEv1/v2, ICRC and VCRC checks
+ *   madpmd-mad.c        MAD and class headers, RMPP reassembly, TID matching
+ *   madpmd-layout.c     attribute/record fields generated from the codec's
+ *                       layouts (SMP, SA, PerfMgt, CM)
+ *   madpmd-stats.c      the response-time tap and "-z madpmd,rtt"
+ */
+#ifndef MADPMD_PLUGIN_H
+#define MADPMD_PLUGIN_H
+
+#include <epan/packet.h>
+#include <epan/expert.h>
+
+#include "madpmd/field.h"
+
+extern int proto_madpmd;
+
+/* Preferences */
+extern gboolean madpmd_pref_take_roce;
+extern gboolean madpmd_pref_check_crc;
+extern gboolean madpmd_pref_reassemble;
+
+/* Where a MAD came from: matching and reassembly never mix the layers. */
+enum madpmd_layer {
+	MADPMD_LAYER_WIRE = 0,
+	MADPMD_LAYER_UMAD = 1,
+	MADPMD_LAYER_BARE = 2,
+};
+
+/* ---- madpmd-transport.c -------------------------------------------- */
+void madpmd_transport_register(void);
+void madpmd_transport_handoff(void);
+/* madpmd_ib: a packet starting with the LRH. */
+int madpmd_dissect_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+		      void *data);
+
+/* ---- madpmd-mad.c ---------------------------------------------------- */
+void madpmd_mad_register(void);
+/*
+ * Dissect a MAD or a whole (RMPP-reassembled) message at the start of
+ * tvb. On the wire, tvb is the 256-byte MAD of one packet and message is
+ * FALSE; a umad record's message is the kernel's form (header, first
+ * segment, the data of the others) with message TRUE.
+ */
+int madpmd_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+		       enum madpmd_layer layer, gboolean message);
+/* madpmd_mad: a bare MAD handle. */
+int madpmd_dissect_bare_mad(tvbuff_t *tvb, packet_info *pinfo,
+			    proto_tree *tree, void *data);
+const char *madpmd_class_name(guint8 mgmt_class);
+const char *madpmd_method_name(guint8 method);
+
+/* ---- madpmd-layout.c ------------------------------------------------- */
+struct madpmd_lhf;		/* a layout with its registered fields */
+
+/* Register fields for layout l under prefix ("madpmd.smp.nodeinfo"). */
+struct madpmd_lhf *madpmd_layout_hf(const struct mpd_layout *l,
+				    const char *prefix, const char *title);
+void madpmd_layout_register_all(int proto);
+/* Add a subtree for the structure at offset (at most max bytes of it are
+ * present: fields beyond are not shown). Returns the bytes covered. */
+proto_item *madpmd_layout_dissect(const struct madpmd_lhf *lh, tvbuff_t *tvb,
+				  int offset, int max, proto_tree *tree,
+				  const char *label_fmt, ...)
+	G_GNUC_PRINTF(6, 7);
+const char *madpmd_layout_title(const struct madpmd_lhf *lh);
+int madpmd_layout_len(const struct madpmd_lhf *lh);
+
+/* ---- madpmd-stats.c -------------------------------------------------- */
+struct madpmd_rtt_tap {
+	guint8 mgmt_class;
+	guint8 method;		/* of the request */
+	guint16 attr_id;
+	nstime_t rtt;
+};
+extern int madpmd_tap;
+void madpmd_stats_register(void);
+
+#endif

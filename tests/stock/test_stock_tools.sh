@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Stock OpenSM and infiniband-diags, unmodified, over madpmd's drop-in
+# libibumad on the default fabric (hca1 -- hca2).
+# Usage: test_stock_tools.sh <madpmd> <madpmd-run>
+set -u
+madpmd=$1
+run=$2
+n=0
+fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+
+tmp=$(mktemp -d /tmp/madpmd-stock.XXXXXX)
+export MADPMD_RUN_DIR=$tmp/run
+pids=()
+# stop what we started, newest first (the SM before the fabric), by PID;
+# whatever ignores SIGTERM for 3 s gets SIGKILL
+stop() {
+	local p=$1 i
+	kill -TERM "$p" 2>/dev/null || return 0
+	for i in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+}
+cleanup() {
+	local i
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
+	rm -rf "$tmp" "/var/run/dpdk/madpmd-stock-$$"
+}
+trap cleanup EXIT
+
+"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-stock-$$ \
+	--log-level=pmd.net.hca:info -- --run-dir "$MADPMD_RUN_DIR" > "$tmp/madpmd.log" 2>&1 &
+pids+=($!)
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; done
+[ -S "$MADPMD_RUN_DIR/hca2/umad" ]
+ok $? "madpmd runs the default fabric"
+
+# 1. one sweep to SUBNET UP
+timeout 60 "$run" opensm -o -f "$tmp/opensm-once.log" > "$tmp/opensm-once.out" 2>&1
+grep -q "SUBNET UP" "$tmp/opensm-once.log"
+ok $? "opensm -o reaches SUBNET UP"
+for node in hca1 hca2; do
+	"$run" --node $node ibstat > "$tmp/ibstat.$node" 2>&1
+	grep -q "State: Active" "$tmp/ibstat.$node" && ! grep -q "Base lid: 0$" "$tmp/ibstat.$node"
+	ok $? "ibstat on $node: Active with a LID ($(grep -m1 'Base lid' "$tmp/ibstat.$node" | tr -d '\t'))"
+done
+lid1=$(awk '/Base lid/ {print $3}' "$tmp/ibstat.hca1")
+lid2=$(awk '/Base lid/ {print $3}' "$tmp/ibstat.hca2")
+
+# 2. a resident SM for the SA and SMInfo
+"$run" opensm -f "$tmp/opensm.log" > "$tmp/opensm.out" 2>&1 &
+pids+=($!)
+for i in $(seq 100); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.1; done
+"$run" --node hca2 sminfo > "$tmp/sminfo" 2>&1
+grep -q "sm lid $lid1 .*SMINFO_MASTER" "$tmp/sminfo"
+ok $? "sminfo from hca2: $(cat "$tmp/sminfo")"
+
+guid2=$(awk '/Node GUID/ {print $3}' "$tmp/ibstat.hca2")
+"$run" smpquery nodeinfo "$lid2" > "$tmp/ni" 2>&1
+grep -q "Guid:\.*$guid2" "$tmp/ni"
+ok $? "smpquery nodeinfo $lid2 (LID routed) shows hca2's GUID $guid2"
+"$run" smpquery -D nodeinfo 0,1 > "$tmp/ni.dr" 2>&1
+grep -q "Guid:\.*$guid2" "$tmp/ni.dr"
+ok $? "smpquery -D nodeinfo 0,1 (directed route) shows the same node"
+"$run" smpquery nodedesc "$lid2" 2>&1 | grep -q "hca2"
+ok $? "smpquery nodedesc: hca2"
+"$run" smpquery portinfo "$lid2" > "$tmp/pi" 2>&1
+grep -q "LinkState:\.*Active" "$tmp/pi" && grep -q "SMLid:\.*$lid1" "$tmp/pi"
+ok $? "smpquery portinfo: Active, SMLid $lid1"
+"$run" smpquery -D pkeys 0,1 2>&1 | grep -q "0xffff"
+ok $? "smpquery -D pkeys: the default partition"
+
+"$run" --node hca2 saquery -N > "$tmp/sa.N" 2>&1
+[ "$(grep -c 'NodeRecord dump' "$tmp/sa.N")" -eq 2 ]
+ok $? "saquery -N from hca2: every NodeRecord (2; multi-segment RMPP over the wire)"
+"$run" --node hca2 saquery -p > "$tmp/sa.p" 2>&1
+[ "$(grep -c 'PathRecord dump' "$tmp/sa.p")" -eq 4 ]
+ok $? "saquery PathRecords: all 4 source/destination pairs"
+"$run" --node hca2 saquery -g 2>&1 | grep -q "MCMemberRecord"
+ok $? "saquery -g: the IPoIB broadcast group"
+
+"$run" perfquery "$lid2" > "$tmp/pq" 2>&1 && grep -q "PortRcvPkts" "$tmp/pq"
+ok $? "perfquery $lid2"
+"$run" perfquery -x "$lid2" 2>&1 | grep -q "PortUnicastRcvPkts"
+ok $? "perfquery -x $lid2 (PortCountersExtended)"
+"$run" perfquery -r "$lid2" > /dev/null 2>&1
+before=$("$run" perfquery "$lid2" 2>/dev/null | awk -F. '/^PortRcvPkts/ {print $NF}')
+[ -n "$before" ] && [ "$before" -le 2 ]
+ok $? "perfquery -r clears the counters (PortRcvPkts now $before)"
+
+# 3. two clients at once on one node, and a killed client
+( for i in $(seq 20); do "$run" --node hca2 perfquery "$lid1" > /dev/null 2>&1 || exit 1; done ) &
+a=$!
+( for i in $(seq 20); do "$run" --node hca2 saquery -N > /dev/null 2>&1 || exit 1; done ) &
+b=$!
+wait $a; ra=$?
+wait $b; rb=$?
+[ $ra -eq 0 ] && [ $rb -eq 0 ]
+ok $? "20 perfquery and 20 saquery runs at once on hca2 all succeed"
+"$run" --node hca2 ibping -S > /dev/null 2>&1 &
+victim=$!
+sleep 0.5
+kill -KILL $victim
+wait $victim 2>/dev/null
+sleep 0.3
+"$run" --node hca2 saquery -N 2>/dev/null | grep -c "NodeRecord dump" | grep -q 2
+ok $? "after a client is killed with SIGKILL, new clients are served"
+grep -q "client pid $victim gone" "$tmp/madpmd.log"
+ok $? "and madpmd freed what it held"
+
+[ $fail = 0 ] || for f in "$tmp"/*.log "$tmp"/*.out; do sed "s|^|# $(basename "$f"): |" "$f" | tail -8; done
+echo "1..$n"
+exit $fail

@@ -34,7 +34,8 @@ cleanup() {
 trap cleanup EXIT
 
 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-stock-$$ \
-	--log-level=pmd.net.hca:info -- --run-dir "$MADPMD_RUN_DIR" > "$tmp/madpmd.log" 2>&1 &
+	--log-level=pmd.net.hca:info -- --run-dir "$MADPMD_RUN_DIR" \
+	--capture "$tmp/fabric.pcapng" > "$tmp/madpmd.log" 2>&1 &
 pids+=($!)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; done
 [ -S "$MADPMD_RUN_DIR/hca2/umad" ]
@@ -112,6 +113,19 @@ sleep 0.3
 ok $? "after a client is killed with SIGKILL, new clients are served"
 grep -q "client pid $victim gone" "$tmp/madpmd.log"
 ok $? "and madpmd freed what it held"
+
+# 4. the wire of all that, as stock tshark reads it
+for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
+pids=()
+chmod 755 "$tmp"
+chmod 644 "$tmp/fabric.pcapng"
+as_user=()
+[ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME="$tmp")
+frames=$("${as_user[@]}" tshark -r "$tmp/fabric.pcapng" --disable-protocol madpmd 2>/dev/null | wc -l)
+sets=$("${as_user[@]}" tshark -r "$tmp/fabric.pcapng" --disable-protocol madpmd -Y 'infiniband.mad.method == 0x02 && infiniband.mad.attributeid == 0x0015' 2>/dev/null | wc -l)
+bad=$("${as_user[@]}" tshark -r "$tmp/fabric.pcapng" --disable-protocol madpmd -Y '_ws.malformed || _ws.expert.severity >= 8388608' 2>/dev/null | wc -l)
+[ "$frames" -gt 100 ] && [ "$sets" -gt 0 ] && [ "$bad" -eq 0 ]
+ok $? "the fabric capture decodes in stock tshark: $frames frames, $sets SubnSet(PortInfo) from OpenSM, $bad malformed"
 
 [ $fail = 0 ] || for f in "$tmp"/*.log "$tmp"/*.out; do sed "s|^|# $(basename "$f"): |" "$f" | tail -8; done
 echo "1..$n"

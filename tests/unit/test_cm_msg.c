@@ -14,6 +14,7 @@
 #include "madpmd/cm.h"
 #include "madpmd/mad.h"
 #include "madpmd/wire.h"
+#include "layout_check.h"
 #include "tap.h"
 
 #define ITERS 200
@@ -51,153 +52,6 @@ static const struct msg msgs[] = {
 	  148, UMAD_CM_ATTR_APR },
 };
 
-/* Fields inside wire_len and the host struct, widths that fit their
- * members, no two fields sharing a wire bit or a member byte. */
-static void
-check_layout(const struct mpd_layout *l, size_t size)
-{
-	uint8_t wire[MPD_MAD_LEN] = { 0 }, mem[1024] = { 0 };
-	int bad = 0;
-	uint16_t i;
-	unsigned int b;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->bits == 0 || f->bit_off + f->bits > 8u * l->wire_len ||
-		    f->mem_off + f->mem_size > size ||
-		    (f->kind == MPD_FK_UINT &&
-		     (f->bits > 8u * f->mem_size ||
-		      (f->mem_size != 1 && f->mem_size != 2 &&
-		       f->mem_size != 4 && f->mem_size != 8))) ||
-		    (f->kind == MPD_FK_BYTES &&
-		     (f->bit_off % 8 || f->bits != 8u * f->mem_size))) {
-			tap_diag("%s.%s: bad placement", l->name, f->name);
-			bad++;
-			continue;
-		}
-		for (b = f->bit_off; b < f->bit_off + f->bits; b++) {
-			if (wire[b / 8] & (0x80 >> (b % 8))) {
-				tap_diag("%s.%s overlaps at bit %u", l->name,
-					 f->name, b);
-				bad++;
-				break;
-			}
-			wire[b / 8] |= (uint8_t)(0x80 >> (b % 8));
-		}
-		for (b = f->mem_off; b < f->mem_off + f->mem_size; b++) {
-			if (mem[b]) {
-				tap_diag("%s.%s shares member byte %u", l->name,
-					 f->name, b);
-				bad++;
-				break;
-			}
-			mem[b] = 1;
-		}
-	}
-	ok(bad == 0 && l->wire_len == MPD_CM_DATA_LEN &&
-	   MPD_CM_DATA_OFF + MPD_CM_DATA_LEN == MPD_MAD_LEN,
-	   "%s: %u fields, disjoint, inside the %u bytes of CM data", l->name,
-	   l->nfields, l->wire_len);
-}
-
-static void
-random_fill(const struct mpd_layout *l, void *obj)
-{
-	uint16_t i;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind == MPD_FK_UINT)
-			mpd_field_store(f, obj, rnd_bits(f->bits));
-		else
-			rnd_bytes((uint8_t *)obj + f->mem_off, f->mem_size);
-	}
-}
-
-static void
-covered_mask(const struct mpd_layout *l, uint8_t *mask)
-{
-	uint16_t i;
-
-	memset(mask, 0, l->wire_len);
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind == MPD_FK_BYTES)
-			memset(mask + f->bit_off / 8, 0xff, f->bits / 8);
-		else
-			mpd_bits_set(mask, f->bit_off, f->bits,
-				     f->bits == 64 ? ~0ull :
-						     (1ull << f->bits) - 1);
-	}
-}
-
-static void
-round_trips(const struct mpd_layout *l, size_t size)
-{
-	uint8_t a[1024], b[1024], w[MPD_MAD_LEN], w2[MPD_MAD_LEN];
-	uint8_t mask[MPD_MAD_LEN];
-	int i, bad = 0;
-	size_t j;
-
-	covered_mask(l, mask);
-	for (i = 0; i < ITERS && !bad; i++) {
-		memset(a, 0, size);
-		memset(b, 0, size);
-		random_fill(l, a);
-		if (mpd_layout_encode(l, a, w, sizeof(w)) != l->wire_len ||
-		    mpd_layout_decode(l, w, l->wire_len, b) != l->wire_len ||
-		    memcmp(a, b, size) != 0)
-			bad++;
-		rnd_bytes(w, l->wire_len);
-		memset(a, 0, size);
-		mpd_layout_decode(l, w, l->wire_len, a);
-		if (mpd_layout_encode(l, a, w2, sizeof(w2)) != l->wire_len)
-			bad++;
-		for (j = 0; j < l->wire_len; j++)
-			if (w2[j] != (w[j] & mask[j]))
-				bad++;
-	}
-	ok(bad == 0, "%s: %d random round trips, reserved bits zero", l->name,
-	   i);
-}
-
-static void
-error_paths(const struct mpd_layout *l, size_t size)
-{
-	uint8_t obj[1024] = { 0 }, w[MPD_MAD_LEN];
-	int bad = 0, n = 0;
-	uint16_t i;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-		int rc;
-
-		if (f->kind != MPD_FK_UINT || f->bits == 8u * f->mem_size)
-			continue;
-		memset(obj, 0, size);
-		mpd_field_store(f, obj, 1ull << f->bits);
-		rc = mpd_layout_encode(l, obj, w, sizeof(w));
-		n++;
-		if (rc != MPD_ERANGE) {
-			tap_diag("%s.%s = 1 << %u: %s", l->name, f->name,
-				 f->bits, mpd_strerror(rc));
-			bad++;
-		}
-	}
-	ok(bad == 0, "%s: MPD_ERANGE for each of %d over-wide members",
-	   l->name, n);
-	memset(obj, 0, size);
-	is_int(mpd_layout_encode(l, obj, w, l->wire_len - 1u), MPD_ENOSPC,
-	       "%s: encode into %u bytes is MPD_ENOSPC", l->name,
-	       l->wire_len - 1u);
-	is_int(mpd_layout_decode(l, w, l->wire_len - 1u, obj), MPD_ETRUNC,
-	       "%s: decode of %u bytes is MPD_ETRUNC", l->name,
-	       l->wire_len - 1u);
-}
-
 /* Private data is the last thing in every message, of the IBA size. */
 static void
 check_private_data(const struct msg *m)
@@ -219,7 +73,7 @@ check_mad(const struct msg *m)
 	struct mpd_mad h, d;
 	int rc;
 
-	random_fill(m->l, obj);
+	lc_random_fill(m->l, obj);
 	mpd_layout_encode(m->l, obj, data, sizeof(data));
 	memset(&h, 0, sizeof(h));
 	h.hdr.base_version = MPD_BASE_VERSION;
@@ -242,23 +96,6 @@ check_mad(const struct msg *m)
 	is_int(m->attr_id, m->rdma_core_id,
 	       "%s: attribute ID 0x%04x as in umad_cm.h", m->l->name,
 	       m->attr_id);
-}
-
-static void
-golden(const char *what, const struct mpd_layout *l, const void *obj,
-       const uint8_t *want)
-{
-	uint8_t w[MPD_MAD_LEN];
-	int n = mpd_layout_encode(l, obj, w, sizeof(w));
-	int i;
-
-	if (!ok(n == l->wire_len && memcmp(w, want, l->wire_len) == 0,
-		"%s: golden bytes", what)) {
-		for (i = 0; n > 0 && i < n; i++)
-			if (w[i] != want[i])
-				tap_diag("byte %d: got 0x%02x, want 0x%02x", i,
-					 w[i], want[i]);
-	}
 }
 
 static void
@@ -364,7 +201,7 @@ golden_req(void)
 	want[138] = 3 << 4;
 	want[139] = 1 << 3 | 1 << 2;		/* ACK Timeout, SAP */
 	pattern(r.private_data, want + 140, 0x01, MPD_CM_REQ_PDATA_LEN);
-	golden("REQ", &mpd_cm_req_layout, &r, want);
+	lc_golden("REQ", &mpd_cm_req_layout, &r, want, sizeof(want));
 	is_int(mpd_get_be32(want), r.local_comm_id,
 	       "REQ Local Communication ID at byte 0 of the CM data");
 }
@@ -407,7 +244,7 @@ golden_rep(void)
 	want[27] = 5 << 5 | 1 << 4;		/* RNR retry, SRQ */
 	put(want + 28, 0x0002c903000000ffull, 8);
 	pattern(r.private_data, want + 36, 0x40, MPD_CM_REP_PDATA_LEN);
-	golden("REP", &mpd_cm_rep_layout, &r, want);
+	lc_golden("REP", &mpd_cm_rep_layout, &r, want, sizeof(want));
 }
 
 static void
@@ -432,7 +269,7 @@ golden_small(void)
 	want[8] = 1 << 6;
 	want[9] = 0x13 << 3;
 	pattern(mra.private_data, want + 10, 0x80, MPD_CM_MRA_PDATA_LEN);
-	golden("MRA", &mpd_cm_mra_layout, &mra, want);
+	lc_golden("MRA", &mpd_cm_mra_layout, &mra, want, sizeof(want));
 
 	/* IBA 12.6.7 REJ */
 	memset(&rej, 0, sizeof(rej));
@@ -449,7 +286,7 @@ golden_small(void)
 	put(want + 10, 28, 2);
 	pattern(rej.ari, want + 12, 0x20, MPD_CM_ARI_LEN);
 	pattern(rej.private_data, want + 84, 0x90, MPD_CM_REJ_PDATA_LEN);
-	golden("REJ", &mpd_cm_rej_layout, &rej, want);
+	lc_golden("REJ", &mpd_cm_rej_layout, &rej, want, sizeof(want));
 
 	/* IBA 12.6.9 RTU */
 	memset(&rtu, 0, sizeof(rtu));
@@ -459,7 +296,7 @@ golden_small(void)
 	put(want + 0, 0xdeadbeefu, 4);
 	put(want + 4, 0xfeedfaceu, 4);
 	pattern(rtu.private_data, want + 8, 0x11, MPD_CM_RTU_PDATA_LEN);
-	golden("RTU", &mpd_cm_rtu_layout, &rtu, want);
+	lc_golden("RTU", &mpd_cm_rtu_layout, &rtu, want, sizeof(want));
 
 	/* IBA 12.6.10 DREQ */
 	memset(&dreq, 0, sizeof(dreq));
@@ -471,7 +308,7 @@ golden_small(void)
 	put(want + 4, 4, 4);
 	put(want + 8, 0x00abcd, 3);
 	pattern(dreq.private_data, want + 12, 0x22, MPD_CM_DREQ_PDATA_LEN);
-	golden("DREQ", &mpd_cm_dreq_layout, &dreq, want);
+	lc_golden("DREQ", &mpd_cm_dreq_layout, &dreq, want, sizeof(want));
 
 	/* IBA 12.6.11 DREP */
 	memset(&drep, 0, sizeof(drep));
@@ -481,7 +318,7 @@ golden_small(void)
 	put(want + 0, 5, 4);
 	put(want + 4, 6, 4);
 	pattern(drep.private_data, want + 8, 0x33, MPD_CM_DREP_PDATA_LEN);
-	golden("DREP", &mpd_cm_drep_layout, &drep, want);
+	lc_golden("DREP", &mpd_cm_drep_layout, &drep, want, sizeof(want));
 }
 
 static void
@@ -522,7 +359,7 @@ golden_lap_apr(void)
 	want[62] = 0xc << 4 | 1 << 3;		/* SL, Subnet Local */
 	want[63] = 0x0b << 3;			/* Local ACK Timeout */
 	pattern(lap.private_data, want + 64, 0x70, MPD_CM_LAP_PDATA_LEN);
-	golden("LAP", &mpd_cm_lap_layout, &lap, want);
+	lc_golden("LAP", &mpd_cm_lap_layout, &lap, want, sizeof(want));
 
 	/* IBA 12.8.2 APR */
 	memset(&apr, 0, sizeof(apr));
@@ -537,7 +374,7 @@ golden_lap_apr(void)
 	want[9] = 3;
 	pattern(apr.add_info, want + 12, 0x44, MPD_CM_ARI_LEN);
 	pattern(apr.private_data, want + 84, 0x55, MPD_CM_APR_PDATA_LEN);
-	golden("APR", &mpd_cm_apr_layout, &apr, want);
+	lc_golden("APR", &mpd_cm_apr_layout, &apr, want, sizeof(want));
 }
 
 static void
@@ -557,7 +394,8 @@ golden_sidr(void)
 	put(want + 4, 0x8001, 2);
 	put(want + 8, 0x0000000001060012ull, 8);
 	pattern(req.private_data, want + 16, 0x66, MPD_CM_SIDR_REQ_PDATA_LEN);
-	golden("SIDR_REQ", &mpd_cm_sidr_req_layout, &req, want);
+	lc_golden("SIDR_REQ", &mpd_cm_sidr_req_layout, &req, want,
+		  sizeof(want));
 
 	/* IBA 12.11.2 SIDR_REP */
 	memset(&rep, 0, sizeof(rep));
@@ -579,7 +417,8 @@ golden_sidr(void)
 	put(want + 20, 0x80010000u, 4);
 	pattern(rep.class_port_info, want + 24, 0x77, MPD_CM_ARI_LEN);
 	pattern(rep.private_data, want + 96, 0x88, MPD_CM_SIDR_REP_PDATA_LEN);
-	golden("SIDR_REP", &mpd_cm_sidr_rep_layout, &rep, want);
+	lc_golden("SIDR_REP", &mpd_cm_sidr_rep_layout, &rep, want,
+		  sizeof(want));
 }
 
 int
@@ -589,10 +428,13 @@ main(void)
 
 	tap_seed();
 	for (i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++) {
-		check_layout(msgs[i].l, msgs[i].size);
+		lc_check_layout(msgs[i].l, msgs[i].size);
+		ok(msgs[i].l->wire_len == MPD_CM_DATA_LEN &&
+		   MPD_CM_DATA_OFF + MPD_CM_DATA_LEN == MPD_MAD_LEN,
+		   "%s: the %u bytes of CM data", msgs[i].l->name,
+		   msgs[i].l->wire_len);
 		check_private_data(&msgs[i]);
-		round_trips(msgs[i].l, msgs[i].size);
-		error_paths(msgs[i].l, msgs[i].size);
+		lc_check_codec(msgs[i].l, msgs[i].size, ITERS);
 		check_mad(&msgs[i]);
 	}
 	ok(MPD_CLASS_CM == UMAD_CLASS_CM, "CM class 0x07 as in umad_types.h");

@@ -10,6 +10,7 @@
 #include "madpmd/attr.h"
 #include "madpmd/mad.h"
 #include "madpmd/wire.h"
+#include "layout_check.h"
 #include "tap.h"
 
 #define ITERS 100
@@ -27,211 +28,11 @@ static const struct attr attrs[] = {
 	  sizeof(struct mpd_port_counters_ext) },
 };
 
-static int
-bit_is_set(const uint8_t *b, unsigned int bit)
-{
-	return (b[bit / 8] >> (7 - bit % 8)) & 1;
-}
-
-static void
-bit_set(uint8_t *b, unsigned int bit)
-{
-	b[bit / 8] |= (uint8_t)(0x80 >> (bit % 8));
-}
-
-/* Every field inside wire_len and inside the host struct, a width its
- * member can hold, whole bytes for byte arrays, and no wire bit or member
- * byte used twice. */
-static void
-check_layout(const struct mpd_layout *l, size_t size)
-{
-	uint8_t wire[256] = { 0 }, mem[1024] = { 0 };
-	unsigned int bits = 0;
-	uint16_t i;
-	int bad = 0;
-
-	if (!ok(l->wire_len <= sizeof(wire) && size <= sizeof(mem) &&
-		l->nfields > 0, "%s: sizes are sane", l->name))
-		return;
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-		unsigned int b, m;
-
-		if (f->bits == 0 || f->bit_off + f->bits > 8u * l->wire_len ||
-		    f->mem_off + f->mem_size > size ||
-		    (f->kind == MPD_FK_UINT &&
-		     (f->bits > 8u * f->mem_size || f->bits > 64 ||
-		      (f->mem_size != 1 && f->mem_size != 2 &&
-		       f->mem_size != 4 && f->mem_size != 8))) ||
-		    (f->kind == MPD_FK_BYTES &&
-		     (f->bit_off % 8 || f->bits != 8u * f->mem_size))) {
-			tap_diag("%s.%s: bad geometry", l->name, f->name);
-			bad++;
-			continue;
-		}
-		for (b = f->bit_off; b < f->bit_off + f->bits; b++) {
-			if (bit_is_set(wire, b)) {
-				tap_diag("%s.%s: wire bit %u used twice",
-					 l->name, f->name, b);
-				bad++;
-				break;
-			}
-			bit_set(wire, b);
-		}
-		for (m = f->mem_off; m < f->mem_off + f->mem_size; m++) {
-			if (mem[m]++) {
-				tap_diag("%s.%s: member byte %u used twice",
-					 l->name, f->name, m);
-				bad++;
-				break;
-			}
-		}
-		bits += f->bits;
-		if (f->name == NULL || mpd_layout_find(l, f->name) != f) {
-			tap_diag("%s: field %u name not unique", l->name, i);
-			bad++;
-		}
-	}
-	ok(bad == 0, "%s: %u fields, %u of %u bits, no overlap", l->name,
-	   l->nfields, bits, 8u * l->wire_len);
-}
-
-static void
-random_fill(const struct mpd_layout *l, void *obj)
-{
-	uint16_t i;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind == MPD_FK_UINT)
-			mpd_field_store(f, obj, rnd_bits(f->bits));
-		else
-			rnd_bytes((uint8_t *)obj + f->mem_off, f->mem_size);
-	}
-}
-
-static void
-max_fill(const struct mpd_layout *l, void *obj)
-{
-	uint16_t i;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind == MPD_FK_UINT)
-			mpd_field_store(f, obj, f->bits >= 64 ? ~0ull :
-					(1ull << f->bits) - 1);
-		else
-			memset((uint8_t *)obj + f->mem_off, 0xff, f->mem_size);
-	}
-}
-
-static unsigned int
-popcount(const uint8_t *b, size_t n)
-{
-	unsigned int c = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		c += (unsigned int)__builtin_popcount(b[i]);
-	return c;
-}
-
-/* Round trips, reserved bits, and the error paths of one layout. */
-static void
-check_codec(const struct mpd_layout *l, size_t size)
-{
-	uint8_t a[1024] __attribute__((aligned(8)));
-	uint8_t b[1024] __attribute__((aligned(8)));
-	uint8_t wire[256], wire2[256];
-	unsigned int bits = 0, it;
-	int bad = 0, n;
-	uint16_t i;
-
-	for (it = 0; it < ITERS; it++) {
-		memset(a, 0, sizeof(a));
-		memset(b, 0, sizeof(b));
-		random_fill(l, a);
-		n = mpd_layout_encode(l, a, wire, sizeof(wire));
-		if (n != l->wire_len ||
-		    mpd_layout_decode(l, wire, l->wire_len, b) != l->wire_len ||
-		    memcmp(a, b, size) != 0 ||
-		    mpd_layout_encode(l, b, wire2, l->wire_len) != l->wire_len ||
-		    memcmp(wire, wire2, l->wire_len) != 0)
-			bad++;
-	}
-	ok(bad == 0, "%s: %d random round trips", l->name, ITERS);
-
-	/* every field at its maximum sets exactly the field bits */
-	memset(a, 0, sizeof(a));
-	max_fill(l, a);
-	for (i = 0; i < l->nfields; i++)
-		bits += l->fields[i].bits;
-	n = mpd_layout_encode(l, a, wire, sizeof(wire));
-	is_int(n == l->wire_len ? popcount(wire, l->wire_len) : 0, bits,
-	       "%s: all-ones fields leave the reserved bits zero", l->name);
-
-	/* a value one bit too wide, field by field */
-	bad = 0;
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind != MPD_FK_UINT || f->bits >= 8u * f->mem_size)
-			continue;
-		memset(a, 0, sizeof(a));
-		mpd_field_store(f, a, 1ull << f->bits);
-		if (mpd_layout_encode(l, a, wire, sizeof(wire)) != MPD_ERANGE) {
-			tap_diag("%s.%s: 1 << %u accepted", l->name, f->name,
-				 f->bits);
-			bad++;
-		}
-		mpd_field_store(f, a, (1ull << f->bits) - 1);
-		if (mpd_layout_encode(l, a, wire, sizeof(wire)) != l->wire_len) {
-			tap_diag("%s.%s: maximum refused", l->name, f->name);
-			bad++;
-		}
-	}
-	ok(bad == 0, "%s: MPD_ERANGE for every value wider than its field",
-	   l->name);
-
-	memset(a, 0, sizeof(a));
-	is_int(mpd_layout_encode(l, a, wire, l->wire_len - 1u), MPD_ENOSPC,
-	       "%s: encode into %u bytes is MPD_ENOSPC", l->name,
-	       l->wire_len - 1u);
-	is_int(mpd_layout_encode(l, a, wire, 0), MPD_ENOSPC,
-	       "%s: encode into 0 bytes is MPD_ENOSPC", l->name);
-	is_int(mpd_layout_decode(l, wire, l->wire_len - 1u, b), MPD_ETRUNC,
-	       "%s: decode of %u bytes is MPD_ETRUNC", l->name,
-	       l->wire_len - 1u);
-	is_int(mpd_layout_decode(l, wire, 0, b), MPD_ETRUNC,
-	       "%s: decode of 0 bytes is MPD_ETRUNC", l->name);
-}
-
-static void
-golden(const struct mpd_layout *l, const void *obj, const uint8_t *want,
-       size_t len)
-{
-	uint8_t wire[256];
-	int n = mpd_layout_encode(l, obj, wire, sizeof(wire));
-	size_t i;
-
-	is_int(n, (long long)len, "%s: golden value encodes to %zu bytes",
-	       l->name, len);
-	if (n != (int)len)
-		return;
-	for (i = 0; i < len; i++)
-		if (wire[i] != want[i])
-			tap_diag("%s: byte %zu is 0x%02x, IBA says 0x%02x",
-				 l->name, i, wire[i], want[i]);
-	ok(memcmp(wire, want, len) == 0, "%s: golden bytes", l->name);
-}
-
 /* The decoded golden bytes must equal the struct they came from. */
 #define GOLDEN(layout, type, objp, want) do {				\
 	type back_;							\
 									\
-	golden(&(layout), (objp), (want), sizeof(want));		\
+	lc_golden(NULL, &(layout), (objp), (want), sizeof(want));		\
 	memset(&back_, 0, sizeof(back_));				\
 	ok(mpd_layout_decode(&(layout), (want), sizeof(want), &back_)	\
 	   == (int)sizeof(want) &&					\
@@ -387,8 +188,8 @@ main(void)
 
 	tap_seed();
 	for (i = 0; i < N(attrs); i++) {
-		check_layout(attrs[i].l, attrs[i].size);
-		check_codec(attrs[i].l, attrs[i].size);
+		lc_check_layout(attrs[i].l, attrs[i].size);
+		lc_check_codec(attrs[i].l, attrs[i].size, ITERS);
 		/* PerfMgt data starts at MAD byte 64 and has 192 bytes */
 		ok(attrs[i].l->wire_len <= MPD_MAD_LEN - MPD_PERF_DATA_OFF,
 		   "%s fits the PerfMgt data area", attrs[i].l->name);

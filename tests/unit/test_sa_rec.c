@@ -14,6 +14,7 @@
 #include "madpmd/mad.h"
 #include "madpmd/sa.h"
 #include "madpmd/wire.h"
+#include "layout_check.h"
 #include "tap.h"
 
 #define ITERS 200
@@ -30,174 +31,6 @@ static const struct rec recs[] = {
 	{ &mpd_path_record_layout, sizeof(struct mpd_path_record) },
 	{ &mpd_mcmember_record_layout, sizeof(struct mpd_mcmember_record) },
 };
-
-/* Fields inside wire_len and the host struct, widths that fit their
- * members, no two fields sharing a wire bit or a member byte. */
-static void
-check_layout(const struct mpd_layout *l, size_t size)
-{
-	uint8_t wire[MPD_MAD_LEN] = { 0 }, mem[1024] = { 0 };
-	int bad = 0;
-	uint16_t i;
-	unsigned int b;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->bits == 0 || f->bit_off + f->bits > 8u * l->wire_len ||
-		    f->mem_off + f->mem_size > size ||
-		    (f->kind == MPD_FK_UINT &&
-		     (f->bits > 8u * f->mem_size ||
-		      (f->mem_size != 1 && f->mem_size != 2 &&
-		       f->mem_size != 4 && f->mem_size != 8))) ||
-		    (f->kind == MPD_FK_BYTES &&
-		     (f->bit_off % 8 || f->bits != 8u * f->mem_size))) {
-			tap_diag("%s.%s: bad placement", l->name, f->name);
-			bad++;
-			continue;
-		}
-		for (b = f->bit_off; b < f->bit_off + f->bits; b++) {
-			if (wire[b / 8] & (0x80 >> (b % 8))) {
-				tap_diag("%s.%s overlaps at bit %u", l->name,
-					 f->name, b);
-				bad++;
-				break;
-			}
-			wire[b / 8] |= (uint8_t)(0x80 >> (b % 8));
-		}
-		for (b = f->mem_off; b < f->mem_off + f->mem_size; b++) {
-			if (mem[b]) {
-				tap_diag("%s.%s shares member byte %u", l->name,
-					 f->name, b);
-				bad++;
-				break;
-			}
-			mem[b] = 1;
-		}
-	}
-	ok(bad == 0 && l->wire_len <= MPD_SA_DATA_LEN,
-	   "%s: %u fields, disjoint, inside %u bytes", l->name, l->nfields,
-	   l->wire_len);
-}
-
-static void
-random_fill(const struct mpd_layout *l, void *obj)
-{
-	uint16_t i;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind == MPD_FK_UINT)
-			mpd_field_store(f, obj, rnd_bits(f->bits));
-		else
-			rnd_bytes((uint8_t *)obj + f->mem_off, f->mem_size);
-	}
-}
-
-/* Bits of the wire that some field covers. */
-static void
-covered_mask(const struct mpd_layout *l, uint8_t *mask)
-{
-	uint16_t i;
-
-	memset(mask, 0, l->wire_len);
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind == MPD_FK_BYTES)
-			memset(mask + f->bit_off / 8, 0xff, f->bits / 8);
-		else
-			mpd_bits_set(mask, f->bit_off, f->bits,
-				     f->bits == 64 ? ~0ull :
-						     (1ull << f->bits) - 1);
-	}
-}
-
-static void
-round_trips(const struct mpd_layout *l, size_t size)
-{
-	uint8_t a[1024], b[1024], w[MPD_MAD_LEN], w2[MPD_MAD_LEN];
-	uint8_t mask[MPD_MAD_LEN];
-	int i, bad = 0;
-	size_t j;
-
-	covered_mask(l, mask);
-	for (i = 0; i < ITERS && !bad; i++) {
-		memset(a, 0, size);
-		memset(b, 0, size);
-		random_fill(l, a);
-		if (mpd_layout_encode(l, a, w, sizeof(w)) != l->wire_len ||
-		    mpd_layout_decode(l, w, l->wire_len, b) != l->wire_len ||
-		    memcmp(a, b, size) != 0)
-			bad++;
-		/* random wire: decode then encode keeps every field bit and
-		 * clears every reserved one */
-		rnd_bytes(w, l->wire_len);
-		memset(a, 0, size);
-		mpd_layout_decode(l, w, l->wire_len, a);
-		if (mpd_layout_encode(l, a, w2, sizeof(w2)) != l->wire_len)
-			bad++;
-		for (j = 0; j < l->wire_len; j++)
-			if (w2[j] != (w[j] & mask[j]))
-				bad++;
-	}
-	ok(bad == 0, "%s: %d random round trips, reserved bits zero", l->name,
-	   i);
-}
-
-static void
-error_paths(const struct mpd_layout *l, size_t size)
-{
-	uint8_t obj[1024] = { 0 }, w[MPD_MAD_LEN];
-	int bad = 0, n = 0;
-	uint16_t i;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-		int rc;
-
-		if (f->kind != MPD_FK_UINT || f->bits == 8u * f->mem_size)
-			continue;
-		memset(obj, 0, size);
-		mpd_field_store(f, obj, 1ull << f->bits);
-		rc = mpd_layout_encode(l, obj, w, sizeof(w));
-		n++;
-		if (rc != MPD_ERANGE) {
-			tap_diag("%s.%s = 1 << %u: %s", l->name, f->name,
-				 f->bits, mpd_strerror(rc));
-			bad++;
-		}
-	}
-	ok(bad == 0, "%s: MPD_ERANGE for each of %d over-wide members",
-	   l->name, n);
-	memset(obj, 0, size);
-	is_int(mpd_layout_encode(l, obj, w, l->wire_len - 1u), MPD_ENOSPC,
-	       "%s: encode into %u bytes is MPD_ENOSPC", l->name,
-	       l->wire_len - 1u);
-	is_int(mpd_layout_encode(l, obj, w, l->wire_len), l->wire_len,
-	       "%s: encode into exactly %u bytes", l->name, l->wire_len);
-	is_int(mpd_layout_decode(l, w, l->wire_len - 1u, obj), MPD_ETRUNC,
-	       "%s: decode of %u bytes is MPD_ETRUNC", l->name,
-	       l->wire_len - 1u);
-}
-
-static void
-golden(const char *what, const struct mpd_layout *l, const void *obj,
-       const uint8_t *want)
-{
-	uint8_t w[MPD_MAD_LEN];
-	int n = mpd_layout_encode(l, obj, w, sizeof(w));
-	int i;
-
-	if (!ok(n == l->wire_len && memcmp(w, want, l->wire_len) == 0,
-		"%s: golden bytes", what)) {
-		for (i = 0; n > 0 && i < n; i++)
-			if (w[i] != want[i])
-				tap_diag("byte %d: got 0x%02x, want 0x%02x", i,
-					 w[i], want[i]);
-	}
-}
 
 static void
 put(uint8_t *p, uint64_t v, int n)
@@ -261,7 +94,8 @@ golden_path_record(void)
 	want[55] = 1 << 6 | 0x10;			/* Rate */
 	want[56] = 3 << 6 | 0x12;			/* PacketLifeTime */
 	want[57] = 0x55;				/* Preference */
-	golden("PathRecord", &mpd_path_record_layout, &pr, want);
+	lc_golden("PathRecord", &mpd_path_record_layout, &pr, want,
+		  sizeof(want));
 	is_int(want[40] << 8 | want[41], pr.dlid, "PathRecord DLID at byte 40");
 }
 
@@ -315,7 +149,8 @@ golden_mcmember_record(void)
 	want[47] = 0xff;
 	want[48] = 0x21;				/* Scope, JoinState */
 	want[49] = 0x80;				/* ProxyJoin */
-	golden("MCMemberRecord", &mpd_mcmember_record_layout, &mc, want);
+	lc_golden("MCMemberRecord", &mpd_mcmember_record_layout, &mc, want,
+		  sizeof(want));
 
 	/* rdma-core reads the same bytes through its own struct */
 	memset(w, 0, sizeof(w));
@@ -375,7 +210,8 @@ golden_node_record(void)
 	want[40] = 7;
 	put(want + 41, 0x0002c9, 3);
 	memcpy(want + 44, desc, sizeof(desc) - 1);
-	golden("NodeRecord", &mpd_node_record_layout, &nr, want);
+	lc_golden("NodeRecord", &mpd_node_record_layout, &nr, want,
+		  sizeof(want));
 
 	/* the embedded NodeInfo is the SMP attribute moved by 4 bytes */
 	for (i = 0; i < mpd_node_info_layout.nfields; i++) {
@@ -418,7 +254,8 @@ golden_port_info_record(void)
 	want[3] = 0x80;
 	for (i = 0; i < MPD_PORT_INFO_LEN; i++)
 		want[4 + i] = (uint8_t)(i ^ 0x5a);
-	golden("PortInfoRecord", &mpd_port_info_record_layout, &pir, want);
+	lc_golden("PortInfoRecord", &mpd_port_info_record_layout, &pir, want,
+		  sizeof(want));
 }
 
 static void
@@ -463,7 +300,8 @@ golden_service_record(void)
 	for (i = 0; i < 2; i++)
 		put(want + 160 + 8 * i, 0x3000000000000000ull + (unsigned)i,
 		    8);
-	golden("ServiceRecord", &mpd_service_record_layout, &sr, want);
+	lc_golden("ServiceRecord", &mpd_service_record_layout, &sr, want,
+		  sizeof(want));
 }
 
 static void
@@ -544,9 +382,11 @@ main(void)
 
 	tap_seed();
 	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
-		check_layout(recs[i].l, recs[i].size);
-		round_trips(recs[i].l, recs[i].size);
-		error_paths(recs[i].l, recs[i].size);
+		lc_check_layout(recs[i].l, recs[i].size);
+		ok(recs[i].l->wire_len <= MPD_SA_DATA_LEN,
+		   "%s: fits the %u bytes of SA data", recs[i].l->name,
+		   MPD_SA_DATA_LEN);
+		lc_check_codec(recs[i].l, recs[i].size, ITERS);
 	}
 	is_int(mpd_node_record_layout.wire_len, 108, "NodeRecord is 108 bytes");
 	is_int(mpd_port_info_record_layout.wire_len, 68,

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Checks every codec layout's unit test runs: geometry, random round trips,
+ * reserved bits, the error paths, and golden bytes. */
+#ifndef MADPMD_TEST_LAYOUT_CHECK_H
+#define MADPMD_TEST_LAYOUT_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "madpmd/field.h"
+
+/* Fields inside wire_len and the host struct (size bytes), widths their
+ * members hold, byte arrays on whole bytes, unique names, and no wire bit
+ * or member byte used twice. */
+void lc_check_layout(const struct mpd_layout *l, size_t size);
+/* Every member random within its width. */
+void lc_random_fill(const struct mpd_layout *l, void *obj);
+/* Every member at its maximum. */
+void lc_max_fill(const struct mpd_layout *l, void *obj);
+/*
+ * iters random round trips (struct -> wire -> struct -> wire, and random
+ * wire -> struct -> wire keeping every field bit and clearing every
+ * reserved one); all-ones fields set exactly the field bits; MPD_ERANGE
+ * for each value one bit too wide, the maximum accepted; MPD_ENOSPC and
+ * MPD_ETRUNC on short buffers; encode into exactly wire_len.
+ */
+void lc_check_codec(const struct mpd_layout *l, size_t size,
+		    unsigned int iters);
+/* obj encodes to exactly the len bytes of want (what names it; NULL: the
+ * layout's name); differing bytes are listed. */
+void lc_golden(const char *what, const struct mpd_layout *l, const void *obj,
+	       const uint8_t *want, size_t len);
+
+#endif

@@ -172,6 +172,8 @@ enum hca_reply hca_sma_handle(struct hca_port *p, uint8_t *mad,
 bool hca_pma_handle(struct hca_port *p, uint8_t *mad);
 /* Prepare what the SMA sends unchanged (NodeInfo); at probe. */
 void hca_sma_init(struct hca_port *p);
+/* The link's data rate: lane speed x width, in Mb/s */
+uint32_t hca_port_rate_mbps(const struct hca_port *p);
 /* PortInfo:CapabilityMask as the port reports it */
 uint32_t hca_sma_cap_mask(const struct hca_port *p);
 

@@ -367,23 +367,30 @@ derive:
 
 /* ---- ethdev ops --------------------------------------------------------- */
 
-static void
-hca_link_fill(const struct hca_port *p, struct rte_eth_link *l)
+uint32_t
+hca_port_rate_mbps(const struct hca_port *p)
 {
+	/* IBA 14.2.5.6 LinkSpeedActive (per lane) x LinkWidthActive */
 	static const uint32_t lane_mbps[] = { [1] = 2500, [2] = 5000,
 					      [4] = 10000 };
 	static const uint32_t lanes[] = { [1] = 1, [2] = 4, [4] = 8, [8] = 12 };
-	uint32_t lm = p->link_speed_active < RTE_DIM(lane_mbps) ?
-		      lane_mbps[p->link_speed_active] : 0;
-	uint32_t ln = p->link_width_active < RTE_DIM(lanes) ?
-		      lanes[p->link_width_active] : 0;
 
+	return (p->link_speed_active < RTE_DIM(lane_mbps) ?
+		lane_mbps[p->link_speed_active] : 0) *
+	       (p->link_width_active < RTE_DIM(lanes) ?
+		lanes[p->link_width_active] : 0);
+}
+
+static void
+hca_link_fill(const struct hca_port *p, struct rte_eth_link *l)
+{
 	memset(l, 0, sizeof(*l));
 	/* the ethdev link is up when the IB port is logically up: a port
 	 * in Init/Armed moves only SMPs, like a real HCA */
 	l->link_status = p->phys_state == HCA_PHYS_LINKUP &&
 			 p->port_state >= HCA_PORT_INIT;
-	l->link_speed = l->link_status ? lm * ln : RTE_ETH_SPEED_NUM_NONE;
+	l->link_speed = l->link_status ? hca_port_rate_mbps(p) :
+					 RTE_ETH_SPEED_NUM_NONE;
 	l->link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
 	l->link_autoneg = RTE_ETH_LINK_FIXED;
 }

@@ -92,8 +92,6 @@ session_end(struct hca_umad_srv *srv, struct hca_session *s)
 static void
 fill_port_info(const struct hca_internals *hi, struct mpd_chan_port_info *pi)
 {
-	static const uint32_t lane_gbps[] = { [1] = 2, [2] = 5, [4] = 10 };
-	static const uint32_t lanes[] = { [1] = 1, [2] = 4, [4] = 8, [8] = 12 };
 	const struct hca_port *p = &hi->port;
 
 	memset(pi, 0, sizeof(*pi));
@@ -112,10 +110,7 @@ fill_port_info(const struct hca_internals *hi, struct mpd_chan_port_info *pi)
 	pi->sm_sl = p->sm_sl;
 	pi->state = p->port_state;
 	pi->phys_state = p->phys_state;
-	pi->rate = (p->link_speed_active < RTE_DIM(lane_gbps) ?
-		    lane_gbps[p->link_speed_active] : 0) *
-		   (p->link_width_active < RTE_DIM(lanes) ?
-		    lanes[p->link_width_active] : 0);
+	pi->rate = hca_port_rate_mbps(p) / 1000;	/* Gb/s, as sysfs */
 	pi->capmask = hca_sma_cap_mask(p);
 	pi->link_layer = p->link == MPD_LINK_IB ? 0 : 1;
 	pi->fw_ver = 1;

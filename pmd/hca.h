@@ -78,6 +78,11 @@ struct hca_counters {
 	uint64_t drop_bad_header;
 	uint64_t drop_no_agent;
 	uint64_t drop_egress_full;
+	/* RMPP transfers the MAD layer ran for clients (IBA 13.6) */
+	uint64_t rmpp_sent;		/* messages sent whole */
+	uint64_t rmpp_received;		/* messages reassembled */
+	uint64_t rmpp_timeouts;		/* windows sent again */
+	uint64_t rmpp_failed;		/* aborted, stopped or timed out */
 };
 
 /* State of one HCA port: what its SMA reports and Set changes. */

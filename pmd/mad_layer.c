@@ -46,6 +46,10 @@ struct umad_hdr {
 };
 _Static_assert(sizeof(struct umad_hdr) == UMAD_HDR, "ib_user_mad is 64 bytes");
 
+/* An RMPP sender's wait for each ACK when the client gave no time-out
+ * (an SA answering): OpenSM's own default transaction time-out. */
+#define RMPP_ACK_DEFAULT_MS	200u
+
 /* IBA 13.4.5 and the kernel's ib_response_mad() */
 static bool
 is_response(const uint8_t *mad)
@@ -324,6 +328,23 @@ reply_tmpl(const struct hca_port *p, const struct mpd_pkt *pk,
 	t->deth.qkey = QP1_QKEY;
 }
 
+/* A finished transfer into the port's RMPP counters. */
+static void
+xfer_count(struct hca_counters *c, const struct hca_xfer *x)
+{
+	if (x->snd) {
+		c->rmpp_timeouts += mpd_rmpp_send_timeouts(x->snd);
+		if (mpd_rmpp_send_state(x->snd) == MPD_RMPP_DONE)
+			c->rmpp_sent++;
+		else
+			c->rmpp_failed++;
+	} else if (mpd_rmpp_recv_state(x->rcv) == MPD_RMPP_DONE) {
+		c->rmpp_received++;
+	} else {
+		c->rmpp_failed++;
+	}
+}
+
 static void
 xfer_deliver(struct hca_internals *hi, struct hca_xfer *x)
 {
@@ -387,6 +408,15 @@ rmpp_input(struct hca_internals *hi, const struct mpd_pkt *pk,
 		reply_tmpl(&hi->port, pk, &x->tmpl);
 	} else {
 		mpd_rmpp_recv_input(x->rcv, now, mad, len);
+	}
+	/* IBA 13.6.3: RMPP's own timers govern a response once it flows;
+	 * the request's response timer restarts with each segment */
+	if (is_response(mad)) {
+		struct hca_outstanding *o = find_outstanding(srv, tid, mad[1]);
+
+		if (o)
+			o->deadline = rte_get_tsc_cycles() +
+				      o->timeout_ms * rte_get_tsc_hz() / 1000;
 	}
 	if (!x->delivered && mpd_rmpp_recv_state(x->rcv) == MPD_RMPP_DONE)
 		xfer_deliver(hi, x);
@@ -556,6 +586,7 @@ send_rmpp(struct hca_internals *hi, struct hca_session *s,
 	  const uint8_t *rec, uint32_t len)
 {
 	struct hca_umad_srv *srv = hi->srv;
+	struct mpd_rmpp_cfg cfg;
 	struct mpd_pkt pk;
 	struct hca_xfer *x;
 	uint8_t *msg;
@@ -583,8 +614,15 @@ send_rmpp(struct hca_internals *hi, struct hca_session *s,
 		free(msg);
 		return NULL;
 	}
+	/* as ib_mad_rmpp: each window waits the client's timeout_ms for its
+	 * ACK; a response sent without one waits RMPP_ACK_DEFAULT_MS */
+	mpd_rmpp_cfg_default(&cfg);
+	cfg.ack_timeout_ns = (uint64_t)(h->timeout_ms ? h->timeout_ms :
+					RMPP_ACK_DEFAULT_MS) * 1000000u;
+	if (h->timeout_ms && h->retries > cfg.retries)
+		cfg.retries = h->retries;
 	x = xfer_alloc(srv);
-	if (!x || mpd_rmpp_send_create(&x->snd, msg, len, 0, NULL) != MPD_OK) {
+	if (!x || mpd_rmpp_send_create(&x->snd, msg, len, 0, &cfg) != MPD_OK) {
 		if (x)
 			hca_xfer_free(x);
 		free(msg);
@@ -633,6 +671,7 @@ run_xfers(struct hca_internals *hi, struct rte_mempool *mp,
 				mpd_rmpp_recv_finished(x->rcv);
 		if (!done)
 			continue;
+		xfer_count(&hi->port.cnt, x);
 		/* a send that did not get through comes back, as ib_umad's
 		 * send completions with an error do */
 		if (x->snd && mpd_rmpp_send_state(x->snd) != MPD_RMPP_DONE &&

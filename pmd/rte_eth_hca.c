@@ -611,6 +611,10 @@ static const struct {
 	XS("drop_bad_header", drop_bad_header),
 	XS("drop_no_agent", drop_no_agent),
 	XS("drop_egress_full", drop_egress_full),
+	XS("rmpp_sent", rmpp_sent),
+	XS("rmpp_received", rmpp_received),
+	XS("rmpp_timeouts", rmpp_timeouts),
+	XS("rmpp_failed", rmpp_failed),
 };
 #undef XS
 

@@ -52,6 +52,7 @@ struct mpd_rmpp_send {
 	uint32_t hi_sent;	/* highest segment ever sent */
 	uint32_t wl;		/* receiver's window: NewWindowLast */
 	uint32_t retries_left;
+	uint32_t timeouts;	/* ACK time-outs: windows sent again */
 	uint64_t deadline;
 	size_t len;
 	uint8_t msg[];		/* the client's whole message */
@@ -365,6 +366,7 @@ send_timeout(struct mpd_rmpp_send *s, uint64_t now)
 		return;
 	}
 	s->retries_left--;
+	s->timeouts++;
 	/* go back to the first segment not ACKed (Linux ib_retry_rmpp()) */
 	s->next = s->last_ack + 1;
 	s->deadline = add_sat(now, s->cfg.ack_timeout_ns);
@@ -455,6 +457,12 @@ uint32_t
 mpd_rmpp_send_segments(const struct mpd_rmpp_send *s)
 {
 	return s->nseg;
+}
+
+uint32_t
+mpd_rmpp_send_timeouts(const struct mpd_rmpp_send *s)
+{
+	return s->timeouts;
 }
 
 /* ---- Receiver ---------------------------------------------------------- */

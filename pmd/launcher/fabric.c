@@ -124,6 +124,79 @@ fab_find(const struct fabric *f, const char *spec)
 	return -1;
 }
 
+/* A probability: "0.05" or "5%". */
+static int
+parse_prob(const char *v, uint32_t *out)
+{
+	char *end;
+	double p;
+
+	errno = 0;
+	p = strtod(v, &end);
+	if (end != v && *end == '%') {
+		p /= 100;
+		end++;
+	}
+	if (errno || end == v || *end || !(p >= 0 && p <= 1))
+		return -1;
+	*out = p >= 1 ? UINT32_MAX : (uint32_t)(p * 4294967296.0);
+	return 0;
+}
+
+int
+fab_set_lossy(struct fabric *f, const char *spec)
+{
+	struct fab_lossy l = { .port = -1, .seed = 1 };
+	char buf[256], *save = NULL, *kv;
+
+	if (strcmp(spec, "off") == 0) {
+		f->opts.lossy = l;
+		return 0;
+	}
+	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
+		goto bad;
+	for (kv = strtok_r(buf, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(kv, '=');
+		int rc = -1;
+
+		if (!v)
+			goto bad;
+		*v++ = '\0';
+		if (strcmp(kv, "drop") == 0) {
+			rc = parse_prob(v, &l.drop);
+		} else if (strcmp(kv, "dup") == 0) {
+			rc = parse_prob(v, &l.dup);
+		} else if (strcmp(kv, "reorder") == 0) {
+			rc = parse_prob(v, &l.reorder);
+		} else if (strcmp(kv, "seed") == 0) {
+			char *end;
+
+			errno = 0;
+			l.seed = strtoull(v, &end, 0);
+			rc = errno || *end || end == v ? -1 : 0;
+		} else if (strcmp(kv, "port") == 0) {
+			l.port = fab_find(f, v);
+			if (l.port < 0) {
+				fprintf(stderr, "madpmd: --lossy: no port \"%s\" in the fabric\n",
+					v);
+				return -1;
+			}
+			rc = 0;
+		}
+		if (rc)
+			goto bad;
+	}
+	/* xorshift needs a state other than 0 */
+	f->rng = l.seed ? l.seed : 1;
+	f->opts.lossy = l;
+	return 0;
+bad:
+	fprintf(stderr, "madpmd: --lossy %s: give drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT] with probabilities P such as 0.05 or 5%%, or off\n",
+		spec);
+	return -1;
+}
+
 int
 fab_start(struct fabric *f)
 {
@@ -277,38 +350,112 @@ apply_capture_request(struct fabric *f)
 	free(req);
 }
 
+/* xorshift64*: 32 random bits */
+static uint32_t
+rand32(struct fabric *f)
+{
+	uint64_t x = f->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	f->rng = x;
+	return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+static bool
+lossy_wire(const struct fabric *f, const struct fab_port *a)
+{
+	const struct fab_lossy *l = &f->opts.lossy;
+
+	if (!l->drop && !l->dup && !l->reorder)
+		return false;
+	return l->port < 0 || &f->port[l->port] == a ||
+	       l->port == a->peer;
+}
+
+/*
+ * What a lossy wire delivers of the n frames a sent, into out (room for
+ * 2n + 1): some dropped, some twice, some behind the next frame. A frame
+ * held back with nothing after it leaves on the next empty poll.
+ */
+static uint16_t
+impair(struct fabric *f, struct fab_port *a, struct rte_mbuf **m, uint16_t n,
+       struct rte_mbuf **out)
+{
+	const struct fab_lossy *l = &f->opts.lossy;
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *copy;
+
+		if (rand32(f) < l->drop) {
+			rte_pktmbuf_free(m[i]);
+			a->lost++;
+			continue;
+		}
+		if (!a->held && rand32(f) < l->reorder) {
+			a->held = m[i];
+			a->reordered++;
+			continue;
+		}
+		out[k++] = m[i];
+		if (rand32(f) < l->dup) {
+			copy = rte_pktmbuf_copy(m[i], f->pool, 0, UINT32_MAX);
+			if (copy) {
+				out[k++] = copy;
+				a->duplicated++;
+			}
+		}
+		if (a->held) {
+			out[k++] = a->held;
+			a->held = NULL;
+		}
+	}
+	return k;
+}
+
 /* Move one burst from port a to its peer; returns packets moved. */
 static uint16_t
 forward(struct fabric *f, struct fab_port *a)
 {
 	struct fab_port *b = &f->port[a->peer];
-	struct rte_mbuf *m[BURST];
-	uint16_t n, sent;
-	uint64_t ts;
+	struct rte_mbuf *m[BURST], *out[2 * BURST + 1], **tx = m;
+	uint16_t n, k, sent;
+	uint64_t ts = 0;
 
 	n = rte_eth_rx_burst(a->port_id, 0, m, BURST);
-	if (!n)
+	if (!n && !a->held)
 		return 0;
 	if (f->cap) {
 		ts = now_ns();
 		capture(f, a, MPD_PCAPNG_DIR_OUT, m, n, ts);
-		capture(f, b, MPD_PCAPNG_DIR_IN, m, n, ts);
 	}
-	sent = rte_eth_tx_burst(b->port_id, 0, m, n);
-	if (sent < n)
-		rte_pktmbuf_free_bulk(m + sent, n - sent);
-	return n;
+	k = n;
+	if (a->held || lossy_wire(f, a)) {
+		k = impair(f, a, m, n, out);
+		if (!n && a->held) {
+			out[k++] = a->held;
+			a->held = NULL;
+		}
+		tx = out;
+	}
+	if (f->cap)
+		capture(f, b, MPD_PCAPNG_DIR_IN, tx, k, ts);
+	sent = rte_eth_tx_burst(b->port_id, 0, tx, k);
+	if (sent < k)
+		rte_pktmbuf_free_bulk(tx + sent, k - sent);
+	return RTE_MAX(n, k);
 }
 
 int
 fab_poll_loop(void *arg)
 {
 	struct fabric *f = arg;
-	unsigned int idle = 0, sleep_us = 1;
+	unsigned int idle = 0, sleep_us = 1, i;
 
 	while (!f->stop) {
 		uint64_t moved = 0;
-		unsigned int i;
 
 		apply_capture_request(f);
 		for (i = 0; i < f->nports; i++)
@@ -332,5 +479,9 @@ fab_poll_loop(void *arg)
 	}
 	apply_capture_request(f);
 	fab_capture_close(f);
+	for (i = 0; i < f->nports; i++) {
+		rte_pktmbuf_free(f->port[i].held);
+		f->port[i].held = NULL;
+	}
 	return 0;
 }

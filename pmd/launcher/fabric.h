@@ -25,6 +25,21 @@ struct fab_port {
 	enum mpd_link link;
 	int peer;			/* index of the port at the other end */
 	int cap_if;			/* capture interface, -1: none */
+	/* what the lossy wire did to frames this port sent */
+	uint64_t lost;
+	uint64_t duplicated;
+	uint64_t reordered;
+	struct rte_mbuf *held;		/* a frame held back to reorder */
+};
+
+/* A lossy wire: each frame is dropped, duplicated or held back behind the
+ * next one with these probabilities (scaled to 2^32). */
+struct fab_lossy {
+	uint32_t drop;
+	uint32_t dup;
+	uint32_t reorder;
+	int port;			/* only this port's wire; -1: all */
+	uint64_t seed;
 };
 
 struct fab_opts {
@@ -32,6 +47,7 @@ struct fab_opts {
 	unsigned int idle_polls;	/* empty polls before sleeping */
 	unsigned int idle_sleep_us;	/* longest sleep when idle */
 	const char *run_dir;		/* where the HCAs serve clients */
+	struct fab_lossy lossy;
 };
 
 struct fabric {
@@ -46,6 +62,7 @@ struct fabric {
 	unsigned int poll_lcore;
 	uint64_t forwarded;
 	uint64_t idle_sleeps;
+	uint64_t rng;			/* lossy wires' state, lcore-owned */
 };
 
 /* Add a net_hca port for node/port number (devargs may add keys);
@@ -63,6 +80,10 @@ int fab_poll_loop(void *arg);
 void fab_stop(struct fabric *f);
 /* Index of a port by "node:port", "node" (port 1) or ethdev name. */
 int fab_find(const struct fabric *f, const char *spec);
+/* Make the wires lossy: "drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]"
+ * with P a probability (0.05 or 5%), or "off". 0, or -1 with a message on
+ * stderr. Before fab_poll_loop() starts. */
+int fab_set_lossy(struct fabric *f, const char *spec);
 
 /* Capture: open path ("-" for stdout) with one interface per HCA port;
  * 0 or -errno. Only the polling lcore may call these while it runs. */

@@ -7,6 +7,8 @@
 #include "fabric.h"
 
 void launcher_show_ports(const struct fabric *f, FILE *out);
+/* What the lossy wires did and the RMPP counters, where not zero. */
+void launcher_show_summary(const struct fabric *f, FILE *out);
 void launcher_show_counters(const struct fabric *f, int idx, FILE *out);
 /* Runs the prompt on stdin until quit, end of input or a signal. */
 void launcher_prompt(struct fabric *f);

@@ -5,6 +5,7 @@
  *   madpmd [EAL options] -- [--topology NETFILE] [--run-dir DIR]
  *          [--capture FILE] [-i] [--link ib|roce] [--wire NODE:PORT=ETHDEV]
  *          [--idle-polls N] [--idle-sleep-us N] [--duration SECONDS]
+ *          [--lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]]
  *
  * One net_hca port per HCA port of the topology, wired back to back as the
  * topology says (or to another ethdev with --wire), moved by one busy-poll
@@ -79,6 +80,9 @@ usage(FILE *out)
 		"  --idle-polls N         empty polls before the lcore sleeps (default 256)\n"
 		"  --idle-sleep-us N      longest idle sleep in microseconds (default 200)\n"
 		"  --duration SECONDS     stop after this long (default: until SIGINT/SIGTERM)\n"
+		"  --lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]\n"
+		"                         drop, duplicate and reorder frames on the wires\n"
+		"                         (P: 0.05 or 5%%; one port's wire or all)\n"
 		"Without EAL options madpmd uses --no-huge --no-pci -m 256 -l 0,1 and a\n"
 		"file prefix of its own, which work on a small machine without hugepages.\n");
 }
@@ -128,6 +132,7 @@ struct app_opts {
 	const char *wires[16];
 	unsigned int nwires;
 	unsigned int duration;
+	const char *lossy;
 };
 
 static int
@@ -159,6 +164,7 @@ parse_app(int argc, char **argv, struct app_opts *o)
 		{ "idle-polls", required_argument, NULL, 'p' },
 		{ "idle-sleep-us", required_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "lossy", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -212,6 +218,9 @@ parse_app(int argc, char **argv, struct app_opts *o)
 			if (parse_uint("--duration", optarg, 86400 * 365,
 				       &o->duration))
 				return -1;
+			break;
+		case 'L':
+			o->lossy = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -360,6 +369,11 @@ main(int argc, char **argv)
 	for (i = 0; i < o.nwires; i++)
 		if (apply_wire(o.wires[i]) != 0)
 			goto out_ports;
+	if (o.lossy) {
+		if (fab_set_lossy(&fab, o.lossy) != 0)
+			goto out_ports;
+		fprintf(stderr, "madpmd: lossy wires: %s\n", o.lossy);
+	}
 	if (fab_start(&fab) != 0)
 		goto out_ports;
 	if (o.capture && fab_capture_open(&fab, o.capture) != 0) {
@@ -399,6 +413,7 @@ main(int argc, char **argv)
 		fab.stop = true;
 		rte_eal_wait_lcore(fab.poll_lcore);
 	}
+	launcher_show_summary(&fab, stderr);
 	rc = 0;
 	if (quit_signal)
 		fprintf(stderr, "madpmd: signal %d, shutting down\n",

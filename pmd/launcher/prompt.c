@@ -67,6 +67,39 @@ launcher_show_ports(const struct fabric *f, FILE *out)
 }
 
 void
+launcher_show_summary(const struct fabric *f, FILE *out)
+{
+	static const char *const names[] = {
+		"rmpp_sent", "rmpp_received", "rmpp_timeouts", "rmpp_failed",
+	};
+	unsigned int i, j;
+
+	for (i = 0; i < f->nports; i++) {
+		const struct fab_port *p = &f->port[i];
+		uint64_t v[RTE_DIM(names)];
+
+		if (p->lost || p->duplicated || p->reordered)
+			fprintf(out, "madpmd: wire from %s:%u: %" PRIu64 " lost, %" PRIu64 " duplicated, %" PRIu64 " reordered\n",
+				p->node, p->num, p->lost, p->duplicated,
+				p->reordered);
+		if (!p->hca)
+			continue;
+		for (j = 0; j < RTE_DIM(names); j++) {
+			uint64_t id;
+
+			v[j] = 0;
+			if (rte_eth_xstats_get_id_by_name(p->port_id, names[j],
+							  &id) == 0)
+				rte_eth_xstats_get_by_id(p->port_id, &id,
+							 &v[j], 1);
+		}
+		if (v[0] || v[1] || v[2] || v[3])
+			fprintf(out, "madpmd: %s:%u RMPP: %" PRIu64 " sent, %" PRIu64 " received, %" PRIu64 " time-outs, %" PRIu64 " failed\n",
+				p->node, p->num, v[0], v[1], v[2], v[3]);
+	}
+}
+
+void
 launcher_show_counters(const struct fabric *f, int idx, FILE *out)
 {
 	struct rte_eth_xstat_name *names;

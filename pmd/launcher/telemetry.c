@@ -41,6 +41,9 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused,
 			 (unsigned long long)pi.port_guid);
 		rte_tel_data_add_dict_string(pd, "port_guid", guid);
 		rte_tel_data_add_dict_int(pd, "peer", p->peer);
+		rte_tel_data_add_dict_u64(pd, "wire_lost", p->lost);
+		rte_tel_data_add_dict_u64(pd, "wire_duplicated", p->duplicated);
+		rte_tel_data_add_dict_u64(pd, "wire_reordered", p->reordered);
 		/* telemetry names take [A-Za-z0-9_/] only: "node/port" */
 		snprintf(key, sizeof(key), "%s/%u", p->node, p->num);
 		for (c = key; *c; c++)

@@ -144,6 +144,8 @@ uint8_t mpd_rmpp_send_status(const struct mpd_rmpp_send *s);
 bool mpd_rmpp_send_finished(const struct mpd_rmpp_send *s);
 /* The number of segments of the message. */
 uint32_t mpd_rmpp_send_segments(const struct mpd_rmpp_send *s);
+/* ACK time-outs so far, each one sending the window again (IBA 13.6.5.1). */
+uint32_t mpd_rmpp_send_timeouts(const struct mpd_rmpp_send *s);
 
 /* ---- Receiver ---------------------------------------------------------- */
 

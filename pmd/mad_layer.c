@@ -78,14 +78,19 @@ static bool
 to_client(struct hca_session *s, const struct umad_hdr *h, const uint8_t *mad,
 	  uint32_t len)
 {
-	int rc = mpd_ring_put(&s->rx, MPD_REC_UMAD, h, UMAD_HDR, mad, len);
+	bool wake;
+	int rc = mpd_ring_put_wake(&s->rx, MPD_REC_UMAD, h, UMAD_HDR, mad, len,
+				   &wake);
 
 	if (rc) {
 		s->dropped++;
 		return false;
 	}
 	s->received++;
-	notify(s);
+	/* a client with records still queued is awake or will see this one
+	 * before it sleeps: a system call per MAD saved */
+	if (wake)
+		notify(s);
 	return true;
 }
 
@@ -119,25 +124,83 @@ addr_from_pkt(const struct hca_port *p, const struct mpd_pkt *pk,
 	}
 }
 
-static struct hca_outstanding *
-find_outstanding(struct hca_umad_srv *srv, uint64_t tid, uint8_t cls)
+static uint32_t
+out_bucket(uint64_t tid, uint8_t cls)
+{
+	uint64_t h = (tid ^ (tid >> 29) ^ cls) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 40) & (HCA_OUT_BUCKETS - 1);
+}
+
+void
+hca_out_init(struct hca_umad_srv *srv)
 {
 	unsigned int i;
 
+	for (i = 0; i < HCA_OUT_BUCKETS; i++)
+		srv->out_bucket[i] = -1;
 	for (i = 0; i < HCA_MAX_OUTSTANDING; i++) {
+		srv->out[i].used = false;
+		srv->out[i].next = i + 1 < HCA_MAX_OUTSTANDING ? (int32_t)i + 1
+							       : -1;
+	}
+	srv->out_free = 0;
+	srv->out_used = 0;
+}
+
+static struct hca_outstanding *
+find_outstanding(struct hca_umad_srv *srv, uint64_t tid, uint8_t cls)
+{
+	int32_t i = srv->out_bucket[out_bucket(tid, cls)];
+
+	for (; i >= 0; i = srv->out[i].next) {
 		struct hca_outstanding *o = &srv->out[i];
 
-		if (o->used && o->tid == tid && o->mgmt_class == cls)
+		if (o->tid == tid && o->mgmt_class == cls)
 			return o;
 	}
 	return NULL;
 }
 
-static void
-outstanding_free(struct hca_outstanding *o)
+/* A free entry hashed under (tid, cls), or NULL when the table is full. */
+static struct hca_outstanding *
+outstanding_alloc(struct hca_umad_srv *srv, uint64_t tid, uint8_t cls)
 {
-	free(o->rec);
-	memset(o, 0, sizeof(*o));
+	uint32_t b = out_bucket(tid, cls);
+	int32_t i = srv->out_free;
+	struct hca_outstanding *o;
+
+	if (i < 0)
+		return NULL;
+	o = &srv->out[i];
+	srv->out_free = o->next;
+	memset(o, 0, offsetof(struct hca_outstanding, rec));
+	o->used = true;
+	o->tid = tid;
+	o->mgmt_class = cls;
+	o->next = srv->out_bucket[b];
+	srv->out_bucket[b] = i;
+	srv->out_used++;
+	return o;
+}
+
+void
+hca_out_free(struct hca_umad_srv *srv, struct hca_outstanding *o)
+{
+	int32_t i = (int32_t)(o - srv->out), *link;
+
+	if (!o->used)
+		return;
+	link = &srv->out_bucket[out_bucket(o->tid, o->mgmt_class)];
+	while (*link >= 0 && *link != i)
+		link = &srv->out[*link].next;
+	if (*link == i)
+		*link = o->next;
+	o->used = false;
+	o->s = NULL;
+	o->next = srv->out_free;
+	srv->out_free = i;
+	srv->out_used--;
 }
 
 /* The agent a request goes to (IBA 13.5.3.2 / ib_mad's find_mad_agent) */
@@ -204,7 +267,7 @@ route(struct hca_umad_srv *srv, const uint8_t *mad, bool free_wait,
 			s = o->s;
 			id = o->agent;
 			if (free_wait)
-				outstanding_free(o);
+				hca_out_free(srv, o);
 		} else {
 			struct hca_session *t;
 			uint32_t i;
@@ -359,7 +422,7 @@ xfer_deliver(struct hca_internals *hi, struct hca_xfer *x)
 	o = is_response(msg) ? find_outstanding(hi->srv, x->tid, x->mgmt_class)
 			     : NULL;
 	if (o)
-		outstanding_free(o);
+		hca_out_free(hi->srv, o);
 	if (!x->s->dead)
 		deliver_to(hi, x->s, x->agent, &x->first, msg, (uint32_t)len);
 	free(msg);
@@ -727,25 +790,19 @@ send_one(struct hca_internals *hi, struct rte_mempool *mp,
 	}
 	pkt_from_umad(p, &h, a, mad, &pk);
 	if (h.timeout_ms && !is_response(mad)) {
-		struct hca_outstanding *o = NULL;
-		unsigned int i;
+		struct hca_outstanding *o;
 
 		if (find_outstanding(srv, mad_tid(mad), mad[1])) {
 			send_failed(s, rec, EINVAL);	/* duplicate TID */
 			return NULL;
 		}
-		for (i = 0; i < HCA_MAX_OUTSTANDING && !o; i++)
-			if (!srv->out[i].used)
-				o = &srv->out[i];
-		if (!o || !(o->rec = malloc(UMAD_HDR + MPD_MAD_LEN))) {
+		o = outstanding_alloc(srv, mad_tid(mad), mad[1]);
+		if (!o) {
 			send_failed(s, rec, ENOMEM);
 			return NULL;
 		}
-		o->used = true;
 		o->s = s;
 		o->agent = h.agent_id;
-		o->tid = mad_tid(mad);
-		o->mgmt_class = mad[1];
 		o->dlid = pk.lrh.dlid;
 		o->timeout_ms = h.timeout_ms;
 		o->retries_left = h.retries;
@@ -773,7 +830,7 @@ run_timeouts(struct hca_internals *hi, struct rte_mempool *mp,
 	uint16_t out = 0;
 	unsigned int i;
 
-	if (now < srv->next_timeout_check)
+	if (now < srv->next_timeout_check || !srv->out_used)
 		return 0;
 	srv->next_timeout_check = now + rte_get_tsc_hz() / 1000;
 	for (i = 0; i < HCA_MAX_OUTSTANDING && out < n; i++) {
@@ -786,7 +843,7 @@ run_timeouts(struct hca_internals *hi, struct rte_mempool *mp,
 			continue;
 		if (!o->retries_left) {
 			send_failed(o->s, o->rec, ETIMEDOUT);
-			outstanding_free(o);
+			hca_out_free(srv, o);
 			continue;
 		}
 		o->retries_left--;

@@ -74,10 +74,8 @@ session_end(struct hca_umad_srv *srv, struct hca_session *s)
 	for (i = 0; i < HCA_MAX_OUTSTANDING; i++) {
 		struct hca_outstanding *o = &srv->out[i];
 
-		if (o->used && o->s == s) {
-			free(o->rec);
-			memset(o, 0, sizeof(*o));
-		}
+		if (o->used && o->s == s)
+			hca_out_free(srv, o);
 	}
 	for (i = 0; i < HCA_MAX_XFERS; i++)
 		if (srv->xfer[i].used && srv->xfer[i].s == s)
@@ -298,10 +296,8 @@ do_unregister(struct hca_umad_srv *srv, struct hca_session *s,
 	memset(&s->agent[id], 0, sizeof(s->agent[id]));
 	for (i = 0; i < HCA_MAX_OUTSTANDING; i++)
 		if (srv->out[i].used && srv->out[i].s == s &&
-		    srv->out[i].agent == id) {
-			free(srv->out[i].rec);
-			memset(&srv->out[i], 0, sizeof(srv->out[i]));
-		}
+		    srv->out[i].agent == id)
+			hca_out_free(srv, &srv->out[i]);
 	rte_spinlock_unlock(&srv->hi->lock);
 	m->len = 0;
 	return 0;
@@ -509,6 +505,7 @@ hca_umad_srv_start(struct hca_internals *hi)
 	srv->hi = hi;
 	srv->listen_fd = srv->epfd = srv->inotify_fd = srv->issm_fd = -1;
 	TAILQ_INIT(&srv->sessions);
+	hca_out_init(srv);
 	snprintf(srv->dir, sizeof(srv->dir), "%s/%s", hi->run_dir,
 		 hi->port.node_name);
 	snprintf(srv->sock_path, sizeof(srv->sock_path), "%s/%s", srv->dir,
@@ -606,8 +603,6 @@ hca_umad_srv_stop(struct hca_internals *hi)
 		TAILQ_REMOVE(&srv->sessions, s, next);
 		session_free(s);
 	}
-	for (i = 0; i < HCA_MAX_OUTSTANDING; i++)
-		free(srv->out[i].rec);
 	for (i = 0; i < HCA_MAX_XFERS; i++)
 		if (srv->xfer[i].used)
 			hca_xfer_free(&srv->xfer[i]);

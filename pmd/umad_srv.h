@@ -18,6 +18,7 @@
 
 #define HCA_MAX_SESSIONS	64
 #define HCA_MAX_OUTSTANDING	1024	/* sends awaiting a response, per port */
+#define HCA_OUT_BUCKETS		2048	/* their hash by TID, a power of two */
 #define HCA_MAX_XFERS		256	/* RMPP transfers in flight, per port */
 
 struct hca_agent {
@@ -50,6 +51,7 @@ struct hca_session {
  * the kernel's ib_mad send/wait lists). */
 struct hca_outstanding {
 	bool used;
+	int32_t next;			/* in its bucket or the free list; -1 */
 	struct hca_session *s;
 	uint32_t agent;
 	uint64_t tid;
@@ -59,7 +61,7 @@ struct hca_outstanding {
 	uint32_t timeout_ms;
 	uint32_t retries_left;
 	uint32_t len;			/* of rec */
-	uint8_t *rec;			/* the umad record, to resend */
+	uint8_t rec[64 + 256];		/* the umad record, to resend */
 };
 
 /* One RMPP transfer (IBA 13.6) the port runs for a client: a sender
@@ -99,10 +101,17 @@ struct hca_umad_srv {
 	struct hca_session_list sessions;
 	unsigned int nsessions;
 	struct hca_outstanding out[HCA_MAX_OUTSTANDING];
+	int32_t out_bucket[HCA_OUT_BUCKETS];	/* first of each chain */
+	int32_t out_free;			/* first free, -1: none */
+	uint32_t out_used;
 	struct hca_xfer xfer[HCA_MAX_XFERS];
 	uint64_t next_timeout_check;
 };
 
+/* The outstanding sends: empty table, and freeing one (mad_layer.c).
+ * hi->lock held. */
+void hca_out_init(struct hca_umad_srv *srv);
+void hca_out_free(struct hca_umad_srv *srv, struct hca_outstanding *o);
 /* Free a transfer and its engine. hi->lock held. */
 void hca_xfer_free(struct hca_xfer *x);
 /* Mark a session dead from the data plane (garbage in its ring). */

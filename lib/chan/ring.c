@@ -89,6 +89,24 @@ mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
 }
 
 int
+mpd_ring_put_wake(struct mpd_ring_view *v, uint32_t kind, const void *a,
+		  uint32_t alen, const void *b, uint32_t blen, bool *wake)
+{
+	uint64_t before = v->r->head;
+	int rc = mpd_ring_put(v, kind, a, alen, b, blen);
+
+	*wake = false;
+	if (rc)
+		return rc;
+	/* head is published; only now look at the consumer. Paired with the
+	 * consumer's fence between clearing its wake-up and looking at head:
+	 * one of the two sides sees the other's store. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	*wake = load_acq(&v->r->tail) == before;
+	return 0;
+}
+
+int
 mpd_ring_peek(struct mpd_ring_view *v, const uint8_t **data, uint32_t *len,
 	      uint32_t *kind)
 {

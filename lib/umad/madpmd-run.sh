@@ -9,8 +9,16 @@ set -u
 prog=madpmd-run
 # the build tree keeps the drop-in next to this script; installed, it is
 # in the private library directory configured at build time
-here=$(CDPATH= cd -- "$(dirname -- "$0")" 2>/dev/null && pwd)
-if [ -n "$here" ] && [ -e "$here/libibumad.so.3" ]; then
+# (shell built-ins only: this runs before every tool, so no forks)
+case $0 in
+*/*) here=${0%/*} ;;
+*) here=. ;;
+esac
+case $here in
+/*) ;;
+*) here=$PWD/$here ;;
+esac
+if [ -e "$here/libibumad.so.3" ]; then
 	libdir=$here
 else
 	libdir='@UMAD_LIBDIR@'
@@ -79,11 +87,18 @@ nodes=$run_dir/nodes
 if [ ! -r "$nodes" ] || [ ! -s "$nodes" ]; then
 	die "no fabric running: no node listed in $nodes (start madpmd, or give --run-dir)"
 fi
+# the nodes file: one "name guid ports ..." line per node
+first= known= found=
+while read -r name guid ports rest; do
+	[ -n "$ports" ] || continue
+	[ -n "$first" ] || first=$name
+	known=${known:+$known }$name
+	[ "$name" = "$node" ] && found=1
+done < "$nodes"
 if [ -z "$node" ]; then
-	node=$(awk 'NF >= 3 { print $1; exit }' "$nodes")
+	node=$first
 	[ -n "$node" ] || die "no fabric running: no node listed in $nodes (start madpmd, or give --run-dir)"
-elif ! awk -v n="$node" 'NF >= 3 && $1 == n { found = 1 } END { exit !found }' "$nodes"; then
-	known=$(awk 'NF >= 3 { printf "%s%s", sep, $1; sep = " " }' "$nodes")
+elif [ -z "$found" ]; then
 	die "no node \"$node\" in $nodes (known: $known)"
 fi
 sock=$run_dir/$node/umad

@@ -36,7 +36,31 @@ struct umad_sess {
 	unsigned int refs;		/* table's + callers'; under tbl_lock */
 	char node[UMAD_NODE_MAX];
 	int port_num;
+	uint64_t spin_ns;		/* umad_recv() spins this long first */
+	uint64_t alive_at;		/* ns: the daemon was there */
 };
+
+/* How long umad_recv() and umad_poll() spin on the ring before sleeping in
+ * poll(): an answer from the fabric usually takes a few microseconds, and
+ * waking a sleeping thread costs more than that. MADPMD_UMAD_SPIN_US=0
+ * turns it off. */
+#define UMAD_SPIN_US_DEFAULT	50u
+#define UMAD_SPIN_US_MAX	10000u
+
+static uint64_t
+spin_ns_from_env(void)
+{
+	const char *v = getenv("MADPMD_UMAD_SPIN_US");
+	unsigned long us = UMAD_SPIN_US_DEFAULT;
+	char *end;
+
+	if (v && *v) {
+		us = strtoul(v, &end, 10);
+		if (*end || us > UMAD_SPIN_US_MAX)
+			us = UMAD_SPIN_US_DEFAULT;
+	}
+	return (uint64_t)us * 1000u;
+}
 
 /* fd -> session; the fd numbers are small, so a plain array */
 static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -220,6 +244,8 @@ static bool
 rx_settle(struct umad_sess *s)
 {
 	efd_clear(s);
+	/* pairs with the daemon's fence in mpd_ring_put_wake() */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (mpd_ring_empty(&s->rx))
 		return true;
 	efd_signal(s);
@@ -233,6 +259,27 @@ sess_dead(struct umad_sess *s)
 
 	return poll(&p, 1, 0) == 1 &&
 	       (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL));
+}
+
+/*
+ * sess_dead() costs a system call: a send looks at most once a millisecond
+ * (a daemon that goes away is noticed by the next umad_recv()/umad_poll()
+ * at once, by umad_send() within a millisecond).
+ */
+static bool
+sess_dead_lazy(struct umad_sess *s)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (now - __atomic_load_n(&s->alive_at, __ATOMIC_RELAXED) < 1000000u)
+		return false;
+	if (sess_dead(s))
+		return true;
+	__atomic_store_n(&s->alive_at, now, __ATOMIC_RELAXED);
+	return false;
 }
 
 static int64_t
@@ -278,6 +325,47 @@ sess_wait(struct umad_sess *s, int timeout_ms)
 	return -ETIMEDOUT;
 }
 
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
+/* Spin up to spin_ns for a record; true when one is queued. */
+static bool
+spin(struct umad_sess *s)
+{
+	uint64_t end;
+	unsigned int i;
+
+	if (!s->spin_ns)
+		return false;
+	end = now_ns() + s->spin_ns;
+	do {
+		for (i = 0; i < 64; i++) {
+			if (!mpd_ring_empty(&s->rx))
+				return true;
+			cpu_relax();
+		}
+	} while (now_ns() < end);
+	return false;
+}
+
 /*
  * Wait until a record is queued: sess_wait() plus the check that the ring
  * really holds one (an eventfd write may land after its record was taken;
@@ -290,6 +378,8 @@ sess_wait_rec(struct umad_sess *s, int timeout_ms)
 	int left = timeout_ms, rc, old;
 	bool empty;
 
+	if (timeout_ms != 0 && spin(s))
+		return 0;
 	for (;;) {
 		rc = sess_wait(s, left);
 		if (rc < 0)
@@ -383,6 +473,7 @@ umad_open_port(const char *ca_name, int portnum)
 	s->efd = h.efd;
 	s->seq = h.seq;
 	s->port_num = (int)h.rep.port.port_num;
+	s->spin_ns = spin_ns_from_env();
 	snprintf(s->node, sizeof(s->node), "%s", n.name);
 	pthread_mutex_init(&s->tx_lock, NULL);
 	pthread_mutex_init(&s->rx_lock, NULL);
@@ -487,7 +578,7 @@ sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
 	if (length > UMAD_MAX_DATA)
 		return EMSGSIZE;
 	agents = __atomic_load_n(&s->agents, __ATOMIC_ACQUIRE);
-	if (!(agents & (1u << agentid)) || sess_dead(s))
+	if (!(agents & (1u << agentid)) || sess_dead_lazy(s))
 		return EIO;
 	memcpy(&hdr, mad, sizeof(hdr));
 	hdr.status = 0;

@@ -1228,6 +1228,7 @@ test_session(void)
 	pthread_mutex_lock(&srv.lock);
 	shutdown(s->sock, SHUT_RDWR);
 	pthread_mutex_unlock(&srv.lock);
+	usleep(2000);	/* umad_send() looks once a millisecond */
 	is_int(E(umad_send(fd, a_perf, buf, 256, 0, 0)), -EIO,
 	       "send after the daemon hung up: -EIO");
 	is_int(err_, EIO, "errno EIO");

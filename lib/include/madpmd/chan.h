@@ -164,11 +164,14 @@ struct mpd_chan_shm {
 
 /*
  * Wake-ups: the daemon's lcore polls every send ring. For the other
- * direction the daemon writes 1 to the eventfd after queueing records; the
- * eventfd is the "port fd" the client hands to poll(). A client that
- * empties its receive ring reads the eventfd to clear it and then looks at
- * the ring once more, writing 1 back if a record slipped in, so the fd is
- * readable exactly when something is queued.
+ * direction the daemon writes 1 to the eventfd after queueing a record
+ * into an empty receive ring (it publishes the record, fences, and finds
+ * the client's tail where its head was); the eventfd is the "port fd" the
+ * client hands to poll(). A client that empties its receive ring reads the
+ * eventfd to clear it, fences, and looks at the ring once more, writing 1
+ * back if a record slipped in, so the fd is readable whenever something is
+ * queued. Records queued behind others need no write: the client sees them
+ * before it ever clears the eventfd.
  */
 
 #ifdef __cplusplus

@@ -27,6 +27,11 @@ int mpd_ring_attach(struct mpd_ring_view *v, struct mpd_chan_ring *r,
  * -EMSGSIZE (can never fit). */
 int mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
 		 uint32_t alen, const void *b, uint32_t blen);
+/* Producer: mpd_ring_put(), and *wake set when the consumer had taken
+ * every earlier record: only then can it be asleep, and need a wake-up
+ * (see the wake-up rule in madpmd/chan.h). */
+int mpd_ring_put_wake(struct mpd_ring_view *v, uint32_t kind, const void *a,
+		      uint32_t alen, const void *b, uint32_t blen, bool *wake);
 /* Consumer: the next record, padding skipped. 1 with data, len, kind
  * set, 0 when empty, -EBADMSG when the producer wrote garbage. */
 int mpd_ring_peek(struct mpd_ring_view *v, const uint8_t **data,

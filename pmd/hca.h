@@ -78,11 +78,13 @@ struct hca_counters {
 	uint64_t drop_bad_header;
 	uint64_t drop_no_agent;
 	uint64_t drop_egress_full;
+	uint64_t drop_bad_dlid;		/* not one of our LIDs */
 	/* RMPP transfers the MAD layer ran for clients (IBA 13.6) */
 	uint64_t rmpp_sent;		/* messages sent whole */
 	uint64_t rmpp_received;		/* messages reassembled */
 	uint64_t rmpp_timeouts;		/* windows sent again */
 	uint64_t rmpp_failed;		/* aborted, stopped or timed out */
+	uint64_t rec_dropped;		/* capture records nobody took */
 };
 
 /* State of one HCA port: what its SMA reports and Set changes. */
@@ -144,6 +146,16 @@ struct hca_queue {
 
 struct hca_umad_srv;
 
+/* What the last port event record said (hca_records.c) */
+struct hca_rec_port_state {
+	uint8_t state;
+	uint8_t lmc;
+	uint8_t sm_sl;
+	uint8_t is_sm;
+	uint16_t lid;
+	uint16_t sm_lid;
+};
+
 struct hca_internals {
 	struct hca_port port;
 	struct hca_umad_srv *srv;	/* client channel, when run_dir= */
@@ -156,6 +168,11 @@ struct hca_internals {
 	uint16_t port_id;
 	bool started;
 	bool promisc;
+	/* capture records, while the application asks for them */
+	volatile bool rec_on;
+	struct rte_ring *rec_ring;
+	uint32_t rec_seq;
+	struct hca_rec_port_state rec_last;
 };
 
 /* Ingress: a frame from the wire, in buf/len. Returns the response length
@@ -181,6 +198,23 @@ void hca_sma_init(struct hca_port *p);
 uint32_t hca_port_rate_mbps(const struct hca_port *p);
 /* PortInfo:CapabilityMask as the port reports it */
 uint32_t hca_sma_cap_mask(const struct hca_port *p);
+
+/* ---- capture records (hca_records.c); hi->lock held ---- */
+
+struct hca_session;
+struct rte_eth_dev;
+/* A umad message a client sent (MPD_REC_UMAD_SEND) or will read
+ * (MPD_REC_UMAD_RECV): its 64-byte ib_user_mad header and the MAD. */
+void hca_rec_umad(struct hca_internals *hi, const struct hca_session *s,
+		  uint8_t direction, const void *hdr, const uint8_t *mad,
+		  uint32_t len);
+/* A port event record when state, LIDs, SM or IsSM changed since the last
+ * one. Call after anything that may change them. */
+void hca_rec_port_check(struct hca_internals *hi);
+/* Drop what is queued and the ring (port close). */
+void hca_records_release(struct hca_internals *hi);
+/* The ethdev is a net_hca port. */
+bool hca_is_ours(const struct rte_eth_dev *dev);
 
 /* ---- the client channel and MAD layer (umad_srv.c, mad_layer.c) ---- */
 

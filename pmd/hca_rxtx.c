@@ -98,6 +98,19 @@ reverse_headers(const struct hca_port *p, struct mpd_pkt *pk, uint32_t qp)
 	pk->deth.qkey = qp == 0 ? 0 : QP1_QKEY;
 }
 
+/*
+ * IBA 7.11.1: a CA takes the packets addressed to one of its LIDs
+ * (LID .. LID + 2^LMC - 1), multicast and the permissive LID. A port the
+ * SM has not given a LID yet cannot tell, and takes everything.
+ */
+static bool
+dlid_ok(const struct hca_port *p, uint16_t dlid)
+{
+	if (!p->lid || dlid >= MPD_LID_MCAST_LO)
+		return true;
+	return dlid >= p->lid && (unsigned int)(dlid - p->lid) < (1u << p->lmc);
+}
+
 /* Get and Set are for the port's own agents (the SMA and PMA); responses,
  * traps and everything else for clients. */
 static bool
@@ -132,6 +145,10 @@ hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
 		if ((pk.lrh.vl == MPD_VL15) != (qp == 0)) {
 			p->cnt.vl15_dropped += pk.lrh.vl == MPD_VL15;
 			p->cnt.rcv_errors += pk.lrh.vl != MPD_VL15;
+			return 0;
+		}
+		if (!dlid_ok(p, pk.lrh.dlid)) {
+			p->cnt.drop_bad_dlid++;
 			return 0;
 		}
 	} else if (!rte_is_same_ether_addr(
@@ -236,6 +253,8 @@ hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		hi->port.cnt.xmit_discards++;
 		drop[ndrop++] = out[i];
 	}
+	/* an SM's Set may have moved the port on */
+	hca_rec_port_check(hi);
 	rte_spinlock_unlock(&hi->lock);
 	txq->pkts += n;
 	txq->bytes += bytes;

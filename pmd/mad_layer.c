@@ -17,6 +17,7 @@
 #include <rte_cycles.h>
 
 #include "madpmd/mad.h"
+#include "madpmd/records.h"
 #include "umad_srv.h"
 
 #define UMAD_HDR	64	/* struct ib_user_mad */
@@ -24,27 +25,7 @@
 #define SEND_BUDGET	32	/* records per session per burst */
 
 /* struct ib_user_mad and ib_mad_addr, as rdma-core lays them out */
-struct umad_hdr {
-	uint32_t agent_id;
-	uint32_t status;
-	uint32_t timeout_ms;
-	uint32_t retries;
-	uint32_t length;
-	uint32_t qpn;		/* big endian */
-	uint32_t qkey;		/* big endian */
-	uint16_t lid;		/* big endian */
-	uint8_t sl;
-	uint8_t path_bits;
-	uint8_t grh_present;
-	uint8_t gid_index;
-	uint8_t hop_limit;
-	uint8_t traffic_class;
-	uint8_t gid[16];
-	uint32_t flow_label;	/* big endian */
-	uint16_t pkey_index;
-	uint8_t reserved[6];
-};
-_Static_assert(sizeof(struct umad_hdr) == UMAD_HDR, "ib_user_mad is 64 bytes");
+
 
 /* An RMPP sender's wait for each ACK when the client gave no time-out
  * (an SA answering): OpenSM's own default transaction time-out. */
@@ -79,7 +60,7 @@ to_client(struct hca_session *s, const struct umad_hdr *h, const uint8_t *mad,
 	  uint32_t len)
 {
 	bool wake;
-	int rc = mpd_ring_put_wake(&s->rx, MPD_REC_UMAD, h, UMAD_HDR, mad, len,
+	int rc = mpd_ring_put_wake(&s->rx, MPD_CHAN_REC_UMAD, h, UMAD_HDR, mad, len,
 				   &wake);
 
 	if (rc) {
@@ -87,6 +68,7 @@ to_client(struct hca_session *s, const struct umad_hdr *h, const uint8_t *mad,
 		return false;
 	}
 	s->received++;
+	hca_rec_umad(s->hi, s, MPD_REC_UMAD_RECV, h, mad, len);
 	/* a client with records still queued is awake or will see this one
 	 * before it sleeps: a system call per MAD saved */
 	if (wake)
@@ -887,10 +869,13 @@ hca_mad_send_burst(struct hca_internals *hi, struct rte_mempool *mp,
 
 			if (rc == 0)
 				break;
-			if (rc < 0 || kind != MPD_REC_UMAD) {
+			if (rc < 0 || kind != MPD_CHAN_REC_UMAD) {
 				hca_session_kill(s, "garbage in its send ring");
 				break;
 			}
+			if (hi->rec_on && len >= UMAD_HDR)
+				hca_rec_umad(hi, s, MPD_REC_UMAD_SEND, rec,
+					     rec + UMAD_HDR, len - UMAD_HDR);
 			m = send_one(hi, mp, s, rec, len);
 			mpd_ring_consume(&s->tx);
 			if (m)

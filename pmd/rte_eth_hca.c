@@ -430,6 +430,7 @@ eth_dev_start(struct rte_eth_dev *dev)
 			p->port_state = HCA_PORT_INIT;
 	}
 	hi->started = true;
+	hca_rec_port_check(hi);
 	rte_spinlock_unlock(&hi->lock);
 	dev->data->dev_started = 1;
 	return eth_link_update(dev, 0);
@@ -449,6 +450,7 @@ eth_dev_stop(struct rte_eth_dev *dev)
 	p->lid = 0;
 	p->sm_lid = 0;
 	hi->started = false;
+	hca_rec_port_check(hi);
 	rte_spinlock_unlock(&hi->lock);
 	dev->data->dev_started = 0;
 	return eth_link_update(dev, 0);
@@ -475,6 +477,7 @@ eth_dev_close(struct rte_eth_dev *dev)
 	hca_umad_srv_stop(hi);
 	drain_egress(hi);
 	rte_ring_free(hi->egress);
+	hca_records_release(hi);
 	hi->egress = NULL;
 	/* mac_addrs lives in dev_private: not for rte_free */
 	dev->data->mac_addrs = NULL;
@@ -611,10 +614,12 @@ static const struct {
 	XS("drop_bad_header", drop_bad_header),
 	XS("drop_no_agent", drop_no_agent),
 	XS("drop_egress_full", drop_egress_full),
+	XS("drop_bad_dlid", drop_bad_dlid),
 	XS("rmpp_sent", rmpp_sent),
 	XS("rmpp_received", rmpp_received),
 	XS("rmpp_timeouts", rmpp_timeouts),
 	XS("rmpp_failed", rmpp_failed),
+	XS("rec_dropped", rec_dropped),
 };
 #undef XS
 
@@ -698,6 +703,7 @@ eth_set_link(struct rte_eth_dev *dev, bool up)
 	} else {
 		p->phys_state = HCA_PHYS_POLLING;
 	}
+	hca_rec_port_check(hi);
 	rte_spinlock_unlock(&hi->lock);
 	return eth_link_update(dev, 0);
 }
@@ -840,6 +846,12 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hca,
 	"mac=<xx:xx:xx:xx:xx:xx> ip=<a.b.c.d> pkeys=<pkey>[:<pkey>...] "
 	"mkey=<u64> width=1x|4x|8x|12x speed=sdr|ddr|qdr "
 	"run_dir=<dir> umad_mode=<octal>");
+
+bool
+hca_is_ours(const struct rte_eth_dev *dev)
+{
+	return dev->dev_ops == &hca_ops;
+}
 
 int
 rte_pmd_hca_port_info_get(uint16_t port_id, struct rte_pmd_hca_port_info *info)

@@ -22,4 +22,27 @@ struct rte_pmd_hca_port_info {
 int rte_pmd_hca_port_info_get(uint16_t port_id,
 			      struct rte_pmd_hca_port_info *info);
 
+/*
+ * Capture records (docs/capture-format.md): umad messages as the port's
+ * API clients saw them and port events, encoded (madpmd/records.h), for an
+ * application that captures the fabric. Off by default; while on, records
+ * queue in the port (up to 8192; beyond, dropped and counted in the
+ * "rec_dropped" xstat) until taken.
+ */
+struct rte_pmd_hca_record {
+	uint64_t ts_ns;		/* CLOCK_REALTIME, when it happened */
+	uint32_t kind;		/* MPD_REC_UMAD, MPD_REC_PORT, ... */
+	uint32_t len;		/* of data */
+	uint8_t data[];		/* the record, common header first */
+};
+
+/* Start (on != 0) or stop making records. 0, -ENODEV or -ENOMEM. */
+int rte_pmd_hca_records_enable(uint16_t port_id, int on);
+/* Take up to n queued records; each to be freed with
+ * rte_pmd_hca_record_free(). Returns how many. One consumer at a time. */
+unsigned int rte_pmd_hca_records_dequeue(uint16_t port_id,
+					 struct rte_pmd_hca_record **recs,
+					 unsigned int n);
+void rte_pmd_hca_record_free(struct rte_pmd_hca_record *r);
+
 #endif

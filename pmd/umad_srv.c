@@ -162,6 +162,7 @@ do_hello(struct hca_umad_srv *srv, struct hca_session *s,
 				       hi->port.port_num)
 		return EINVAL;
 	s->pid = (pid_t)m->u.hello_req.pid;
+	s->id = ++srv->next_session_id;
 	s->shm_size = round_page(rx_off + RING_HDR + MPD_CHAN_RING_SIZE);
 	memfd = memfd_create("madpmd-umad", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (memfd < 0)
@@ -429,6 +430,7 @@ issm_events(struct hca_umad_srv *srv)
 		srv->hi->port.cap_mask |= CAP_IS_SM;
 	else
 		srv->hi->port.cap_mask &= ~CAP_IS_SM;
+	hca_rec_port_check(srv->hi);
 	rte_spinlock_unlock(&srv->hi->lock);
 	HCA_LOG(INFO, "%s: IsSM %s", srv->hi->port.node_name,
 		srv->issm_opens > 0 ? "set" : "cleared");

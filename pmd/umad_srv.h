@@ -21,6 +21,30 @@
 #define HCA_OUT_BUCKETS		2048	/* their hash by TID, a power of two */
 #define HCA_MAX_XFERS		256	/* RMPP transfers in flight, per port */
 
+/* struct ib_user_mad without data (rdma-core umad.h): the head of every
+ * record in the client rings */
+struct umad_hdr {
+	uint32_t agent_id;
+	uint32_t status;
+	uint32_t timeout_ms;
+	uint32_t retries;
+	uint32_t length;
+	uint32_t qpn;		/* big endian */
+	uint32_t qkey;		/* big endian */
+	uint16_t lid;		/* big endian */
+	uint8_t sl;
+	uint8_t path_bits;
+	uint8_t grh_present;
+	uint8_t gid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t gid[16];
+	uint32_t flow_label;	/* big endian */
+	uint16_t pkey_index;
+	uint8_t reserved[6];
+};
+_Static_assert(sizeof(struct umad_hdr) == 64, "ib_user_mad is 64 bytes");
+
 struct hca_agent {
 	bool used;
 	uint8_t mgmt_class;		/* 0: send only */
@@ -42,6 +66,7 @@ struct hca_session {
 	struct mpd_ring_view tx;	/* client -> daemon */
 	struct mpd_ring_view rx;	/* daemon -> client */
 	pid_t pid;
+	uint32_t id;			/* the port's session number, from 1 */
 	bool dead;			/* cut off; freed by the control thread */
 	struct hca_agent agent[MPD_CHAN_MAX_AGENTS];
 	uint64_t sent, received, dropped;
@@ -98,6 +123,7 @@ struct hca_umad_srv {
 	pthread_t thread;
 	volatile bool stop;
 	uint32_t next_hi_tid;
+	uint32_t next_session_id;
 	struct hca_session_list sessions;
 	unsigned int nsessions;
 	struct hca_outstanding out[HCA_MAX_OUTSTANDING];

@@ -70,7 +70,7 @@ mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
 		if (head + room_end + need - tail > v->size)
 			return -ENOSPC;
 		rec.len = room_end - REC_HDR;
-		rec.kind = MPD_REC_PAD;
+		rec.kind = MPD_CHAN_REC_PAD;
 		memcpy(r->data + off, &rec, REC_HDR);
 		head += room_end;
 		off = 0;
@@ -127,7 +127,7 @@ mpd_ring_peek(struct mpd_ring_view *v, const uint8_t **data, uint32_t *len,
 		if (rec.len > v->size - off - REC_HDR ||
 		    mpd_ring_rec_size(rec.len) > head - tail)
 			return -EBADMSG;
-		if (rec.kind != MPD_REC_PAD)
+		if (rec.kind != MPD_CHAN_REC_PAD)
 			break;
 		tail += mpd_ring_rec_size(rec.len);
 		store_rel(&r->tail, tail);

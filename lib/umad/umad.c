@@ -543,7 +543,7 @@ ring_send(struct umad_sess *s, const struct ib_user_mad *hdr,
 	for (;;) {
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 		pthread_mutex_lock(&s->tx_lock);
-		rc = mpd_ring_put(&s->tx, MPD_REC_UMAD, hdr, UMAD_HDR_SIZE,
+		rc = mpd_ring_put(&s->tx, MPD_CHAN_REC_UMAD, hdr, UMAD_HDR_SIZE,
 				  data, (uint32_t)length);
 		pthread_mutex_unlock(&s->tx_lock);
 		pthread_setcancelstate(old, NULL);
@@ -650,7 +650,7 @@ rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 				continue;
 			return sess_dead(s) ? -EIO : -EWOULDBLOCK;
 		}
-		if (kind == MPD_REC_UMAD && len >= (uint32_t)UMAD_HDR_SIZE)
+		if (kind == MPD_CHAN_REC_UMAD && len >= (uint32_t)UMAD_HDR_SIZE)
 			break;
 		UMAD_DBG("%s: skipping a record of kind %u, %u bytes", s->node,
 			 kind, len);

@@ -13,6 +13,7 @@
 
 #include "fabric.h"
 #include "madpmd/pcapng.h"
+#include "replay.h"
 
 #define BURST		32
 #define NB_MBUFS	8191
@@ -39,7 +40,6 @@ fab_add_hca(struct fabric *f, const char *node, uint8_t num,
 	p->hca = true;
 	p->link = f->opts.link;
 	p->peer = -1;
-	p->cap_if = -1;
 	snprintf(p->dev, sizeof(p->dev), "net_hca%u", f->nports);
 	n = snprintf(args, sizeof(args),
 		     "node=%s,port=%u,num_ports=%u,link=%s%s%s", node, num,
@@ -49,8 +49,9 @@ fab_add_hca(struct fabric *f, const char *node, uint8_t num,
 		n += snprintf(args + n, sizeof(args) - (size_t)n,
 			      ",node_guid=0x%016" PRIx64, node_guid);
 	if (f->opts.run_dir && n > 0 && (size_t)n < sizeof(args))
-		snprintf(args + n, sizeof(args) - (size_t)n, ",run_dir=%s",
-			 f->opts.run_dir);
+		n += snprintf(args + n, sizeof(args) - (size_t)n,
+			      ",run_dir=%s,umad_mode=0%o", f->opts.run_dir,
+			      f->opts.umad_mode);
 	if (rte_vdev_init(p->dev, args) != 0 ||
 	    rte_eth_dev_get_port_by_name(p->dev, &pid) != 0) {
 		fprintf(stderr, "madpmd: cannot create port %u of node \"%s\" (%s,%s)\n",
@@ -80,7 +81,6 @@ fab_add_external(struct fabric *f, const char *dev)
 	snprintf(p->node, sizeof(p->node), "%s", dev);
 	p->port_id = pid;
 	p->peer = -1;
-	p->cap_if = -1;
 	return (int)f->nports++;
 }
 
@@ -230,8 +230,9 @@ fab_start(struct fabric *f)
 			rc = rte_eth_dev_start(pid);
 		/* an HCA cabled to an outside ethdev takes every frame: a
 		 * replayed capture carries someone else's MACs */
-		if (!rc && (!f->port[i].hca || (f->port[i].peer >= 0 &&
-						!f->port[f->port[i].peer].hca)))
+		if (!rc && (!f->port[i].hca || f->port[i].replay ||
+			    (f->port[i].peer >= 0 &&
+			     !f->port[f->port[i].peer].hca)))
 			rc = rte_eth_promiscuous_enable(pid);
 		if (rc) {
 			fprintf(stderr, "madpmd: cannot start %s: %s\n",
@@ -260,76 +261,6 @@ now_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-int
-fab_capture_open(struct fabric *f, const char *path)
-{
-	unsigned int i;
-
-	f->cap = mpd_pcapng_open(path);
-	if (!f->cap)
-		return -errno;
-	if (strcmp(path, "-") == 0)
-		mpd_pcapng_set_autoflush(f->cap, 1);
-	for (i = 0; i < f->nports; i++) {
-		struct fab_port *p = &f->port[i];
-		char name[2 * FAB_NAME_LEN + 8], desc[160];
-
-		if (!p->hca)
-			continue;
-		snprintf(name, sizeof(name), "%s/%u", p->node, p->num);
-		snprintf(desc, sizeof(desc), "%s port %u (%s, link=%s)",
-			 p->node, p->num, p->dev,
-			 p->link == MPD_LINK_IB ? "ib" : "roce");
-		p->cap_if = mpd_pcapng_add_interface(f->cap,
-			p->link == MPD_LINK_IB ? MPD_LINKTYPE_UPPER_PDU
-					       : MPD_LINKTYPE_ETHERNET,
-			name, desc);
-		if (p->cap_if < 0) {
-			int rc = p->cap_if;
-
-			fab_capture_close(f);
-			return rc;
-		}
-	}
-	return 0;
-}
-
-void
-fab_capture_close(struct fabric *f)
-{
-	unsigned int i;
-
-	if (!f->cap)
-		return;
-	mpd_pcapng_close(f->cap);
-	f->cap = NULL;
-	for (i = 0; i < f->nports; i++)
-		f->port[i].cap_if = -1;
-}
-
-static void
-capture(struct fabric *f, const struct fab_port *p, uint32_t dir,
-	struct rte_mbuf **m, uint16_t n, uint64_t ts)
-{
-	uint16_t i;
-
-	if (p->cap_if < 0)
-		return;
-	for (i = 0; i < n; i++) {
-		const void *d = rte_pktmbuf_mtod(m[i], const void *);
-		uint32_t len = rte_pktmbuf_data_len(m[i]);
-
-		if (p->link == MPD_LINK_IB)
-			mpd_pcapng_write_exported(f->cap, (uint32_t)p->cap_if,
-						  ts, dir, "infiniband",
-						  MPD_EXP_PDU_NO_PORT,
-						  MPD_EXP_PDU_NO_PORT, d, len);
-		else
-			mpd_pcapng_write(f->cap, (uint32_t)p->cap_if, ts, dir,
-					 d, len);
-	}
 }
 
 static void
@@ -428,9 +359,9 @@ forward(struct fabric *f, struct fab_port *a)
 	n = rte_eth_rx_burst(a->port_id, 0, m, BURST);
 	if (!n && !a->held)
 		return 0;
-	if (f->cap) {
+	if (fab_capturing(f)) {
 		ts = now_ns();
-		capture(f, a, MPD_PCAPNG_DIR_OUT, m, n, ts);
+		fab_capture_packets(f, a, MPD_PCAPNG_DIR_OUT, m, n, ts);
 	}
 	k = n;
 	if (a->held || lossy_wire(f, a)) {
@@ -441,12 +372,45 @@ forward(struct fabric *f, struct fab_port *a)
 		}
 		tx = out;
 	}
-	if (f->cap)
-		capture(f, b, MPD_PCAPNG_DIR_IN, tx, k, ts);
+	if (fab_capturing(f))
+		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, tx, k, ts);
 	sent = rte_eth_tx_burst(b->port_id, 0, tx, k);
 	if (sent < k)
 		rte_pktmbuf_free_bulk(tx + sent, k - sent);
 	return RTE_MAX(n, k);
+}
+
+/*
+ * A port fed from a capture instead of a cable: the frames that are due go
+ * in, and what the port sends goes nowhere but into the captures.
+ */
+static uint16_t
+replay_step(struct fabric *f, struct fab_port *p)
+{
+	struct rte_mbuf *m[BURST];
+	uint64_t now = now_ns();
+	uint16_t n, got, sent;
+
+	n = fab_replay_burst(p->replay, now, f->pool, m, BURST);
+	if (n) {
+		if (fab_capturing(f))
+			fab_capture_packets(f, p, MPD_PCAPNG_DIR_IN, m, n, now);
+		sent = rte_eth_tx_burst(p->port_id, 0, m, n);
+		if (sent < n)
+			rte_pktmbuf_free_bulk(m + sent, n - sent);
+	}
+	got = rte_eth_rx_burst(p->port_id, 0, m, BURST);
+	if (got) {
+		if (fab_capturing(f))
+			fab_capture_packets(f, p, MPD_PCAPNG_DIR_OUT, m, got,
+					    now);
+		rte_pktmbuf_free_bulk(m, got);
+	}
+	if (!p->replay_done && fab_replay_done(p->replay)) {
+		p->replay_done = true;
+		f->replays_left--;
+	}
+	return (uint16_t)(n + got);
 }
 
 int
@@ -461,10 +425,16 @@ fab_poll_loop(void *arg)
 		uint64_t moved = 0;
 
 		apply_capture_request(f);
-		for (i = 0; i < f->nports; i++)
-			if (f->port[i].peer >= 0)
-				moved += forward(f, &f->port[i]);
+		for (i = 0; i < f->nports; i++) {
+			struct fab_port *p = &f->port[i];
+
+			if (p->replay)
+				moved += replay_step(f, p);
+			else if (p->peer >= 0)
+				moved += forward(f, p);
+		}
 		f->forwarded += moved;
+		moved += fab_capture_poll(f);
 		if (moved) {
 			idle = 0;
 			sleep_us = 1;
@@ -473,15 +443,14 @@ fab_poll_loop(void *arg)
 		/* busy-poll, then back off so a 2-core machine stays usable */
 		if (++idle < f->opts.idle_polls)
 			continue;
-		if (f->cap)
-			mpd_pcapng_flush(f->cap);
+		fab_capture_flush(f);
 		rte_delay_us_sleep(sleep_us);
 		f->idle_sleeps++;
 		if (sleep_us < f->opts.idle_sleep_us)
 			sleep_us = RTE_MIN(2 * sleep_us, f->opts.idle_sleep_us);
 	}
 	apply_capture_request(f);
-	fab_capture_close(f);
+	fab_capture_close_all(f);
 	for (i = 0; i < f->nports; i++) {
 		rte_pktmbuf_free(f->port[i].held);
 		f->port[i].held = NULL;

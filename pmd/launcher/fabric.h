@@ -11,7 +11,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_spinlock.h>
+
 #include "madpmd/wire.h"
+
+struct mpd_pcapng;
+struct rte_mbuf;
+struct fab_replay;
 
 #define FAB_MAX_PORTS	256
 #define FAB_NAME_LEN	64
@@ -24,7 +30,9 @@ struct fab_port {
 	bool hca;			/* a net_hca port (else external) */
 	enum mpd_link link;
 	int peer;			/* index of the port at the other end */
-	int cap_if;			/* capture interface, -1: none */
+	bool recording;			/* the port makes capture records */
+	struct fab_replay *replay;	/* a capture replayed into the port */
+	bool replay_done;
 	/* what the lossy wire did to frames this port sent */
 	uint64_t lost;
 	uint64_t duplicated;
@@ -42,11 +50,31 @@ struct fab_lossy {
 	uint64_t seed;
 };
 
+/* What a capture holds (the capture socket's kinds=) */
+#define FAB_CAP_WIRE	0x01u	/* packets on the wires */
+#define FAB_CAP_UMAD	0x02u	/* umad messages as the API saw them */
+#define FAB_CAP_PORT	0x04u	/* port events */
+#define FAB_CAP_WC	0x08u	/* CQ completions */
+#define FAB_CAP_CM	0x10u	/* rdma_cm events */
+#define FAB_CAP_ALL	0x1fu
+#define FAB_MAX_SINKS	8	/* captures at once: the file and 7 live */
+
+/* One capture: a pcapng writer and what goes into it. */
+struct fab_sink {
+	struct mpd_pcapng *w;
+	uint32_t kinds;			/* FAB_CAP_* */
+	bool live;			/* a client: cut off, never waited for */
+	char what[96];			/* for messages */
+	int wire_if[FAB_MAX_PORTS];	/* pcapng interface per port; -1 */
+	int rec_if[FAB_MAX_PORTS];	/* where its records go; -1 */
+};
+
 struct fab_opts {
 	enum mpd_link link;		/* for every HCA port */
 	unsigned int idle_polls;	/* empty polls before sleeping */
 	unsigned int idle_sleep_us;	/* longest sleep when idle */
 	const char *run_dir;		/* where the HCAs serve clients */
+	unsigned int umad_mode;		/* client and capture sockets */
 	struct fab_lossy lossy;
 };
 
@@ -55,7 +83,10 @@ struct fabric {
 	unsigned int nports;
 	struct fab_opts opts;
 	struct rte_mempool *pool;
-	struct mpd_pcapng *cap;		/* owned by the polling lcore */
+	struct fab_sink *sink[FAB_MAX_SINKS];	/* the polling lcore's; 0: file */
+	struct fab_sink *pending[FAB_MAX_SINKS];	/* handed over to it */
+	bool sinks_pending;
+	rte_spinlock_t sink_lock;		/* guards pending[] */
 	volatile bool stop;
 	/* capture requests from the prompt, applied by the polling lcore */
 	char *volatile cap_request;	/* path to start, or "" to stop */
@@ -63,6 +94,7 @@ struct fabric {
 	uint64_t forwarded;
 	uint64_t idle_sleeps;
 	uint64_t rng;			/* lossy wires' state, lcore-owned */
+	volatile unsigned int replays_left;	/* replays not done yet */
 };
 
 /* Add a net_hca port for node/port number (devargs may add keys);
@@ -85,9 +117,31 @@ int fab_find(const struct fabric *f, const char *spec);
  * stderr. Before fab_poll_loop() starts. */
 int fab_set_lossy(struct fabric *f, const char *spec);
 
-/* Capture: open path ("-" for stdout) with one interface per HCA port;
- * 0 or -errno. Only the polling lcore may call these while it runs. */
+/* ---- captures (capture.c) ---- */
+
+/* The file capture: path ("-" for stdout), every port and kind; 0 or
+ * -errno. Only the polling lcore may call these while it runs. */
 int fab_capture_open(struct fabric *f, const char *path);
 void fab_capture_close(struct fabric *f);
+void fab_capture_close_all(struct fabric *f);
+/* "wire,umad,..." into FAB_CAP_* bits; -1 for a name we do not know. */
+int fab_cap_kinds_parse(const char *list, uint32_t *kinds);
+/* A sink writing to w (section header written): interfaces for the HCA
+ * ports selected (ports[i], or all when NULL). NULL on failure (w is
+ * then still the caller's). Any thread. */
+struct fab_sink *fab_sink_new(const struct fabric *f, struct mpd_pcapng *w,
+			      uint32_t kinds, const bool *ports,
+			      const char *what);
+void fab_sink_free(struct fab_sink *s);
+/* Hand a sink to the polling lcore; 0 or -EBUSY (too many). Any thread. */
+int fab_sink_attach(struct fabric *f, struct fab_sink *s);
+/* The polling lcore: wire packets of port p into the sinks that want
+ * them; new sinks and the ports' records (returns how many records). */
+void fab_capture_packets(struct fabric *f, const struct fab_port *p,
+			 uint32_t dir, struct rte_mbuf **m, uint16_t n,
+			 uint64_t ts);
+unsigned int fab_capture_poll(struct fabric *f);
+void fab_capture_flush(struct fabric *f);
+bool fab_capturing(const struct fabric *f);
 
 #endif

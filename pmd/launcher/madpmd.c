@@ -6,6 +6,8 @@
  *          [--capture FILE] [-i] [--link ib|roce] [--wire NODE:PORT=ETHDEV]
  *          [--idle-polls N] [--idle-sleep-us N] [--duration SECONDS]
  *          [--lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]]
+ *          [--replay NODE:PORT=FILE[,...]] [--exit-after-replay[=S]]
+ *          [--umad-mode MODE]
  *
  * One net_hca port per HCA port of the topology, wired back to back as the
  * topology says (or to another ethdev with --wire), moved by one busy-poll
@@ -29,7 +31,9 @@
 
 #include "fabric.h"
 #include "madpmd/chan.h"
+#include "capsock.h"
 #include "launcher.h"
+#include "replay.h"
 #include "topology.h"
 
 static struct fabric fab;
@@ -83,6 +87,12 @@ usage(FILE *out)
 		"  --lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]\n"
 		"                         drop, duplicate and reorder frames on the wires\n"
 		"                         (P: 0.05 or 5%%; one port's wire or all)\n"
+		"  --replay NODE:PORT=FILE[,speed=fast|timed|N][,from=IF][,dir=in|out|any][,loop=N]\n"
+		"                         feed a pcap/pcapng capture into the port instead\n"
+		"                         of its cable (docs/replay.md)\n"
+		"  --exit-after-replay[=SECONDS]  stop that long (default 1) after every replay\n"
+		"  --umad-mode MODE       permissions of the client and capture sockets\n"
+		"                         (default 0600, as /dev/infiniband/umad*)\n"
 		"Without EAL options madpmd uses --no-huge --no-pci -m 256 -l 0,1 and a\n"
 		"file prefix of its own, which work on a small machine without hugepages.\n");
 }
@@ -133,6 +143,9 @@ struct app_opts {
 	unsigned int nwires;
 	unsigned int duration;
 	const char *lossy;
+	const char *replays[16];
+	unsigned int nreplays;
+	int exit_after_replay;		/* seconds; -1: keep running */
 };
 
 static int
@@ -165,9 +178,13 @@ parse_app(int argc, char **argv, struct app_opts *o)
 		{ "idle-sleep-us", required_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "lossy", required_argument, NULL, 'L' },
+		{ "replay", required_argument, NULL, 'R' },
+		{ "exit-after-replay", optional_argument, NULL, 'E' },
+		{ "umad-mode", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned int u;
 	int c;
 
 	optind = 1;
@@ -222,6 +239,34 @@ parse_app(int argc, char **argv, struct app_opts *o)
 		case 'L':
 			o->lossy = optarg;
 			break;
+		case 'R':
+			if (o->nreplays == 16 || !strchr(optarg, '=')) {
+				fprintf(stderr, "madpmd: --replay %s: give NODE:PORT=FILE[,options] (at most 16)\n",
+					optarg);
+				return -1;
+			}
+			o->replays[o->nreplays++] = optarg;
+			break;
+		case 'E':
+			o->exit_after_replay = 1;
+			if (optarg && parse_uint("--exit-after-replay", optarg,
+						 3600, &u))
+				return -1;
+			if (optarg)
+				o->exit_after_replay = (int)u;
+			break;
+		case 'M': {
+			char *end;
+			unsigned long m = strtoul(optarg, &end, 8);
+
+			if (!*optarg || *end || m > 0777) {
+				fprintf(stderr, "madpmd: --umad-mode %s: give octal permissions such as 0600 or 0666\n",
+					optarg);
+				return -1;
+			}
+			fab.opts.umad_mode = (unsigned int)m;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -265,6 +310,43 @@ apply_wire(const char *spec)
 		fab.port[a].peer = -1;
 	}
 	return fab_connect(&fab, a, b);
+}
+
+/* --replay NODE:PORT=SPEC: the port leaves its cable and takes the frames
+ * of a capture instead. */
+static int
+apply_replay(const char *spec)
+{
+	char left[2 * FAB_NAME_LEN];
+	const char *eq = strchr(spec, '=');
+	struct fab_port *p;
+	int a;
+
+	if ((size_t)(eq - spec) >= sizeof(left))
+		return -1;
+	memcpy(left, spec, (size_t)(eq - spec));
+	left[eq - spec] = '\0';
+	a = fab_find(&fab, left);
+	if (a < 0 || !fab.port[a].hca) {
+		fprintf(stderr, "madpmd: --replay %s: no HCA port \"%s\" in the topology\n",
+			spec, left);
+		return -1;
+	}
+	p = &fab.port[a];
+	if (p->replay) {
+		fprintf(stderr, "madpmd: --replay %s: %s already replays a capture\n",
+			spec, left);
+		return -1;
+	}
+	p->replay = fab_replay_open(eq + 1, p->link);
+	if (!p->replay)
+		return -1;
+	if (p->peer >= 0) {
+		fab.port[p->peer].peer = -1;
+		p->peer = -1;
+	}
+	fab.replays_left++;
+	return 0;
 }
 
 /* The run directory, before the ports: they add themselves to "nodes". */
@@ -340,7 +422,7 @@ remove_run_files(const char *dir)
 int
 main(int argc, char **argv)
 {
-	struct app_opts o = { 0 };
+	struct app_opts o = { .exit_after_replay = -1 };
 	char eal_dir[4096];	/* PATH_MAX */
 	unsigned int i, elapsed = 0;
 	int consumed, rc = 1;
@@ -348,6 +430,7 @@ main(int argc, char **argv)
 	fab.opts.link = MPD_LINK_IB;
 	fab.opts.idle_polls = 256;
 	fab.opts.idle_sleep_us = 200;
+	fab.opts.umad_mode = 0600;
 	if (eal_init(argc, argv, &consumed) < 0) {
 		fprintf(stderr, "madpmd: EAL initialisation failed: %s\n",
 			rte_strerror(rte_errno));
@@ -369,6 +452,9 @@ main(int argc, char **argv)
 	for (i = 0; i < o.nwires; i++)
 		if (apply_wire(o.wires[i]) != 0)
 			goto out_ports;
+	for (i = 0; i < o.nreplays; i++)
+		if (apply_replay(o.replays[i]) != 0)
+			goto out_ports;
 	if (o.lossy) {
 		if (fab_set_lossy(&fab, o.lossy) != 0)
 			goto out_ports;
@@ -381,10 +467,14 @@ main(int argc, char **argv)
 			o.capture, strerror(errno));
 		goto out_ports;
 	}
+	if (capsock_start(&fab, o.run_dir, fab.opts.umad_mode) != 0)
+		goto out_ports;
 	write_ports_file(o.run_dir);
 	launcher_telemetry_init(&fab);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* a capture client that goes away is an error on its socket */
+	signal(SIGPIPE, SIG_IGN);
 
 	fab.poll_lcore = rte_get_next_lcore(-1, 1, 0);
 	if (fab.poll_lcore >= RTE_MAX_LCORE) {
@@ -404,22 +494,44 @@ main(int argc, char **argv)
 		if (o.interactive) {
 			launcher_prompt(&fab);
 		} else {
+			unsigned int done_at = 0;
+
 			while (!fab.stop &&
 			       (!o.duration || elapsed < 10 * o.duration)) {
 				usleep(100000);
 				elapsed++;
+				if (o.nreplays && o.exit_after_replay >= 0 &&
+				    !fab.replays_left && !done_at)
+					done_at = elapsed;
+				if (done_at && elapsed - done_at >=
+				    10u * (unsigned int)o.exit_after_replay)
+					break;
 			}
 		}
 		fab.stop = true;
 		rte_eal_wait_lcore(fab.poll_lcore);
 	}
+	capsock_stop();
+	/* a capture the socket handed over as the lcore stopped */
+	fab_capture_close_all(&fab);
 	launcher_show_summary(&fab, stderr);
+	for (i = 0; i < fab.nports; i++)
+		if (fab.port[i].replay) {
+			fprintf(stderr, "madpmd: %s:%u: ", fab.port[i].node,
+				fab.port[i].num);
+			fab_replay_summary(fab.port[i].replay, stderr);
+		}
 	rc = 0;
 	if (quit_signal)
 		fprintf(stderr, "madpmd: signal %d, shutting down\n",
 			(int)quit_signal);
 out_ports:
-	fab_capture_close(&fab);
+	capsock_stop();
+	fab_capture_close_all(&fab);
+	for (i = 0; i < fab.nports; i++) {
+		fab_replay_close(fab.port[i].replay);
+		fab.port[i].replay = NULL;
+	}
 	fab_stop(&fab);
 	remove_run_files(o.run_dir);
 out_eal:

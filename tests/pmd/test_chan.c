@@ -166,7 +166,7 @@ send_dr(struct client *c, int agent, uint8_t hops, uint16_t attr,
 	u.retries = retries;
 	u.length = MPD_MAD_LEN;
 	u.lid = 0xffff;
-	return mpd_ring_put(&c->tx, MPD_REC_UMAD, &u, sizeof(u), NULL, 0);
+	return mpd_ring_put(&c->tx, MPD_CHAN_REC_UMAD, &u, sizeof(u), NULL, 0);
 }
 
 /* Wait for one record (up to ms). */
@@ -306,7 +306,7 @@ main(int argc, char **argv)
 		char c;
 
 		rnd_bytes(junk, sizeof(junk));
-		mpd_ring_put(&g.tx, MPD_REC_UMAD, junk, sizeof(junk), NULL, 0);
+		mpd_ring_put(&g.tx, MPD_CHAN_REC_UMAD, junk, sizeof(junk), NULL, 0);
 		for (i = 0; i < 30; i++) {
 			struct pollfd p = { .fd = g.sock, .events = POLLIN };
 

@@ -46,6 +46,10 @@ smp_init(struct mpd_mad *m, bool dr, uint8_t method, uint16_t attr,
 }
 
 /* Send an SMP (data: 64 bytes or NULL) and decode the answer. */
+/* where LID-routed SMPs go: any LID while the port has none (it cannot
+ * tell), then the one the SM gave it */
+static uint16_t port_lid = 1;
+
 static int
 smp_xchg(struct mpd_mad *m, const void *data, uint8_t *rmad,
 	 struct mpd_mad *rm)
@@ -57,7 +61,7 @@ smp_xchg(struct mpd_mad *m, const void *data, uint8_t *rmad,
 
 	mpd_mad_encode(m, data, data ? MPD_SMP_DATA_LEN : 0, mad, sizeof(mad));
 	n = hca_test_frame(MPD_LINK_IB, IB_PORT, 0,
-			   dr ? MPD_LID_PERMISSIVE : 1,
+			   dr ? MPD_LID_PERMISSIVE : port_lid,
 			   dr ? MPD_LID_PERMISSIVE : 99, 0xffff, 0, mad, frame,
 			   sizeof(frame));
 	n = hca_test_xchg(IB_PORT, frame, (size_t)n, resp, sizeof(resp));
@@ -134,6 +138,7 @@ test_port_state_machine(void)
 {
 	struct mpd_port_info pi, set;
 	uint16_t st = 0xffff;
+	uint64_t before;
 
 	if (!ok(port_info(true, MPD_METHOD_GET, NULL, 0, &pi, &st) > 0,
 		"DR Get(PortInfo)"))
@@ -159,6 +164,12 @@ test_port_state_machine(void)
 	set.port_state = MPD_PORT_STATE_ACTIVE;
 	ok(port_info(true, MPD_METHOD_SET, &set, 0, &pi, &st) > 0 && st == 0 &&
 	   pi.port_state == MPD_PORT_STATE_ACTIVE, "Armed -> Active");
+	before = hca_test_xstat(IB_PORT, "drop_bad_dlid");
+	ok(port_info(false, MPD_METHOD_GET, NULL, 0, &pi, &st) <= 0,
+	   "LID-routed Get(PortInfo) to LID 1, not the port's: no answer");
+	is_int(hca_test_xstat(IB_PORT, "drop_bad_dlid"), before + 1,
+	       "dropped for its DLID, counted (IBA 7.11.1)");
+	port_lid = 7;
 	ok(port_info(false, MPD_METHOD_GET, NULL, 0, &pi, &st) > 0 &&
 	   pi.lid == 7, "LID-routed Get(PortInfo) to the new LID");
 }

@@ -547,7 +547,7 @@ srv_inject(struct tsess *s, uint32_t agent, uint32_t status,
 	hdr.addr.qpn = htobe32(1);
 	hdr.addr.lid = htobe16(0x34);
 	pthread_mutex_lock(&srv.lock);
-	rc = mpd_ring_put(&s->d2c, MPD_REC_UMAD, &hdr, sizeof(hdr), mad, len);
+	rc = mpd_ring_put(&s->d2c, MPD_CHAN_REC_UMAD, &hdr, sizeof(hdr), mad, len);
 	if (!rc && wake && write(s->efd, &one, sizeof(one)) != sizeof(one))
 		rc = -EIO;
 	pthread_mutex_unlock(&srv.lock);
@@ -563,7 +563,7 @@ srv_take(struct tsess *s, struct ib_user_mad *hdr, uint8_t *mad, uint32_t max)
 
 	pthread_mutex_lock(&srv.lock);
 	if (mpd_ring_peek(&s->c2d, &rec, &len, &kind) == 1 &&
-	    kind == MPD_REC_UMAD && len >= sizeof(*hdr)) {
+	    kind == MPD_CHAN_REC_UMAD && len >= sizeof(*hdr)) {
 		memcpy(hdr, rec, sizeof(*hdr));
 		len -= (uint32_t)sizeof(*hdr);
 		if (mad)
@@ -752,20 +752,20 @@ test_ring_edges(void)
 	is_int(mpd_ring_init(r, 64), 0, "a 64-byte ring");
 	mpd_ring_attach(&p, r, 64);
 	mpd_ring_attach(&c, r, 64);
-	is_int(mpd_ring_put(&p, MPD_REC_UMAD, data, 24, NULL, 0), 0,
+	is_int(mpd_ring_put(&p, MPD_CHAN_REC_UMAD, data, 24, NULL, 0), 0,
 	       "a 24-byte record");
 	is_int(mpd_ring_peek(&c, &rec, &len, &kind), 1, "peeked");
 	mpd_ring_consume(&c);
 	/* head now at 32: a 32-byte record would need 8 + 32 + 32 of
 	 * padding, more than the whole ring, for ever */
-	is_int(mpd_ring_put(&p, MPD_REC_UMAD, data, 32, NULL, 0), -EMSGSIZE,
+	is_int(mpd_ring_put(&p, MPD_CHAN_REC_UMAD, data, 32, NULL, 0), -EMSGSIZE,
 	       "half the ring is too big: -EMSGSIZE, not -ENOSPC for ever");
-	is_int(mpd_ring_put(&p, MPD_REC_UMAD, data, 8, NULL, 0), 0,
+	is_int(mpd_ring_put(&p, MPD_CHAN_REC_UMAD, data, 8, NULL, 0), 0,
 	       "an 8-byte record");
 	mpd_ring_peek(&c, &rec, &len, &kind);
 	mpd_ring_consume(&c);
 	/* head at 48: 16 bytes to the end, the next record needs 32 */
-	is_int(mpd_ring_put(&p, MPD_REC_UMAD, data, 20, data, 4), 0,
+	is_int(mpd_ring_put(&p, MPD_CHAN_REC_UMAD, data, 20, data, 4), 0,
 	       "size / 2 - 8 bytes fit, after a pad to the end");
 	is_int(r->head, 48 + 16 + 32, "head counts the pad");
 	is_int(mpd_ring_peek(&c, &rec, &len, &kind), 1, "peeked past the pad");
@@ -773,7 +773,7 @@ test_ring_edges(void)
 	memcpy(out, rec, len);
 	mpd_ring_consume(&c);
 	ok(!memcmp(out, data, 24) && mpd_ring_empty(&c), "intact; ring empty");
-	is_int(mpd_ring_put(&p, MPD_REC_UMAD, data, 0xfffffff0u, data, 0x20u),
+	is_int(mpd_ring_put(&p, MPD_CHAN_REC_UMAD, data, 0xfffffff0u, data, 0x20u),
 	       -EMSGSIZE, "lengths whose sum wraps: -EMSGSIZE");
 }
 

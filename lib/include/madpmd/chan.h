@@ -126,7 +126,7 @@ struct mpd_chan_msg {
  * with an acquire load. Records are 8-byte aligned:
  *   struct mpd_chan_rec { len, kind } followed by len bytes, padded to 8.
  * A record never wraps: when it does not fit before the end of data[], the
- * producer writes a MPD_REC_PAD record covering the rest and starts at 0.
+ * producer writes a MPD_CHAN_REC_PAD record covering the rest and starts at 0.
  */
 struct mpd_chan_ring {
 	uint64_t head;
@@ -138,14 +138,14 @@ struct mpd_chan_ring {
 	uint8_t data[];
 };
 
-enum mpd_rec_kind {
-	MPD_REC_PAD = 0,
-	MPD_REC_UMAD = 1,	/* struct ib_user_mad (64 bytes) + MAD data */
+enum mpd_chan_rec_kind {
+	MPD_CHAN_REC_PAD = 0,
+	MPD_CHAN_REC_UMAD = 1,	/* struct ib_user_mad (64 bytes) + MAD data */
 };
 
 struct mpd_chan_rec {
 	uint32_t len;			/* bytes after this header */
-	uint32_t kind;			/* enum mpd_rec_kind */
+	uint32_t kind;			/* enum mpd_chan_rec_kind */
 };
 
 /*

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The capture socket, <run_dir>/capture (docs/extcap.md): a client sends
+ * one line, "CAPTURE [ports=NODE:PORT,...] [kinds=wire,umad,port,wc,cm]",
+ * and reads a pcapng stream of the fabric while it runs, or one line
+ * "ERR <sentence>" for a request we cannot serve. madpmd-extcap is such a
+ * client. This thread only accepts and sets a capture up; the polling
+ * lcore writes to it, and cuts it off if it does not keep up.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "capsock.h"
+#include "madpmd/pcapng.h"
+
+#define REQ_MAX		1024
+#define REQ_TIMEOUT_S	2		/* to send the request line */
+#define SNDBUF		(4 << 20)	/* slack for a reader that lags */
+
+static struct {
+	struct fabric *f;
+	int fd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	pthread_t thread;
+	volatile bool stop;
+	bool running;
+} cs = { .fd = -1 };
+
+static void __attribute__((format(printf, 2, 3)))
+reply_err(int fd, const char *fmt, ...)
+{
+	va_list ap;
+	char line[REQ_MAX + 128];
+	int n = snprintf(line, sizeof(line), "ERR ");
+
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n < (int)sizeof(line) - 1) {
+		line[n++] = '\n';
+		(void)!send(fd, line, (size_t)n, MSG_NOSIGNAL);
+	}
+}
+
+/* "ports=a:1,b:1" into sel[]; NULL, or the port spec we do not know */
+static const char *
+parse_ports(const struct fabric *f, char *list, bool *sel)
+{
+	char *save = NULL, *p;
+
+	for (p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		int i = fab_find(f, p);
+
+		if (i < 0 || !f->port[i].hca)
+			return p;
+		sel[i] = true;
+	}
+	return NULL;
+}
+
+/* Read the request line; its length, or -1. */
+static int
+read_request(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	while (n < cap - 1) {
+		ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
+		char *nl;
+
+		if (r <= 0)
+			return -1;
+		n += (size_t)r;
+		buf[n] = '\0';
+		nl = strchr(buf, '\n');
+		if (nl) {
+			*nl = '\0';
+			if (nl > buf && nl[-1] == '\r')
+				nl[-1] = '\0';
+			return (int)(nl - buf);
+		}
+	}
+	return -1;
+}
+
+static void
+serve(int fd)
+{
+	struct timeval tv = { .tv_sec = REQ_TIMEOUT_S };
+	static bool sel[FAB_MAX_PORTS];
+	uint32_t kinds = FAB_CAP_ALL;
+	bool some_port = false;
+	char req[REQ_MAX], what[96], *save = NULL, *tok;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	struct mpd_pcapng *w;
+	struct fab_sink *s;
+	int sndbuf = SNDBUF, fl;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (read_request(fd, req, sizeof(req)) < 0) {
+		reply_err(fd, "%s", "send one line: CAPTURE [ports=NODE:PORT,...] [kinds=wire,umad,port,wc,cm]");
+		goto out;
+	}
+	memset(sel, 0, sizeof(sel));
+	tok = strtok_r(req, " \t", &save);
+	if (!tok || strcmp(tok, "CAPTURE") != 0) {
+		reply_err(fd, "unknown request \"%s\": send CAPTURE [ports=NODE:PORT,...] [kinds=wire,umad,port,wc,cm]",
+			  tok ? tok : "");
+		goto out;
+	}
+	while ((tok = strtok_r(NULL, " \t", &save)) != NULL) {
+		if (strncmp(tok, "ports=", 6) == 0) {
+			const char *bad = parse_ports(cs.f, tok + 6, sel);
+
+			if (bad) {
+				reply_err(fd, "no HCA port \"%s\" in the fabric (see the run directory's ports file)",
+					  bad);
+				goto out;
+			}
+			some_port = true;
+		} else if (strncmp(tok, "kinds=", 6) == 0) {
+			if (fab_cap_kinds_parse(tok + 6, &kinds)) {
+				reply_err(fd, "kinds=%s: give a list of wire, umad, port, wc, cm",
+					  tok + 6);
+				goto out;
+			}
+		} else {
+			reply_err(fd, "unknown argument \"%s\": give ports= or kinds=",
+				  tok);
+			goto out;
+		}
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
+		snprintf(what, sizeof(what), "capture client pid %d",
+			 (int)cred.pid);
+	else
+		snprintf(what, sizeof(what), "a capture client");
+	w = mpd_pcapng_fdopen(fd);
+	if (!w) {
+		reply_err(fd, "cannot start the capture: %s", strerror(errno));
+		goto out;
+	}
+	s = fab_sink_new(cs.f, w, kinds, some_port ? sel : NULL, what);
+	if (!s) {
+		mpd_pcapng_close(w);
+		return;
+	}
+	s->live = true;
+	/* headers out at once; from now on a full socket means "too slow" */
+	if (mpd_pcapng_flush(w) != 0) {
+		fab_sink_free(s);
+		return;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+	    fab_sink_attach(cs.f, s) != 0) {
+		fprintf(stderr, "madpmd: %s refused: %d captures already run\n",
+			what, FAB_MAX_SINKS);
+		fab_sink_free(s);
+		return;
+	}
+	fprintf(stderr, "madpmd: %s: capturing\n", what);
+	return;
+out:
+	close(fd);
+}
+
+static void *
+accept_loop(void *arg)
+{
+	struct pollfd p = { .fd = cs.fd, .events = POLLIN };
+
+	(void)arg;
+	while (!cs.stop) {
+		int fd;
+
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		fd = accept4(cs.fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			serve(fd);
+	}
+	return NULL;
+}
+
+int
+capsock_start(struct fabric *f, const char *run_dir, unsigned int mode)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	if (snprintf(cs.path, sizeof(cs.path), "%s/capture", run_dir) >=
+	    (int)sizeof(cs.path)) {
+		fprintf(stderr, "madpmd: run directory %s: too long for a socket path\n",
+			run_dir);
+		return -1;
+	}
+	cs.f = f;
+	cs.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (cs.fd < 0)
+		goto fail;
+	memcpy(sa.sun_path, cs.path, strlen(cs.path) + 1);
+	unlink(cs.path);
+	if (bind(cs.fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(cs.path, mode) < 0 || listen(cs.fd, 8) < 0)
+		goto fail;
+	if (pthread_create(&cs.thread, NULL, accept_loop, NULL) != 0) {
+		errno = EAGAIN;
+		goto fail;
+	}
+	pthread_setname_np(cs.thread, "madpmd-capture");
+	cs.running = true;
+	return 0;
+fail:
+	fprintf(stderr, "madpmd: cannot serve captures at %s: %s\n", cs.path,
+		strerror(errno));
+	if (cs.fd >= 0)
+		close(cs.fd);
+	cs.fd = -1;
+	unlink(cs.path);
+	return -1;
+}
+
+void
+capsock_stop(void)
+{
+	if (!cs.running)
+		return;
+	cs.stop = true;
+	pthread_join(cs.thread, NULL);
+	close(cs.fd);
+	unlink(cs.path);
+	cs.fd = -1;
+	cs.running = false;
+}

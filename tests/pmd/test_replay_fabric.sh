@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Offline replay through the launcher: stock OpenSM sweeps the default
+# fabric while madpmd captures it; then what hca2's port received is
+# replayed into hca2 of a fresh fabric (no SM, no cable) and captured
+# again. hca2 must answer the same MADs the same way, in the same order,
+# as stock tshark decodes both captures.
+# Usage: test_replay_fabric.sh <madpmd> <madpmd-run>
+set -u
+madpmd=$1
+run=$2
+n=0
+fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+
+tmp=$(mktemp -d /tmp/madpmd-replay.XXXXXX)
+pids=()
+stop() {
+	local p=$1 i
+	kill -TERM "$p" 2>/dev/null || return 0
+	for i in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+}
+cleanup() {
+	local i
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
+	rm -rf "$tmp" "/var/run/dpdk/madpmd-replay-$$" "/var/run/dpdk/madpmd-replay2-$$"
+}
+trap cleanup EXIT
+
+# 1. the original: OpenSM's sweep, captured
+export MADPMD_RUN_DIR=$tmp/run
+"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-replay-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" --capture "$tmp/sweep.pcapng" \
+	> "$tmp/madpmd.log" 2>&1 &
+pids+=($!)
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/capture" ] && break; sleep 0.1; done
+timeout 60 "$run" opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
+grep -q "SUBNET UP" "$tmp/opensm.log"
+ok $? "stock OpenSM sweeps the fabric to SUBNET UP, captured"
+stop "${pids[0]}"
+pids=()
+
+# 2. what hca2 received, into a fresh hca2, as fast as it takes it
+export MADPMD_RUN_DIR=$tmp/run2
+"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-replay2-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" --capture "$tmp/replay.pcapng" \
+	--replay "hca2:1=$tmp/sweep.pcapng,from=hca2/1" --exit-after-replay=1 \
+	> "$tmp/madpmd2.log" 2>&1 &
+pids+=($!)
+for i in $(seq 150); do kill -0 "${pids[0]}" 2>/dev/null || break; sleep 0.1; done
+! kill -0 "${pids[0]}" 2>/dev/null
+ok $? "madpmd --exit-after-replay stops by itself once the replay is done"
+wait "${pids[0]}"
+pids=()
+sent=$(sed -n 's/.*replay of .*: \([0-9]*\) frames sent.*/\1/p' "$tmp/madpmd2.log")
+grep "replay of" "$tmp/madpmd2.log" | sed 's/^/# /'
+[ "${sent:-0}" -gt 0 ]
+ok $? "the replay sent ${sent:-0} frames into hca2"
+
+# 3. the same answers, as stock tshark reads both
+chmod 755 "$tmp"
+chmod 644 "$tmp"/*.pcapng
+as_user=()
+[ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME="$tmp")
+mkdir -p "$tmp/no-extcap" "$tmp/no-plugins"
+export WIRESHARK_EXTCAP_DIR=$tmp/no-extcap WIRESHARK_PLUGIN_DIR=$tmp/no-plugins
+answers() {	# the MADs hca2's port sent: TID, method, attribute, modifier, status, data
+	"${as_user[@]}" tshark -r "$1" --disable-protocol madpmd \
+		-Y 'frame.interface_name == "hca2/1" && frame.p2p_dir == 0 && infiniband.mad' \
+		-T fields -e infiniband.mad.transactionid -e infiniband.mad.method \
+		-e infiniband.mad.attributeid -e infiniband.mad.attributemodifier \
+		-e infiniband.mad.status -e infiniband.mad.data 2>/dev/null
+}
+answers "$tmp/sweep.pcapng" > "$tmp/a.orig"
+answers "$tmp/replay.pcapng" > "$tmp/a.replay"
+na=$(wc -l < "$tmp/a.orig")
+nb=$(wc -l < "$tmp/a.replay")
+[ "$na" -gt 5 ] && cmp -s "$tmp/a.orig" "$tmp/a.replay"
+ok $? "hca2 answers the replay as it answered OpenSM: $na and $nb answers, identical"
+[ $fail = 0 ] || diff "$tmp/a.orig" "$tmp/a.replay" | head -10 | sed 's/^/# /'
+"${as_user[@]}" tshark -r "$tmp/replay.pcapng" --disable-protocol madpmd \
+	-Y 'frame.interface_name == "hca2/1" && infiniband.mad.attributeid == 0x0015 && infiniband.mad.method == 0x81' \
+	-T fields -e infiniband.portinfo.portstate 2>/dev/null | tail -1 > "$tmp/state"
+case $(cat "$tmp/state") in 4|0x04) true ;; *) false ;; esac
+ok $? "the replayed Sets leave hca2 Active (last PortInfo answer: PortState $(cat "$tmp/state"))"
+
+[ $fail = 0 ] || for f in "$tmp"/*.log; do sed "s|^|# $(basename "$f"): |" "$f" | tail -6; done
+echo "1..$n"
+exit $fail

@@ -402,8 +402,69 @@ drop_session(struct hca_umad_srv *srv, struct hca_session *s)
 	}
 }
 
-/* ISSM (the kernel's umad "issm" device): IsSM while someone holds the
- * FIFO open; inotify sees every open and close. */
+/*
+ * ISSM (the kernel's umad "issm" device): IsSM while someone holds the
+ * FIFO open; inotify sees every open and close. The kernel lets one
+ * process hold it (ib_umad_sm_open(): -EAGAIN or a wait for the next); a
+ * FIFO cannot refuse an open, so while it is held its name is taken by a
+ * socket file, which open() refuses with ENXIO, and given back to a fresh
+ * FIFO on the last close.
+ */
+static int
+issm_fifo(struct hca_umad_srv *srv)
+{
+	char tmp[sizeof(srv->issm_path) + 8];
+	int fd, wd;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", srv->issm_path);
+	unlink(tmp);
+	/* we hold it read-write so that blocking opens return */
+	if (mkfifo(tmp, srv->hi->umad_mode) != 0 ||
+	    chmod(tmp, srv->hi->umad_mode) != 0)
+		return -1;
+	fd = open(tmp, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	wd = inotify_add_watch(srv->inotify_fd, tmp,
+			       IN_OPEN | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE);
+	if (wd < 0 || rename(tmp, srv->issm_path) != 0)
+		goto fail_fd;
+	if (srv->issm_wd >= 0 && srv->issm_wd != wd)
+		inotify_rm_watch(srv->inotify_fd, srv->issm_wd);
+	if (srv->issm_fd >= 0)
+		close(srv->issm_fd);
+	srv->issm_fd = fd;
+	srv->issm_wd = wd;
+	return 0;
+fail_fd:
+	close(fd);
+fail:
+	unlink(tmp);
+	return -1;
+}
+
+/* The FIFO is held: its name goes to a socket file nobody can open. */
+static void
+issm_busy(struct hca_umad_srv *srv)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char tmp[sizeof(srv->issm_path) + 8];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.busy", srv->issm_path);
+	if (strlen(tmp) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
+	unlink(tmp);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    rename(tmp, srv->issm_path) != 0)
+		unlink(tmp);
+	close(fd);
+}
+
 static void
 issm_events(struct hca_umad_srv *srv)
 {
@@ -415,16 +476,24 @@ issm_events(struct hca_umad_srv *srv)
 	while (n > 0 && off + (ssize_t)sizeof(struct inotify_event) <= n) {
 		const struct inotify_event *e = (const void *)(buf + off);
 
+		off += (ssize_t)sizeof(*e) + e->len;
+		if (e->wd != srv->issm_wd)
+			continue;	/* a FIFO we no longer hold */
 		if (e->mask & IN_OPEN)
 			srv->issm_opens++;
 		if (e->mask & (IN_CLOSE_WRITE | IN_CLOSE_NOWRITE))
 			srv->issm_opens--;
-		off += (ssize_t)sizeof(*e) + e->len;
 	}
 	if (srv->issm_opens < 0)
 		srv->issm_opens = 0;
 	if ((before > 0) == (srv->issm_opens > 0))
 		return;
+	if (srv->issm_opens > 0)
+		issm_busy(srv);
+	else if (issm_fifo(srv) != 0)
+		HCA_LOG(ERR, "%s: cannot make %s again: %s",
+			srv->hi->port.node_name, srv->issm_path,
+			strerror(errno));
 	rte_spinlock_lock(&srv->hi->lock);
 	if (srv->issm_opens > 0)
 		srv->hi->port.cap_mask |= CAP_IS_SM;
@@ -435,7 +504,7 @@ issm_events(struct hca_umad_srv *srv)
 	HCA_LOG(INFO, "%s: IsSM %s", srv->hi->port.node_name,
 		srv->issm_opens > 0 ? "set" : "cleared");
 	if (srv->issm_opens > 1)
-		HCA_LOG(WARNING, "%s: %d processes hold the ISSM device; one SM per port",
+		HCA_LOG(WARNING, "%s: %d processes opened the ISSM device at once; one SM per port",
 			srv->hi->port.node_name, srv->issm_opens);
 }
 
@@ -506,6 +575,7 @@ hca_umad_srv_start(struct hca_internals *hi)
 		return -ENOMEM;
 	srv->hi = hi;
 	srv->listen_fd = srv->epfd = srv->inotify_fd = srv->issm_fd = -1;
+	srv->issm_wd = -1;
 	TAILQ_INIT(&srv->sessions);
 	hca_out_init(srv);
 	snprintf(srv->dir, sizeof(srv->dir), "%s/%s", hi->run_dir,
@@ -537,14 +607,8 @@ hca_umad_srv_start(struct hca_internals *hi)
 			srv->sock_path, strerror(errno));
 		goto fail;
 	}
-	/* the ISSM FIFO; we hold it read-write so blocking opens return */
-	if (mkfifo(srv->issm_path, hi->umad_mode) != 0 ||
-	    chmod(srv->issm_path, hi->umad_mode) != 0 ||
-	    (srv->issm_fd = open(srv->issm_path, O_RDWR | O_NONBLOCK |
-						 O_CLOEXEC)) < 0 ||
-	    (srv->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0 ||
-	    inotify_add_watch(srv->inotify_fd, srv->issm_path,
-			      IN_OPEN | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) < 0) {
+	if ((srv->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0 ||
+	    issm_fifo(srv) != 0) {
 		HCA_LOG(ERR, "%s: cannot set up %s: %s", hi->port.node_name,
 			srv->issm_path, strerror(errno));
 		goto fail;

@@ -120,6 +120,7 @@ struct hca_umad_srv {
 	int inotify_fd;
 	int issm_fd;			/* our own hold on the FIFO */
 	int issm_opens;			/* opens by others (IsSM while > 0) */
+	int issm_wd;			/* inotify watch on the FIFO held */
 	pthread_t thread;
 	volatile bool stop;
 	uint32_t next_hi_tid;

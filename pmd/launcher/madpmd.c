@@ -28,6 +28,7 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_pdump.h>
 
 #include "fabric.h"
 #include "madpmd/chan.h"
@@ -471,6 +472,10 @@ main(int argc, char **argv)
 		goto out_ports;
 	write_ports_file(o.run_dir);
 	launcher_telemetry_init(&fab);
+	/* dpdk-dumpcap and dpdk-pdump attach as secondary processes */
+	if (rte_pdump_init() != 0)
+		fprintf(stderr, "madpmd: dpdk-dumpcap will not attach: %s\n",
+			rte_strerror(rte_errno));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	/* a capture client that goes away is an error on its socket */

@@ -223,7 +223,7 @@ main(int argc, char **argv)
 	struct mpd_node_info ni;
 	char path[256], sock[256];
 	pid_t daemon, child;
-	int agent, i, n, fd, st;
+	int agent, i, n, fd, fd2, st;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: test_chan <madpmd>\n");
@@ -329,9 +329,22 @@ main(int argc, char **argv)
 	fd = open(path, O_RDONLY | O_NONBLOCK);
 	usleep(300000);
 	ok(fd >= 0 && port_is_sm("hca1"), "opening %s sets IsSM", path);
+	fd2 = open(path, O_RDONLY | O_NONBLOCK);
+	ok(fd2 < 0 && errno == ENXIO,
+	   "a second SM cannot open it while it is held (%s)",
+	   fd2 < 0 ? strerror(errno) : "opened");
+	if (fd2 >= 0)
+		close(fd2);
 	close(fd);
 	usleep(300000);
 	ok(!port_is_sm("hca1"), "closing it clears IsSM");
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	usleep(300000);
+	ok(fd >= 0 && port_is_sm("hca1"), "the next SM opens it and sets IsSM");
+	if (fd >= 0)
+		close(fd);
+	usleep(300000);
+	ok(!port_is_sm("hca1"), "and clears it on close");
 	client_close(&a);
 	client_close(&b);
 out:

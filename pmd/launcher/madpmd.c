@@ -284,32 +284,56 @@ parse_app(int argc, char **argv, struct app_opts *o)
 	return 0;
 }
 
-/* --wire NODE:PORT=ETHDEV: the node's port leaves the topology's wire (if
- * any) and is cabled to an external ethdev instead. */
+/* "NODE:PORT=REST" of option opt: the port's index (-1 with a message)
+ * and where REST starts. */
 static int
-apply_wire(const char *spec)
+spec_port(const char *opt, const char *spec, const char **rest)
 {
 	char left[2 * FAB_NAME_LEN];
 	const char *eq = strchr(spec, '=');
-	int a, b;
+	int a;
 
-	if ((size_t)(eq - spec) >= sizeof(left))
+	if (!eq || (size_t)(eq - spec) >= sizeof(left)) {
+		fprintf(stderr, "madpmd: %s %s: give NODE:PORT=...\n", opt,
+			spec);
 		return -1;
+	}
 	memcpy(left, spec, (size_t)(eq - spec));
 	left[eq - spec] = '\0';
 	a = fab_find(&fab, left);
-	if (a < 0) {
-		fprintf(stderr, "madpmd: --wire %s: no port \"%s\" in the topology\n",
-			spec, left);
+	if (a < 0 || !fab.port[a].hca) {
+		fprintf(stderr, "madpmd: %s %s: no HCA port \"%s\" in the topology\n",
+			opt, spec, left);
 		return -1;
 	}
-	b = fab_add_external(&fab, eq + 1);
+	*rest = eq + 1;
+	return a;
+}
+
+/* A port leaves the topology's wire, if it has one. */
+static void
+uncable(struct fab_port *p)
+{
+	if (p->peer >= 0) {
+		fab.port[p->peer].peer = -1;
+		p->peer = -1;
+	}
+}
+
+/* --wire NODE:PORT=ETHDEV: the node's port is cabled to an external ethdev
+ * instead of its topology peer. */
+static int
+apply_wire(const char *spec)
+{
+	const char *dev;
+	int a = spec_port("--wire", spec, &dev), b;
+
+	if (a < 0)
+		return -1;
+	b = fab_add_external(&fab, dev);
 	if (b < 0)
 		return -1;
-	if (fab.port[a].peer >= 0) {
-		fab.port[fab.port[a].peer].peer = -1;
-		fab.port[a].peer = -1;
-	}
+	uncable(&fab.port[a]);
 	return fab_connect(&fab, a, b);
 }
 
@@ -318,34 +342,22 @@ apply_wire(const char *spec)
 static int
 apply_replay(const char *spec)
 {
-	char left[2 * FAB_NAME_LEN];
-	const char *eq = strchr(spec, '=');
+	const char *file;
+	int a = spec_port("--replay", spec, &file);
 	struct fab_port *p;
-	int a;
 
-	if ((size_t)(eq - spec) >= sizeof(left))
+	if (a < 0)
 		return -1;
-	memcpy(left, spec, (size_t)(eq - spec));
-	left[eq - spec] = '\0';
-	a = fab_find(&fab, left);
-	if (a < 0 || !fab.port[a].hca) {
-		fprintf(stderr, "madpmd: --replay %s: no HCA port \"%s\" in the topology\n",
-			spec, left);
-		return -1;
-	}
 	p = &fab.port[a];
 	if (p->replay) {
-		fprintf(stderr, "madpmd: --replay %s: %s already replays a capture\n",
-			spec, left);
+		fprintf(stderr, "madpmd: --replay %s: that port already replays a capture\n",
+			spec);
 		return -1;
 	}
-	p->replay = fab_replay_open(eq + 1, p->link);
+	p->replay = fab_replay_open(file, p->link);
 	if (!p->replay)
 		return -1;
-	if (p->peer >= 0) {
-		fab.port[p->peer].peer = -1;
-		p->peer = -1;
-	}
+	uncable(p);
 	fab.replays_left++;
 	return 0;
 }

@@ -12,30 +12,12 @@ set -u
 extcap=$1
 madpmd=$2
 run=$3
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
-}
+. "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-extcap.XXXXXX)
 prefix=madpmd-extcap-$$
+eal_prefixes=("$prefix")
 export MADPMD_RUN_DIR=$tmp/run
-pids=()
-stop() {
-	local p=$1 i
-	kill -TERM "$p" 2>/dev/null || return 0
-	for i in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-}
-cleanup() {
-	local i
-	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
-	rm -rf "$tmp" "/var/run/dpdk/$prefix"
-}
-trap cleanup EXIT
 
 # tshark runs as an unprivileged user when we are root: root's tshark
 # ignores WIRESHARK_EXTCAP_DIR. It finds a copy of our extcap there, and no
@@ -243,8 +225,4 @@ gone $c4 30
 	capinfos "$tmp/cap/c4.pcapng" > "$tmp/c4.info" 2>&1
 ok $? "madpmd stops: the extcap exits $rc and what it copied is a pcapng file $(cat "$tmp/err")"
 
-[ $fail = 0 ] || for f in "$tmp"/*.log "$tmp"/*.out; do
-	[ -f "$f" ] && sed "s|^|# $(basename "$f"): |" "$f" | tail -8
-done
-echo "1..$n"
-exit $fail
+tap_done

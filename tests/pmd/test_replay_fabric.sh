@@ -10,28 +10,10 @@
 set -u
 madpmd=$1
 run=$2
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
-}
+. "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-replay.XXXXXX)
-pids=()
-stop() {
-	local p=$1 i
-	kill -TERM "$p" 2>/dev/null || return 0
-	for i in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-}
-cleanup() {
-	local i
-	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
-	rm -rf "$tmp" "/var/run/dpdk/madpmd-replay-$$" "/var/run/dpdk/madpmd-replay2-$$"
-}
-trap cleanup EXIT
+eal_prefixes=(madpmd-replay-$$ madpmd-replay2-$$)
 
 # 1. the original: OpenSM's sweep, captured
 export MADPMD_RUN_DIR=$tmp/run
@@ -90,6 +72,4 @@ ok $? "hca2 answers the replay as it answered OpenSM: $na and $nb answers, ident
 case $(cat "$tmp/state") in 4|0x04) true ;; *) false ;; esac
 ok $? "the replayed Sets leave hca2 Active (last PortInfo answer: PortState $(cat "$tmp/state"))"
 
-[ $fail = 0 ] || for f in "$tmp"/*.log; do sed "s|^|# $(basename "$f"): |" "$f" | tail -6; done
-echo "1..$n"
-exit $fail
+tap_done

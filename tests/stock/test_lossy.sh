@@ -11,30 +11,12 @@ set -u
 madpmd=$1
 run=$2
 peer=$3
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
-}
+. "$(dirname "$0")/../common/tap.sh"
 
 lossy=${MADPMD_TEST_LOSSY:-drop=4%,dup=3%,reorder=3%,seed=20261121}
 tmp=$(mktemp -d /tmp/madpmd-lossy.XXXXXX)
+eal_prefixes=(madpmd-lossy-$$)
 export MADPMD_RUN_DIR=$tmp/run
-pids=()
-stop() {
-	local p=$1 i
-	kill -TERM "$p" 2>/dev/null || return 0
-	for i in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-}
-cleanup() {
-	local i
-	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
-	rm -rf "$tmp" "/var/run/dpdk/madpmd-lossy-$$"
-}
-trap cleanup EXIT
 
 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-lossy-$$ \
 	-- --run-dir "$MADPMD_RUN_DIR" --lossy "$lossy" \
@@ -100,8 +82,7 @@ ok $? "4 transfers of 100000 bytes (455 segments) arrive whole: $(tail -1 "$tmp/
 ok $? "20 requests of 30000 bytes reach the server whole, 20 answers of 3000 come back whole: $(tail -1 "$tmp/query2.out")"
 
 # what the wires did, and that RMPP had to recover from it
-for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
-pids=()
+stop_all
 lost=$(awk '/wire from/ {s += $5} END {print s + 0}' "$tmp/madpmd.log")
 dup=$(awk '/wire from/ {s += $7} END {print s + 0}' "$tmp/madpmd.log")
 reord=$(awk '/wire from/ {s += $9} END {print s + 0}' "$tmp/madpmd.log")
@@ -112,6 +93,4 @@ failed=$(awk '/RMPP:/ {s += $12} END {print s + 0}' "$tmp/madpmd.log")
 [ "$tmo" -gt 0 ]
 ok $? "RMPP senders timed out and sent windows again $tmo times ($failed transfers given up, retried by their clients)"
 
-[ $fail = 0 ] || for f in "$tmp"/*.log "$tmp"/*.out; do sed "s|^|# $(basename "$f"): |" "$f" | tail -8; done
-echo "1..$n"
-exit $fail
+tap_done

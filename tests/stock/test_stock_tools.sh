@@ -7,31 +7,11 @@
 set -u
 madpmd=$1
 run=$2
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
-}
+. "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-stock.XXXXXX)
+eal_prefixes=(madpmd-stock-$$)
 export MADPMD_RUN_DIR=$tmp/run
-pids=()
-# stop what we started, newest first (the SM before the fabric), by PID;
-# whatever ignores SIGTERM for 3 s gets SIGKILL
-stop() {
-	local p=$1 i
-	kill -TERM "$p" 2>/dev/null || return 0
-	for i in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-}
-cleanup() {
-	local i
-	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
-	rm -rf "$tmp" "/var/run/dpdk/madpmd-stock-$$"
-}
-trap cleanup EXIT
 
 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-stock-$$ \
 	--log-level=pmd.net.hca:info -- --run-dir "$MADPMD_RUN_DIR" \
@@ -115,8 +95,7 @@ grep -q "client pid $victim gone" "$tmp/madpmd.log"
 ok $? "and madpmd freed what it held"
 
 # 4. the wire of all that, as stock tshark reads it
-for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
-pids=()
+stop_all
 chmod 755 "$tmp"
 chmod 644 "$tmp/fabric.pcapng"
 as_user=()
@@ -130,6 +109,4 @@ bad=$("${as_user[@]}" tshark -r "$tmp/fabric.pcapng" --disable-protocol madpmd -
 [ "$frames" -gt 100 ] && [ "$sets" -gt 0 ] && [ "$bad" -eq 0 ]
 ok $? "the fabric capture decodes in stock tshark: $frames frames, $sets SubnSet(PortInfo) from OpenSM, $bad malformed"
 
-[ $fail = 0 ] || for f in "$tmp"/*.log "$tmp"/*.out; do sed "s|^|# $(basename "$f"): |" "$f" | tail -8; done
-echo "1..$n"
-exit $fail
+tap_done

@@ -14,6 +14,7 @@
 #include "fabric.h"
 #include "madpmd/pcapng.h"
 #include "replay.h"
+#include "rte_pmd_hca.h"
 
 #define BURST		32
 #define NB_MBUFS	8191
@@ -380,6 +381,17 @@ forward(struct fabric *f, struct fab_port *a)
 	return RTE_MAX(n, k);
 }
 
+/* Counts a replay that has just finished (returns 0: nothing moved). */
+static uint16_t
+replay_check_done(struct fabric *f, struct fab_port *p)
+{
+	if (!p->replay_done && fab_replay_done(p->replay)) {
+		p->replay_done = true;
+		f->replays_left--;
+	}
+	return 0;
+}
+
 /*
  * A port fed from a capture instead of a cable: the frames that are due go
  * in, and what the port sends goes nowhere but into the captures.
@@ -389,9 +401,23 @@ replay_step(struct fabric *f, struct fab_port *p)
 {
 	struct rte_mbuf *m[BURST];
 	uint64_t now = now_ns();
-	uint16_t n, got, sent;
+	uint16_t n = 0, got, sent;
 
-	n = fab_replay_burst(p->replay, now, f->pool, m, BURST);
+	/* after=active: until an SM has brought the port up */
+	if (!p->replay_active && fab_replay_waits_active(p->replay)) {
+		struct rte_pmd_hca_port_info pi;
+
+		if (now - p->replay_checked > 10000000ull) {	/* 10 ms */
+			p->replay_checked = now;
+			p->replay_active =
+				rte_pmd_hca_port_info_get(p->port_id, &pi) == 0 &&
+				pi.port_state == 4;	/* Active */
+		}
+	} else {
+		p->replay_active = true;
+	}
+	if (p->replay_active)
+		n = fab_replay_burst(p->replay, now, f->pool, m, BURST);
 	if (n) {
 		if (fab_capturing(f))
 			fab_capture_packets(f, p, MPD_PCAPNG_DIR_IN, m, n, now);
@@ -399,6 +425,9 @@ replay_step(struct fabric *f, struct fab_port *p)
 		if (sent < n)
 			rte_pktmbuf_free_bulk(m + sent, n - sent);
 	}
+	/* cable=keep: the port's own traffic still goes to its peer */
+	if (p->peer >= 0)
+		return (uint16_t)(n + forward(f, p)) + replay_check_done(f, p);
 	got = rte_eth_rx_burst(p->port_id, 0, m, BURST);
 	if (got) {
 		if (fab_capturing(f))
@@ -406,11 +435,7 @@ replay_step(struct fabric *f, struct fab_port *p)
 					    now);
 		rte_pktmbuf_free_bulk(m, got);
 	}
-	if (!p->replay_done && fab_replay_done(p->replay)) {
-		p->replay_done = true;
-		f->replays_left--;
-	}
-	return (uint16_t)(n + got);
+	return (uint16_t)(n + got + replay_check_done(f, p));
 }
 
 int

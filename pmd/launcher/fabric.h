@@ -33,6 +33,8 @@ struct fab_port {
 	bool recording;			/* the port makes capture records */
 	struct fab_replay *replay;	/* a capture replayed into the port */
 	bool replay_done;
+	bool replay_active;		/* after=active is met */
+	uint64_t replay_checked;	/* ns: last look at the port state */
 	/* what the lossy wire did to frames this port sent */
 	uint64_t lost;
 	uint64_t duplicated;

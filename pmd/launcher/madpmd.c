@@ -357,7 +357,8 @@ apply_replay(const char *spec)
 	p->replay = fab_replay_open(file, p->link);
 	if (!p->replay)
 		return -1;
-	uncable(p);
+	if (!fab_replay_keeps_cable(p->replay))
+		uncable(p);
 	fab.replays_left++;
 	return 0;
 }

@@ -45,6 +45,10 @@ struct fab_replay {
 	uint32_t dir;		/* MPD_PCAPNG_DIR_*; UNKNOWN: any */
 	uint32_t loops;		/* 0: forever */
 	uint32_t loops_done;
+	bool after_active;	/* hold until the port is Active */
+	bool keep_cable;	/* inject beside the cable's traffic */
+	double after_s;		/* hold this long after the first call */
+	uint64_t start_ns;	/* when the first call came; 0: not yet */
 	struct mpd_pcap_reader *rd;
 	/* the frame due next, pointing into the reader or conv */
 	bool pending;
@@ -95,6 +99,30 @@ parse_opt(struct fab_replay *r, const char *spec, char *kv)
 	unsigned long n;
 
 	*v++ = 0;
+	if (!strcmp(kv, "cable")) {
+		if (strcmp(v, "keep") && strcmp(v, "replace")) {
+			fprintf(stderr, "madpmd: replay %s: cable=%s is not keep or replace\n",
+				spec, v);
+			return -1;
+		}
+		r->keep_cable = !strcmp(v, "keep");
+		return 0;
+	}
+	if (!strcmp(kv, "after")) {
+		if (!strcmp(v, "active")) {
+			r->after_active = true;
+			return 0;
+		}
+		errno = 0;
+		d = strtod(v, &end);
+		if (!*v || *end || errno || !(d >= 0 && d <= 86400)) {
+			fprintf(stderr, "madpmd: replay %s: after=%s is not active or a number of seconds\n",
+				spec, v);
+			return -1;
+		}
+		r->after_s = d;
+		return 0;
+	}
 	if (!strcmp(kv, "speed")) {
 		if (!strcmp(v, "fast")) {
 			r->speed = 0;
@@ -156,7 +184,7 @@ static bool
 is_opt(const char *s)
 {
 	static const char *const keys[] = { "speed=", "from=", "dir=",
-					    "loop=" };
+					    "loop=", "after=", "cable=" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -201,7 +229,7 @@ fab_replay_open(const char *spec, enum mpd_link link)
 			if (c)
 				*c++ = 0;
 			if (!is_opt(kv)) {
-				fprintf(stderr, "madpmd: replay %s: unknown option \"%s\" (speed=, from=, dir=, loop=)\n",
+				fprintf(stderr, "madpmd: replay %s: unknown option \"%s\" (speed=, from=, dir=, loop=, after=, cable=)\n",
 					spec, kv);
 				goto fail;
 			}
@@ -362,6 +390,10 @@ fab_replay_burst(struct fab_replay *r, uint64_t now_ns,
 	uint16_t k = 0;
 	char *d;
 
+	if (!r->start_ns)
+		r->start_ns = now_ns ? now_ns : 1;
+	if ((double)(now_ns - r->start_ns) < r->after_s * 1e9)
+		return 0;
 	while (k < n && !r->done) {
 		if (!r->pending && !next_frame(r))
 			break;
@@ -388,6 +420,18 @@ fab_replay_burst(struct fab_replay *r, uint64_t now_ns,
 	if (!r->pending && !r->done)
 		next_frame(r);
 	return k;
+}
+
+bool
+fab_replay_waits_active(const struct fab_replay *r)
+{
+	return r->after_active;
+}
+
+bool
+fab_replay_keeps_cable(const struct fab_replay *r)
+{
+	return r->keep_cable;
 }
 
 bool

@@ -18,7 +18,7 @@
 struct fab_replay;
 
 /* spec: "FILE[,speed=fast|timed|<factor>][,from=IFNAME][,dir=in|out|any]
- * [,loop=N]". NULL with a sentence on stderr naming the file and what is
+ * [,loop=N][,after=active|SECONDS][,cable=replace|keep]". NULL with a sentence on stderr naming the file and what is
  * wrong. */
 struct fab_replay *fab_replay_open(const char *spec, enum mpd_link link);
 /* Frames due at now_ns (CLOCK_REALTIME; the first call sets the time
@@ -26,6 +26,11 @@ struct fab_replay *fab_replay_open(const char *spec, enum mpd_link link);
 uint16_t fab_replay_burst(struct fab_replay *r, uint64_t now_ns,
 			  struct rte_mempool *mp, struct rte_mbuf **m,
 			  uint16_t n);
+/* after=active: the caller holds the replay until its port is Active. */
+bool fab_replay_waits_active(const struct fab_replay *r);
+/* cable=keep: the port stays cabled; the capture's frames come beside
+ * what its peer sends. */
+bool fab_replay_keeps_cable(const struct fab_replay *r);
 /* All packets sent (loops done), or the file ended or failed. */
 bool fab_replay_done(const struct fab_replay *r);
 /* One line: frames sent, skipped and why, the error if any. */

@@ -25,8 +25,14 @@ for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/capture" ] && break; sleep 0.1; do
 timeout 60 "$run" opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
 grep -q "SUBNET UP" "$tmp/opensm.log"
 ok $? "stock OpenSM sweeps the fabric to SUBNET UP, captured"
-stop "${pids[0]}"
-pids=()
+# and an SA answering saquery
+"$run" opensm -f "$tmp/opensm-sa.log" > /dev/null 2>&1 &
+pids+=($!)
+for i in $(seq 100); do grep -q "SUBNET UP" "$tmp/opensm-sa.log" 2>/dev/null && break; sleep 0.1; done
+"$run" --node hca2 saquery -N > "$tmp/sa.N" 2>&1 &&
+	"$run" --node hca2 saquery -p > "$tmp/sa.p" 2>&1
+ok $? "stock saquery gets NodeRecords and PathRecords from OpenSM's SA, captured"
+stop_all
 
 # 2. what hca2 received, into a fresh hca2, as fast as it takes it
 export MADPMD_RUN_DIR=$tmp/run2
@@ -40,6 +46,25 @@ for i in $(seq 150); do kill -0 "${pids[0]}" 2>/dev/null || break; sleep 0.1; do
 ok $? "madpmd --exit-after-replay stops by itself once the replay is done"
 wait "${pids[0]}"
 pids=()
+
+# 4. saquery's requests, as hca1 received them, injected into hca1 of a
+# third fabric (its cable kept) once a new OpenSM there has brought it up
+# (after=active): the SA, an API client of the port, answers every one
+export MADPMD_RUN_DIR=$tmp/run3
+eal_prefixes+=(madpmd-replay3-$$)
+"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-replay3-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" --capture "$tmp/sa.pcapng" \
+	--replay "hca1:1=$tmp/sweep.pcapng,from=hca1/1,after=active,cable=keep" \
+	--exit-after-replay=2 > "$tmp/madpmd3.log" 2>&1 &
+fabric3=$!
+pids+=($fabric3)
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca1/umad" ] && break; sleep 0.1; done
+"$run" --node hca1 opensm -f "$tmp/opensm3.log" > /dev/null 2>&1 &
+pids+=($!)
+for i in $(seq 200); do kill -0 $fabric3 2>/dev/null || break; sleep 0.1; done
+! kill -0 $fabric3 2>/dev/null && grep -q "SUBNET UP" "$tmp/opensm3.log"
+ok $? "a new OpenSM brings the fabric up; the replay then runs and the fabric stops"
+stop_all
 sent=$(sed -n 's/.*replay of .*: \([0-9]*\) frames sent.*/\1/p' "$tmp/madpmd2.log")
 grep "replay of" "$tmp/madpmd2.log" | sed 's/^/# /'
 [ "${sent:-0}" -gt 0 ]
@@ -52,9 +77,9 @@ as_user=()
 [ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME="$tmp")
 mkdir -p "$tmp/no-extcap" "$tmp/no-plugins"
 export WIRESHARK_EXTCAP_DIR=$tmp/no-extcap WIRESHARK_PLUGIN_DIR=$tmp/no-plugins
-answers() {	# the MADs hca2's port sent: TID, method, attribute, modifier, status, data
+answers() {	# what hca2's SMA sent back (GetResp): TID, method, attribute, modifier, status, data
 	"${as_user[@]}" tshark -r "$1" --disable-protocol madpmd \
-		-Y 'frame.interface_name == "hca2/1" && frame.p2p_dir == 0 && infiniband.mad' \
+		-Y 'frame.interface_name == "hca2/1" && frame.p2p_dir == 0 && infiniband.mad.method == 0x81' \
 		-T fields -e infiniband.mad.transactionid -e infiniband.mad.method \
 		-e infiniband.mad.attributeid -e infiniband.mad.attributemodifier \
 		-e infiniband.mad.status -e infiniband.mad.data 2>/dev/null
@@ -66,6 +91,18 @@ nb=$(wc -l < "$tmp/a.replay")
 [ "$na" -gt 5 ] && cmp -s "$tmp/a.orig" "$tmp/a.replay"
 ok $? "hca2 answers the replay as it answered OpenSM: $na and $nb answers, identical"
 [ $fail = 0 ] || diff "$tmp/a.orig" "$tmp/a.replay" | head -10 | sed 's/^/# /'
+sa_tids() {	# TIDs of SubnAdm requests (method) in, or answers out, at hca1
+	"${as_user[@]}" tshark -r "$1" --disable-protocol madpmd \
+		-Y "frame.interface_name == \"hca1/1\" && frame.p2p_dir == $2 && infiniband.mad.mgmtclass == 0x03 && infiniband.mad.method == $3" \
+		-T fields -e infiniband.mad.transactionid 2>/dev/null | sort -u
+}
+sa_tids "$tmp/sweep.pcapng" 1 0x12 > "$tmp/q.orig"
+sa_tids "$tmp/sa.pcapng" 1 0x12 > "$tmp/q.replay"
+sa_tids "$tmp/sa.pcapng" 0 0x92 > "$tmp/r.replay"
+nq=$(wc -l < "$tmp/q.orig")
+[ "$nq" -ge 2 ] && cmp -s "$tmp/q.orig" "$tmp/q.replay" && cmp -s "$tmp/q.orig" "$tmp/r.replay"
+ok $? "the $nq replayed SubnAdmGetTable requests each get a GetTableResp from the new SA, same TIDs"
+
 "${as_user[@]}" tshark -r "$tmp/replay.pcapng" --disable-protocol madpmd \
 	-Y 'frame.interface_name == "hca2/1" && infiniband.mad.attributeid == 0x0015 && infiniband.mad.method == 0x81' \
 	-T fields -e infiniband.portinfo.portstate 2>/dev/null | tail -1 > "$tmp/state"

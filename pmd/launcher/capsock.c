@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The capture socket, <run_dir>/capture (docs/extcap.md): a client sends
- * one line, "CAPTURE [ports=NODE:PORT,...] [kinds=wire,umad,port,wc,cm]",
+ * one line, "CAPTURE [ports=NODE:PORT,...] [kinds=wire,umad,port,wc,cm]
+ * [ib=infiniband|madpmd_ib]",
  * and reads a pcapng stream of the fabric while it runs, or one line
  * "ERR <sentence>" for a request we cannot serve. madpmd-extcap is such a
  * client. This thread only accepts and sets a capture up; the polling
@@ -99,6 +100,7 @@ serve(int fd)
 	struct timeval tv = { .tv_sec = REQ_TIMEOUT_S };
 	static bool sel[FAB_MAX_PORTS];
 	uint32_t kinds = FAB_CAP_ALL;
+	const char *ib = NULL;
 	bool some_port = false;
 	char req[REQ_MAX], what[96], *save = NULL, *tok;
 	struct ucred cred;
@@ -129,6 +131,15 @@ serve(int fd)
 				goto out;
 			}
 			some_port = true;
+		} else if (strncmp(tok, "ib=", 3) == 0) {
+			if (strcmp(tok + 3, "infiniband") &&
+			    strcmp(tok + 3, "madpmd_ib")) {
+				reply_err(fd, "ib=%s: give infiniband (the stock dissector) or madpmd_ib (the plugin's)",
+					  tok + 3);
+				goto out;
+			}
+			ib = !strcmp(tok + 3, "madpmd_ib") ? "madpmd_ib"
+							   : "infiniband";
 		} else if (strncmp(tok, "kinds=", 6) == 0) {
 			if (fab_cap_kinds_parse(tok + 6, &kinds)) {
 				reply_err(fd, "kinds=%s: give a list of wire, umad, port, wc, cm",
@@ -136,7 +147,7 @@ serve(int fd)
 				goto out;
 			}
 		} else {
-			reply_err(fd, "unknown argument \"%s\": give ports= or kinds=",
+			reply_err(fd, "unknown argument \"%s\": give ports=, kinds= or ib=",
 				  tok);
 			goto out;
 		}
@@ -157,6 +168,8 @@ serve(int fd)
 		return;
 	}
 	s->live = true;
+	if (ib)
+		s->ib_dissector = ib;
 	/* headers out at once; from now on a full socket means "too slow" */
 	if (mpd_pcapng_flush(w) != 0) {
 		fab_sink_free(s);

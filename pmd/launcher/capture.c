@@ -53,6 +53,8 @@ fab_sink_new(const struct fabric *f, struct mpd_pcapng *w, uint32_t kinds,
 		return NULL;
 	s->w = w;
 	s->kinds = kinds;
+	s->ib_dissector = f->opts.ib_dissector ? f->opts.ib_dissector
+					       : "infiniband";
 	snprintf(s->what, sizeof(s->what), "%s", what);
 	for (i = 0; i < FAB_MAX_PORTS; i++)
 		s->wire_if[i] = s->rec_if[i] = -1;
@@ -212,7 +214,7 @@ fab_capture_packets(struct fabric *f, const struct fab_port *p, uint32_t dir,
 			if (p->link == MPD_LINK_IB)
 				rc = mpd_pcapng_write_exported(s->w,
 					(uint32_t)s->wire_if[idx], ts, dir,
-					"infiniband", MPD_EXP_PDU_NO_PORT,
+					s->ib_dissector, MPD_EXP_PDU_NO_PORT,
 					MPD_EXP_PDU_NO_PORT, d, len);
 			else
 				rc = mpd_pcapng_write(s->w,

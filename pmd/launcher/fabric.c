@@ -430,9 +430,10 @@ replay_step(struct fabric *f, struct fab_port *p)
 		return (uint16_t)(n + forward(f, p)) + replay_check_done(f, p);
 	got = rte_eth_rx_burst(p->port_id, 0, m, BURST);
 	if (got) {
+		/* the answers left after the requests went in */
 		if (fab_capturing(f))
 			fab_capture_packets(f, p, MPD_PCAPNG_DIR_OUT, m, got,
-					    now);
+					    now_ns());
 		rte_pktmbuf_free_bulk(m, got);
 	}
 	return (uint16_t)(n + got + replay_check_done(f, p));

@@ -66,6 +66,7 @@ struct fab_sink {
 	struct mpd_pcapng *w;
 	uint32_t kinds;			/* FAB_CAP_* */
 	bool live;			/* a client: cut off, never waited for */
+	const char *ib_dissector;	/* named by native IB packets */
 	char what[96];			/* for messages */
 	int wire_if[FAB_MAX_PORTS];	/* pcapng interface per port; -1 */
 	int rec_if[FAB_MAX_PORTS];	/* where its records go; -1 */
@@ -77,6 +78,7 @@ struct fab_opts {
 	unsigned int idle_sleep_us;	/* longest sleep when idle */
 	const char *run_dir;		/* where the HCAs serve clients */
 	unsigned int umad_mode;		/* client and capture sockets */
+	const char *ib_dissector;	/* "infiniband" (stock) or "madpmd_ib" */
 	struct fab_lossy lossy;
 };
 

@@ -92,6 +92,8 @@ usage(FILE *out)
 		"                         feed a pcap/pcapng capture into the port instead\n"
 		"                         of its cable (docs/replay.md)\n"
 		"  --exit-after-replay[=SECONDS]  stop that long (default 1) after every replay\n"
+		"  --ib-dissector NAME    what native IB packets in captures name:\n"
+		"                         infiniband (stock, default) or madpmd_ib (plugin)\n"
 		"  --umad-mode MODE       permissions of the client and capture sockets\n"
 		"                         (default 0600, as /dev/infiniband/umad*)\n"
 		"Without EAL options madpmd uses --no-huge --no-pci -m 256 -l 0,1 and a\n"
@@ -182,6 +184,7 @@ parse_app(int argc, char **argv, struct app_opts *o)
 		{ "replay", required_argument, NULL, 'R' },
 		{ "exit-after-replay", optional_argument, NULL, 'E' },
 		{ "umad-mode", required_argument, NULL, 'M' },
+		{ "ib-dissector", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -255,6 +258,15 @@ parse_app(int argc, char **argv, struct app_opts *o)
 				return -1;
 			if (optarg)
 				o->exit_after_replay = (int)u;
+			break;
+		case 'I':
+			if (strcmp(optarg, "infiniband") &&
+			    strcmp(optarg, "madpmd_ib")) {
+				fprintf(stderr, "madpmd: --ib-dissector %s: give infiniband (stock Wireshark) or madpmd_ib (the madpmd plugin)\n",
+					optarg);
+				return -1;
+			}
+			fab.opts.ib_dissector = optarg;
 			break;
 		case 'M': {
 			char *end;

@@ -53,6 +53,11 @@ rc=$?
 [ $rc -ne 0 ] && grep -q "bad.net:[0-9]" "$tmp/bad.log"
 ok $? "a malformed topology fails with FILE:LINE (exit $rc: $(grep -m1 'bad.net' "$tmp/bad.log"))"
 
+timeout 30 "$madpmd" -- --ib-dissector wireshark > "$tmp/badopt.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q "give infiniband" "$tmp/badopt.log"
+ok $? "--ib-dissector with a name we do not make: a sentence (exit $rc)"
+
 # 3. an external wire, capture, tshark
 "$pktgen" --kind perf-get --link roce --count 10 -o "$tmp/in.pcapng" 2>/dev/null
 prefix=madpmd-lt-$$-a
@@ -72,6 +77,19 @@ ok $? "both directions are marked in the capture"
 bad=$("${as_user[@]}" tshark -r "$tmp/cap.pcapng" -Y '_ws.malformed || _ws.expert.severity >= 8388608' 2>/dev/null | wc -l)
 [ "$bad" -eq 0 ]
 ok $? "stock tshark finds no malformed frame in the capture"
+# native IB captures name the plugin's dissector when asked
+prefix=madpmd-lt-$$-ib
+"$pktgen" --kind perf-get --link ib --count 2 -o "$tmp/ib-in.pcapng" 2>/dev/null
+timeout 60 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=$prefix -- \
+	--run-dir "$tmp/run-ib" --ib-dissector madpmd_ib --capture "$tmp/ib.pcapng" \
+	--replay "hca2:1=$tmp/ib-in.pcapng" --exit-after-replay \
+	> "$tmp/ib.log" 2>&1 < /dev/null
+chmod 644 "$tmp/ib.pcapng" 2>/dev/null
+names=$("${as_user[@]}" tshark -r "$tmp/ib.pcapng" -Y 'frame.interface_name == "hca2/1"' \
+	-T fields -e exported_pdu.prot_name 2>/dev/null | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+echo "$names" | grep -q "madpmd_ib" && ! echo "$names" | grep -q "infiniband"
+ok $? "--ib-dissector madpmd_ib: the capture's IB packets name madpmd_ib ($names)"
+rm -rf "/var/run/dpdk/$prefix"
 back=$("${as_user[@]}" tshark -r "$tmp/out.pcap" -Y 'infiniband.mad.method == 0x81' 2>/dev/null | wc -l)
 [ "$back" -eq 20 ]
 ok $? "the answers went back out on the external wire ($back)"

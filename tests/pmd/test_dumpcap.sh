@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Stock dpdk-dumpcap on madpmd's RoCE ports, the DPDK way: a secondary
+# process that attaches to the launcher (which calls rte_pdump_init()).
+# Secondary processes need hugepage memory, so the test reserves a few
+# 2 MiB pages and mounts its own hugetlbfs for the run, and gives them
+# back after; dpdk-dumpcap takes no -d, so the net_hca driver is preloaded
+# into it. Traffic: PerfMgt requests replayed into hca2, answered by its PMA.
+# Usage: test_dumpcap.sh <madpmd> <librte_net_hca.so> <madpmd-pktgen>
+set -u
+madpmd=$1
+driver=$2
+pktgen=$3
+. "$(dirname "$0")/../common/tap.sh"
+
+tmp=$(mktemp -d /tmp/madpmd-dumpcap.XXXXXX)
+prefix=madpmd-dumpcap-$$
+eal_prefixes=("$prefix")
+pages_before=$(cat /proc/sys/vm/nr_hugepages)
+huge=$tmp/huge
+give_back() {
+	mountpoint -q "$huge" && umount "$huge"
+	echo "$pages_before" > /proc/sys/vm/nr_hugepages
+	tap_cleanup
+}
+trap give_back EXIT
+
+need=$((pages_before + 48))
+echo "$need" > /proc/sys/vm/nr_hugepages 2>/dev/null
+mkdir -p "$huge"
+[ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$need" ] &&
+	mount -t hugetlbfs -o pagesize=2M nodev "$huge"
+ok $? "48 hugepages reserved and a hugetlbfs of our own mounted (secondary processes need them)"
+
+"$pktgen" --kind perf-get --link roce --count 20 -o "$tmp/req.pcapng" 2>/dev/null
+"$madpmd" --no-pci -m 64 --huge-dir "$huge" -l 0,1 --file-prefix=$prefix -- \
+	--run-dir "$tmp/run" --link roce \
+	--replay "hca2:1=$tmp/req.pcapng,speed=timed,loop=0" \
+	> "$tmp/madpmd.log" 2>&1 &
+pids+=($!)
+for i in $(seq 100); do [ -S "$tmp/run/capture" ] && break; sleep 0.1; done
+[ -S "$tmp/run/capture" ] && ! grep -q "dpdk-dumpcap will not attach" "$tmp/madpmd.log"
+ok $? "madpmd runs a RoCE fabric on hugepages with pdump initialised"
+
+# a sanitized driver in stock dpdk-dumpcap: runtimes first, its leaks not ours
+export LD_PRELOAD="${MADPMD_TESTPMD_PRELOAD:-} $driver" ASAN_OPTIONS=detect_leaks=0
+timeout 30 dpdk-dumpcap --file-prefix=$prefix -D > "$tmp/list.out" 2>&1
+grep -q "net_hca0" "$tmp/list.out" && grep -q "net_hca1" "$tmp/list.out"
+ok $? "dpdk-dumpcap -D lists the fabric's ports: $(grep -o 'net_hca[0-9]' "$tmp/list.out" | tr '\n' ' ')"
+timeout 30 dpdk-dumpcap --file-prefix=$prefix -i net_hca1 -c 40 \
+	-w "$tmp/dump.pcapng" > "$tmp/dumpcap.out" 2>&1
+ok $? "dpdk-dumpcap -i net_hca1 -c 40 captures and exits"
+unset LD_PRELOAD ASAN_OPTIONS
+
+chmod 755 "$tmp"
+chmod 644 "$tmp/dump.pcapng" 2>/dev/null
+as_user=()
+[ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME="$tmp")
+mkdir -p "$tmp/no-extcap" "$tmp/no-plugins"
+export WIRESHARK_EXTCAP_DIR=$tmp/no-extcap WIRESHARK_PLUGIN_DIR=$tmp/no-plugins
+req=$("${as_user[@]}" tshark -r "$tmp/dump.pcapng" -Y 'udp.dstport == 4791 && infiniband.mad.method == 0x01' 2>/dev/null | wc -l)
+resp=$("${as_user[@]}" tshark -r "$tmp/dump.pcapng" -Y 'udp.dstport == 4791 && infiniband.mad.method == 0x81 && infiniband.mad.status == 0' 2>/dev/null | wc -l)
+bad=$("${as_user[@]}" tshark -r "$tmp/dump.pcapng" -Y '_ws.malformed || _ws.expert.severity >= 8388608' 2>/dev/null | wc -l)
+[ "$req" -gt 0 ] && [ "$resp" -gt 0 ] && [ "$bad" -eq 0 ]
+ok $? "stock tshark reads the dump: $req RoCEv2 PerfMgt Gets into hca2, $resp answers from its PMA, $bad malformed"
+
+stop_all
+tap_done

@@ -239,16 +239,19 @@ hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		m->pkt_len = (uint32_t)rlen;
 		m->ol_flags = 0;
 		out[nout++] = m;
+		/* counted as sent now, so that a PortCounters answer later in
+		 * this burst sees the answers before it */
+		hi->port.cnt.xmit_pkts++;
+		hi->port.cnt.unicast_xmit_pkts++;
+		hi->port.cnt.xmit_data += ((uint32_t)rlen + 3u) / 4;
 	}
 	sent = (uint16_t)rte_ring_enqueue_burst(hi->egress, (void **)out,
 						nout, NULL);
-	/* the port has sent what its transmit queue took */
-	for (i = 0; i < sent; i++) {
-		hi->port.cnt.xmit_pkts++;
-		hi->port.cnt.unicast_xmit_pkts++;
-		hi->port.cnt.xmit_data += (out[i]->pkt_len + 3u) / 4;
-	}
+	/* what the transmit queue could not take was not sent after all */
 	for (i = sent; i < nout; i++) {
+		hi->port.cnt.xmit_pkts--;
+		hi->port.cnt.unicast_xmit_pkts--;
+		hi->port.cnt.xmit_data -= (out[i]->pkt_len + 3u) / 4;
 		hi->port.cnt.drop_egress_full++;
 		hi->port.cnt.xmit_discards++;
 		drop[ndrop++] = out[i];

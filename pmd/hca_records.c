@@ -43,13 +43,19 @@ rec_alloc(size_t len)
 	return r;
 }
 
+/* Queue r, encoded into n bytes (or an encoder's error: then dropped). */
 static void
-rec_push(struct hca_internals *hi, struct rte_pmd_hca_record *r)
+rec_push(struct hca_internals *hi, struct rte_pmd_hca_record *r,
+	 uint32_t kind, int n)
 {
-	if (rte_ring_enqueue(hi->rec_ring, r) != 0) {
-		free(r);
-		hi->port.cnt.rec_dropped++;
+	if (n >= 0) {
+		r->kind = kind;
+		r->len = (uint32_t)n;
+		if (rte_ring_enqueue(hi->rec_ring, r) == 0)
+			return;
 	}
+	free(r);
+	hi->port.cnt.rec_dropped++;
 }
 
 static void
@@ -103,14 +109,7 @@ hca_rec_umad(struct hca_internals *hi, const struct hca_session *s,
 	}
 	rec_hdr(hi, &h);
 	n = mpd_rec_encode_umad(&h, &ru, mad, len, r->data, r->len);
-	if (n < 0) {
-		free(r);
-		hi->port.cnt.rec_dropped++;
-		return;
-	}
-	r->kind = MPD_REC_UMAD;
-	r->len = (uint32_t)n;
-	rec_push(hi, r);
+	rec_push(hi, r, MPD_REC_UMAD, n);
 }
 
 static void
@@ -171,14 +170,7 @@ hca_rec_port_check(struct hca_internals *hi)
 	}
 	rec_hdr(hi, &h);
 	n = mpd_rec_encode_port(&h, &pe, r->data, r->len);
-	if (n < 0) {
-		free(r);
-		hi->port.cnt.rec_dropped++;
-		return;
-	}
-	r->kind = MPD_REC_PORT;
-	r->len = (uint32_t)n;
-	rec_push(hi, r);
+	rec_push(hi, r, MPD_REC_PORT, n);
 }
 
 static struct hca_internals *

@@ -114,6 +114,12 @@ serve(int fd)
 		reply_err(fd, "%s", "send one line: CAPTURE [ports=NODE:PORT,...] [kinds=wire,umad,port,wc,cm]");
 		goto out;
 	}
+	/* what we echo back in an ERR line is printable */
+	for (tok = req; *tok; tok++)
+		if ((unsigned char)*tok < 0x20 && *tok != '\t')
+			*tok = '?';
+		else if ((unsigned char)*tok >= 0x7f)
+			*tok = '?';
 	memset(sel, 0, sizeof(sel));
 	tok = strtok_r(req, " \t", &save);
 	if (!tok || strcmp(tok, "CAPTURE") != 0) {

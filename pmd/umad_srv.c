@@ -565,11 +565,11 @@ hca_umad_srv_start(struct hca_internals *hi)
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct hca_umad_srv *srv;
-	char nodes[600], tname[16];
+	char nodes[600], tname[16], file[32];
 	FILE *f;
 
-	if (!hi->run_dir[0] || hi->port.port_num != 1)
-		return 0;	/* no channel asked for; port 1 serves the node */
+	if (!hi->run_dir[0])
+		return 0;	/* no channel asked for */
 	srv = calloc(1, sizeof(*srv));
 	if (!srv)
 		return -ENOMEM;
@@ -580,10 +580,15 @@ hca_umad_srv_start(struct hca_internals *hi)
 	hca_out_init(srv);
 	snprintf(srv->dir, sizeof(srv->dir), "%s/%s", hi->run_dir,
 		 hi->port.node_name);
+	/* one socket and ISSM device per port, as the kernel's umadN/issmN */
+	mpd_chan_port_file(file, sizeof(file), MPD_CHAN_SOCK,
+			   hi->port.port_num);
 	snprintf(srv->sock_path, sizeof(srv->sock_path), "%s/%s", srv->dir,
-		 MPD_CHAN_SOCK);
+		 file);
+	mpd_chan_port_file(file, sizeof(file), MPD_CHAN_ISSM,
+			   hi->port.port_num);
 	snprintf(srv->issm_path, sizeof(srv->issm_path), "%s/%s", srv->dir,
-		 MPD_CHAN_ISSM);
+		 file);
 	if (strlen(srv->sock_path) >= sizeof(sa.sun_path)) {
 		HCA_LOG(ERR, "%s: run directory path too long for a socket: %s",
 			hi->port.node_name, srv->sock_path);
@@ -621,7 +626,8 @@ hca_umad_srv_start(struct hca_internals *hi)
 	ev.data.u64 = TAG_INOTIFY;
 	epoll_ctl(srv->epfd, EPOLL_CTL_ADD, srv->inotify_fd, &ev);
 	snprintf(nodes, sizeof(nodes), "%s/%s", hi->run_dir, MPD_CHAN_NODES);
-	f = fopen(nodes, "a");
+	/* the node once, by its first port */
+	f = hi->port.port_num == 1 ? fopen(nodes, "a") : NULL;
 	if (f) {
 		fprintf(f, "%s 0x%016" PRIx64 " %u\n", hi->port.node_name,
 			hi->port.node_guid, hi->port.num_ports);

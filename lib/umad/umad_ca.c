@@ -237,9 +237,14 @@ umad_get_issm_path(const char *ca_name, int portnum, char path[], int max)
 		return -ENODEV;
 	if (portnum < 0 || (unsigned int)portnum > n.num_ports)
 		return -EINVAL;
-	if (path && max > 0)
+	if (path && max > 0) {
+		char file[32];
+
+		mpd_chan_port_file(file, sizeof(file), MPD_CHAN_ISSM,
+				   portnum > 0 ? (unsigned int)portnum : 1);
 		snprintf(path, (size_t)max, "%s/%s/%s", n.run_dir, n.name,
-			 MPD_CHAN_ISSM);
+			 file);
+	}
 	return 0;
 }
 

@@ -223,14 +223,18 @@ umad_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds,
 }
 
 static int
-chan_connect(const struct umad_node *n, char *sock_path, size_t len)
+chan_connect(const struct umad_node *n, int port_num, char *sock_path,
+	     size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = UMAD_CTL_TIMEOUT_S };
+	char file[32];
 	int fd, rc, err;
 
-	snprintf(sock_path, len, "%s/%s/%s", n->run_dir, n->name,
-		 MPD_CHAN_SOCK);
+	/* each port has its socket; port 0 is the node's first */
+	mpd_chan_port_file(file, sizeof(file), MPD_CHAN_SOCK,
+			   port_num > 0 ? (unsigned int)port_num : 1);
+	snprintf(sock_path, len, "%s/%s/%s", n->run_dir, n->name, file);
 	if (strlen(sock_path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
@@ -289,7 +293,14 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 
 	memset(h, 0, sizeof(*h));
 	h->sock = h->memfd = h->efd = -1;
-	rc = chan_connect(n, path, sizeof(path));
+	rc = chan_connect(n, port_num, path, sizeof(path));
+	/* no socket for a port past the first: a port nobody serves, as
+	 * hello refuses one (the node's first port says if a fabric runs) */
+	if (port_num > 1 && (rc == -ENOENT || rc == -ECONNREFUSED)) {
+		UMAD_DBG("%s: nothing serves port %d at %s", n->name, port_num,
+			 path);
+		return -EINVAL;
+	}
 	if (rc == -EACCES || rc == -EPERM) {
 		umad_once(UMAD_ONCE_NO_FABRIC,
 			  "cannot connect to %s: %s (run as the daemon's user, or start madpmd with a wider umad mode)",

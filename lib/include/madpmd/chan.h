@@ -25,6 +25,7 @@
 #define MADPMD_CHAN_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +35,16 @@ extern "C" {
 #define MPD_CHAN_SOCK		"umad"
 #define MPD_CHAN_ISSM		"issm"
 #define MPD_CHAN_NODES		"nodes"
+
+/* A port's file under <run_dir>/<node>/: base ("umad" or "issm") for
+ * port 1 (and 0, the default port), "base.N" for port N > 1, as the
+ * kernel has one umad and issm device per port. */
+static inline int
+mpd_chan_port_file(char *buf, size_t len, const char *base, unsigned int port)
+{
+	return port > 1 ? snprintf(buf, len, "%s.%u", base, port)
+			: snprintf(buf, len, "%s", base);
+}
 #define MPD_RUN_DIR_DEFAULT	"/run/madpmd"
 
 #define MPD_CHAN_MAX_AGENTS	32	/* per session, as per umad fd */

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "madpmd/mad.h"
+#include "madpmd/rmpp.h"
 #include "umad_priv.h"
 
 #define OPENIB_OUI	0x001405u
@@ -33,6 +35,7 @@ struct umad_sess {
 	pthread_mutex_t ctl_lock;	/* one request in flight */
 	uint32_t seq;
 	uint32_t agents;		/* bit n: agent n registered */
+	uint32_t rmpp_agents;		/* bit n: ... with rmpp_version 1 */
 	unsigned int refs;		/* table's + callers'; under tbl_lock */
 	char node[UMAD_NODE_MAX];
 	int port_num;
@@ -580,6 +583,16 @@ sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
 	agents = __atomic_load_n(&s->agents, __ATOMIC_ACQUIRE);
 	if (!(agents & (1u << agentid)) || sess_dead_lazy(s))
 		return EIO;
+	/* ib_umad_write(): an active RMPP header needs an agent registered
+	 * for RMPP, and without RMPP a send is one MAD */
+	if (mpd_class_has_rmpp(mad->data[1]) &&
+	    (mad->data[MPD_RMPP_OFF + 2] & MPD_RMPP_FLAG_ACTIVE)) {
+		if (!(__atomic_load_n(&s->rmpp_agents, __ATOMIC_RELAXED) &
+		      (1u << agentid)))
+			return EINVAL;
+	} else if (length > UMAD_SEG_SIZE) {
+		return EINVAL;
+	}
 	memcpy(&hdr, mad, sizeof(hdr));
 	hdr.status = 0;
 	hdr.length = (uint32_t)(UMAD_HDR_SIZE + length);
@@ -766,6 +779,13 @@ ctl_register(struct umad_sess *s, const struct mpd_chan_register_req *req,
 		rc = -EPROTO;
 	if (!rc && !m.status) {
 		*agent_id = m.u.reg_rep.agent_id;
+		if (req->rmpp_version)
+			__atomic_fetch_or(&s->rmpp_agents, 1u << *agent_id,
+					  __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_and(&s->rmpp_agents,
+					   ~(1u << *agent_id),
+					   __ATOMIC_RELAXED);
 		__atomic_fetch_or(&s->agents, 1u << *agent_id,
 				  __ATOMIC_RELEASE);
 	}

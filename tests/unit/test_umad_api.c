@@ -996,7 +996,7 @@ test_session(void)
 	struct injector in;
 	struct tsess *s, *s2;
 	pthread_t thr;
-	int fd, fd2, a_smp, a_perf, a_vend, len, rc, i;
+	int fd, fd2, a_smp, a_perf, a_vend, a_rmpp, len, rc, i;
 	uint32_t id;
 	int64_t t0;
 	uint64_t one = 1;
@@ -1082,12 +1082,33 @@ test_session(void)
 	is_int(E(umad_send(fd, a_perf, buf, (int)MPD_CHAN_MAX_MSG, 0, 0)), -EIO,
 	       "send over 2 MiB: -EIO");
 	is_int(err_, EMSGSIZE, "errno EMSGSIZE");
+	/* ib_umad_write(): without RMPP a send is one MAD; an active RMPP
+	 * header needs an agent registered for RMPP */
+	is_int(E(umad_send(fd, a_perf, buf, 300, 0, 0)), -EIO,
+	       "300 bytes by an agent without RMPP: -EIO");
+	is_int(err_, EINVAL, "errno EINVAL");
+	memset(mad, 0, sizeof(mad));
+	mad[1] = 0x30;		/* vendor range 2: has the RMPP header */
+	mad[24] = 1;		/* RMPPVersion */
+	mad[25] = 1;		/* DATA */
+	mad[26] = 0x01;		/* Active */
+	memcpy(buf + 64, mad, 256);
+	is_int(E(umad_send(fd, a_vend, buf, 256, 0, 0)), -EIO,
+	       "an active RMPP header by an agent without RMPP: -EIO");
+	is_int(err_, EINVAL, "errno EINVAL");
 	is_int(srv_take(s, &hdr, NULL, 0), 0, "nothing more in the send ring");
 
-	/* the send ring full: the daemon does not drain it */
+	/* the send ring full: the daemon does not drain it (whole RMPP
+	 * messages of 2 MiB by an RMPP agent) */
+	a_rmpp = umad_register_oui(fd, 0x31, 1, oui, mask);
+	ok(a_rmpp >= 0, "an RMPP agent for vendor class 0x31");
 	big = calloc(1, MPD_CHAN_MAX_MSG);
+	big[64 + 1] = 0x31;
+	big[64 + 24] = 1;
+	big[64 + 25] = 1;
+	big[64 + 26] = 0x01;
 	for (i = 0; i < 8; i++) {
-		rc = E(umad_send(fd, a_vend, big, (int)MPD_CHAN_MAX_MSG - 64,
+		rc = E(umad_send(fd, a_rmpp, big, (int)MPD_CHAN_MAX_MSG - 64,
 				 0, 0));
 		if (rc)
 			break;
@@ -1096,7 +1117,7 @@ test_session(void)
 	is_int(err_, ENOMEM, "the fourth waits, then fails with ENOMEM");
 	ok(srv_take(s, &hdr, NULL, 0) == MPD_CHAN_MAX_MSG - 64,
 	   "the daemon takes one");
-	is_int(umad_send(fd, a_vend, big, (int)MPD_CHAN_MAX_MSG - 64, 0, 0), 0,
+	is_int(umad_send(fd, a_rmpp, big, (int)MPD_CHAN_MAX_MSG - 64, 0, 0), 0,
 	       "and the next send fits");
 	while (srv_take(s, &hdr, NULL, 0))
 		;

@@ -236,9 +236,12 @@ main(int argc, char **argv)
 		execl(argv[1], argv[1], "--", "--run-dir", run_dir, (char *)NULL);
 		_exit(127);
 	}
-	snprintf(sock, sizeof(sock), "%s/hca2/umad", run_dir);
+	/* the ports table is written once every port has started: before,
+	 * a client may already connect and see a port still coming up */
+	snprintf(sock, sizeof(sock), "%s/ports", run_dir);
 	for (i = 0; i < 100 && access(sock, F_OK) != 0; i++)
 		usleep(100000);
+	snprintf(sock, sizeof(sock), "%s/hca2/umad", run_dir);
 	if (!ok(access(sock, F_OK) == 0, "madpmd serves %s", sock))
 		goto out;
 	if (!ok(client_open(&a, "hca1") == 0, "HELLO on hca1: memfd and eventfd"))

@@ -833,3 +833,25 @@ oracle_run(struct oracle *o)
 	free(out);
 	return failures;
 }
+
+void
+oracle_expect_mad_hdr(struct oracle *o, int fr, const struct mpd_mad *m,
+		      bool with_status)
+{
+	oracle_expect_uint(o, fr, "infiniband.mad.baseversion", 0,
+			   m->hdr.base_version);
+	oracle_expect_uint(o, fr, "infiniband.mad.mgmtclass", 0,
+			   m->hdr.mgmt_class);
+	oracle_expect_uint(o, fr, "infiniband.mad.classversion", 0,
+			   m->hdr.class_version);
+	oracle_expect_uint(o, fr, "infiniband.mad.method", 0, m->hdr.method);
+	if (with_status)
+		oracle_expect_uint(o, fr, "infiniband.mad.status", 0,
+				   m->hdr.status);
+	oracle_expect_uint(o, fr, "infiniband.mad.transactionid", 0,
+			   m->hdr.tid);
+	oracle_expect_uint(o, fr, "infiniband.mad.attributeid", 0,
+			   m->hdr.attr_id);
+	oracle_expect_uint(o, fr, "infiniband.mad.attributemodifier", 0,
+			   m->hdr.attr_mod);
+}

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "madpmd/field.h"
+#include "madpmd/mad.h"
 #include "madpmd/wire.h"
 
 struct oracle;
@@ -38,6 +39,11 @@ int oracle_add_frame(struct oracle *o, const char *label, enum mpd_link link,
 		     const void *frame, size_t len);
 
 /* Expectations on frame: the occurrence-th value (0-based) of field. */
+/* The common MAD header as the stock dissector shows it; with_status,
+ * also infiniband.mad.status (the SMP test checks a directed-route
+ * SMP's status as infiniband.smpdirected.smpstatus instead). */
+void oracle_expect_mad_hdr(struct oracle *o, int frame,
+			   const struct mpd_mad *m, bool with_status);
 void oracle_expect_uint(struct oracle *o, int frame, const char *field,
 			unsigned int occurrence, uint64_t value);
 void oracle_expect_str(struct oracle *o, int frame, const char *field,

@@ -11,6 +11,7 @@
 
 #include "madpmd/cm.h"
 #include "madpmd/mad.h"
+#include "layout_check.h"
 #include "oracle.h"
 #include "tap.h"
 
@@ -181,21 +182,6 @@ static const struct kind kinds[] = {
 	{ "APR", MPD_ATTR_CM_APR, &mpd_cm_apr_layout, apr_map, N(apr_map) },
 };
 
-static void
-random_layout(const struct mpd_layout *l, void *obj)
-{
-	uint16_t i;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind == MPD_FK_UINT)
-			mpd_field_store(f, obj, rnd_bits(f->bits));
-		else
-			rnd_bytes((uint8_t *)obj + f->mem_off, f->mem_size);
-	}
-}
-
 /* An IPv4-mapped GID (RoCEv2 over IPv4, IBA A17.4.5.1) */
 static void
 v4_gid(uint8_t gid[16])
@@ -205,25 +191,6 @@ v4_gid(uint8_t gid[16])
 	gid[11] = 0xff;
 	gid[12] = 10;
 	rnd_bytes(gid + 13, 3);
-}
-
-static void
-expect_mad_hdr(struct oracle *o, int fr, const struct mpd_mad *m)
-{
-	oracle_expect_uint(o, fr, "infiniband.mad.baseversion", 0,
-			   m->hdr.base_version);
-	oracle_expect_uint(o, fr, "infiniband.mad.mgmtclass", 0,
-			   m->hdr.mgmt_class);
-	oracle_expect_uint(o, fr, "infiniband.mad.classversion", 0,
-			   m->hdr.class_version);
-	oracle_expect_uint(o, fr, "infiniband.mad.method", 0, m->hdr.method);
-	oracle_expect_uint(o, fr, "infiniband.mad.status", 0, m->hdr.status);
-	oracle_expect_uint(o, fr, "infiniband.mad.transactionid", 0,
-			   m->hdr.tid);
-	oracle_expect_uint(o, fr, "infiniband.mad.attributeid", 0,
-			   m->hdr.attr_id);
-	oracle_expect_uint(o, fr, "infiniband.mad.attributemodifier", 0,
-			   m->hdr.attr_mod);
 }
 
 /* What Wireshark 4.0 shows for a REQ path's flow label and packet rate:
@@ -272,7 +239,7 @@ add_msg(struct oracle *o, enum mpd_link link, int ip_ver, const char *lname,
 	if (ip_ver)
 		p.ip_ver = (uint8_t)ip_ver;
 	memset(&msg, 0, sizeof(msg));
-	random_layout(k->l, &msg);
+	lc_random_fill(k->l, &msg);
 	memcpy(map, k->map, k->nmap * sizeof(map[0]));
 	if (k->l == &mpd_cm_req_layout) {
 		/* keep clear of the RDMA IP CM ServiceID prefix (IBA A11.2),
@@ -311,7 +278,7 @@ add_msg(struct oracle *o, enum mpd_link link, int ip_ver, const char *lname,
 	fr = oracle_add_pkt(o, label, &p, mad, sizeof(mad));
 	if (!fr)
 		return;
-	expect_mad_hdr(o, fr, &m);
+	oracle_expect_mad_hdr(o, fr, &m, true);
 	/* every CM message: the 232 data bytes right after the MAD header */
 	oracle_expect_bytes(o, fr, "infiniband.smplid.smpdata", 0, data,
 			    sizeof(data));

@@ -8,6 +8,7 @@
 
 #include "madpmd/attr.h"
 #include "madpmd/mad.h"
+#include "layout_check.h"
 #include "oracle.h"
 #include "tap.h"
 
@@ -108,40 +109,6 @@ static const struct perf_case perf_cases[] = {
 };
 
 static void
-random_layout(const struct mpd_layout *l, void *obj)
-{
-	uint16_t i;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind == MPD_FK_UINT)
-			mpd_field_store(f, obj, rnd_bits(f->bits));
-		else
-			rnd_bytes((uint8_t *)obj + f->mem_off, f->mem_size);
-	}
-}
-
-static void
-expect_mad_hdr(struct oracle *o, int fr, const struct mpd_mad *m)
-{
-	oracle_expect_uint(o, fr, "infiniband.mad.baseversion", 0,
-			   m->hdr.base_version);
-	oracle_expect_uint(o, fr, "infiniband.mad.mgmtclass", 0,
-			   m->hdr.mgmt_class);
-	oracle_expect_uint(o, fr, "infiniband.mad.classversion", 0,
-			   m->hdr.class_version);
-	oracle_expect_uint(o, fr, "infiniband.mad.method", 0, m->hdr.method);
-	oracle_expect_uint(o, fr, "infiniband.mad.status", 0, m->hdr.status);
-	oracle_expect_uint(o, fr, "infiniband.mad.transactionid", 0,
-			   m->hdr.tid);
-	oracle_expect_uint(o, fr, "infiniband.mad.attributeid", 0,
-			   m->hdr.attr_id);
-	oracle_expect_uint(o, fr, "infiniband.mad.attributemodifier", 0,
-			   m->hdr.attr_mod);
-}
-
-static void
 add_perf(struct oracle *o, enum mpd_link link, const char *link_name,
 	 const struct perf_case *c)
 {
@@ -154,7 +121,7 @@ add_perf(struct oracle *o, enum mpd_link link, const char *link_name,
 	int fr, n;
 
 	memset(obj, 0, sizeof(obj));
-	random_layout(c->layout, obj);
+	lc_random_fill(c->layout, obj);
 	n = mpd_layout_encode(c->layout, obj, data, sizeof(data));
 	if (!ok(n == c->layout->wire_len, "%s encodes to %u bytes", c->name,
 		c->layout->wire_len))
@@ -177,7 +144,7 @@ add_perf(struct oracle *o, enum mpd_link link, const char *link_name,
 	fr = oracle_add_pkt(o, label, &p, mad, sizeof(mad));
 	if (!fr)
 		return;
-	expect_mad_hdr(o, fr, &m);
+	oracle_expect_mad_hdr(o, fr, &m, true);
 	oracle_expect_layout(o, fr, c->layout, obj, c->map, c->nmap, 0);
 	if (c->attr_id == MPD_ATTR_CLASS_PORT_INFO) {
 		const struct mpd_class_port_info *cpi = (const void *)obj;

@@ -10,6 +10,7 @@
 
 #include "madpmd/mad.h"
 #include "madpmd/sa.h"
+#include "layout_check.h"
 #include "oracle.h"
 #include "tap.h"
 
@@ -148,21 +149,6 @@ static const struct kind kinds[] = {
 	  N(mcmember_record_map), 32 },
 };
 
-static void
-random_layout(const struct mpd_layout *l, void *obj)
-{
-	uint16_t i;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind == MPD_FK_UINT)
-			mpd_field_store(f, obj, rnd_bits(f->bits));
-		else
-			rnd_bytes((uint8_t *)obj + f->mem_off, f->mem_size);
-	}
-}
-
 /* A NodeDescription tshark prints as is: printable, NUL padded. */
 static void
 random_desc(uint8_t *d, size_t cap)
@@ -174,25 +160,6 @@ random_desc(uint8_t *d, size_t cap)
 	memset(d, 0, cap);
 	for (i = 0; i < n; i++)
 		d[i] = (uint8_t)set[rnd64() % (sizeof(set) - 1)];
-}
-
-static void
-expect_mad_hdr(struct oracle *o, int fr, const struct mpd_mad *m)
-{
-	oracle_expect_uint(o, fr, "infiniband.mad.baseversion", 0,
-			   m->hdr.base_version);
-	oracle_expect_uint(o, fr, "infiniband.mad.mgmtclass", 0,
-			   m->hdr.mgmt_class);
-	oracle_expect_uint(o, fr, "infiniband.mad.classversion", 0,
-			   m->hdr.class_version);
-	oracle_expect_uint(o, fr, "infiniband.mad.method", 0, m->hdr.method);
-	oracle_expect_uint(o, fr, "infiniband.mad.status", 0, m->hdr.status);
-	oracle_expect_uint(o, fr, "infiniband.mad.transactionid", 0,
-			   m->hdr.tid);
-	oracle_expect_uint(o, fr, "infiniband.mad.attributeid", 0,
-			   m->hdr.attr_id);
-	oracle_expect_uint(o, fr, "infiniband.mad.attributemodifier", 0,
-			   m->hdr.attr_mod);
 }
 
 static void
@@ -283,7 +250,7 @@ add_record(struct oracle *o, enum mpd_link link, const char *lname,
 	int fr, n;
 
 	memset(&rec, 0, sizeof(rec));
-	random_layout(k->l, &rec);
+	lc_random_fill(k->l, &rec);
 	if (k->l == &mpd_node_record_layout)
 		random_desc(rec.nr.node_desc, sizeof(rec.nr.node_desc));
 	n = mpd_layout_encode(k->l, &rec, data, sizeof(data));
@@ -337,7 +304,7 @@ add_record(struct oracle *o, enum mpd_link link, const char *lname,
 			oracle_expect_absent(o, fr, "infiniband.variant.crc");
 		}
 	}
-	expect_mad_hdr(o, fr, &m);
+	oracle_expect_mad_hdr(o, fr, &m, true);
 	expect_rmpp(o, fr, &m.rmpp);
 	oracle_expect_uint(o, fr, "infiniband.sa.smkey", 0, m.sm_key);
 	oracle_expect_uint(o, fr, "infiniband.sa.attributeoffset", 0,

@@ -6,6 +6,7 @@
 
 #include "madpmd/attr.h"
 #include "madpmd/mad.h"
+#include "layout_check.h"
 #include "oracle.h"
 #include "tap.h"
 
@@ -246,39 +247,6 @@ expect_elems(struct oracle *o, int fr, const struct mpd_layout *l,
 	}
 }
 
-static void
-random_layout(const struct mpd_layout *l, void *obj)
-{
-	uint16_t i;
-
-	for (i = 0; i < l->nfields; i++) {
-		const struct mpd_field *f = &l->fields[i];
-
-		if (f->kind == MPD_FK_UINT)
-			mpd_field_store(f, obj, rnd_bits(f->bits));
-		else
-			rnd_bytes((uint8_t *)obj + f->mem_off, f->mem_size);
-	}
-}
-
-static void
-expect_mad_hdr(struct oracle *o, int fr, const struct mpd_mad *m)
-{
-	oracle_expect_uint(o, fr, "infiniband.mad.baseversion", 0,
-			   m->hdr.base_version);
-	oracle_expect_uint(o, fr, "infiniband.mad.mgmtclass", 0,
-			   m->hdr.mgmt_class);
-	oracle_expect_uint(o, fr, "infiniband.mad.classversion", 0,
-			   m->hdr.class_version);
-	oracle_expect_uint(o, fr, "infiniband.mad.method", 0, m->hdr.method);
-	oracle_expect_uint(o, fr, "infiniband.mad.transactionid", 0,
-			   m->hdr.tid);
-	oracle_expect_uint(o, fr, "infiniband.mad.attributeid", 0,
-			   m->hdr.attr_id);
-	oracle_expect_uint(o, fr, "infiniband.mad.attributemodifier", 0,
-			   m->hdr.attr_mod);
-}
-
 /* One SMP carrying attr (already encoded) on QP0 of a native IB link. */
 static int
 add_smp(struct oracle *o, const char *label, bool dr, uint8_t method,
@@ -318,7 +286,7 @@ add_smp(struct oracle *o, const char *label, bool dr, uint8_t method,
 	fr = oracle_add_pkt(o, label, &p, mad, sizeof(mad));
 	if (!fr)
 		return 0;
-	expect_mad_hdr(o, fr, &m);
+	oracle_expect_mad_hdr(o, fr, &m, false);
 	if (dr) {
 		/* Wireshark 4.0 reads its .d field from the wrong bytes (a
 		 * 64-bit item masked 0x8000); the status word carries D. */
@@ -499,7 +467,7 @@ add_attr(struct oracle *o, const struct attr_case *c, bool dr)
 		"%s fits the test buffers", c->name))
 		return;
 	memset(obj, 0, sizeof(obj));
-	random_layout(c->layout, obj);
+	lc_random_fill(c->layout, obj);
 	if (c->fix)
 		c->fix(obj);
 	n = mpd_layout_encode(c->layout, obj, data, sizeof(data));
@@ -539,7 +507,7 @@ main(void)
 		int fr, n;
 
 		memset(&ni, 0, sizeof(ni));
-		random_layout(&mpd_node_info_layout, &ni);
+		lc_random_fill(&mpd_node_info_layout, &ni);
 		n = mpd_layout_encode(&mpd_node_info_layout, &ni, data,
 				      sizeof(data));
 		if (!ok(n == 40, "NodeInfo encodes to 40 bytes"))

@@ -228,3 +228,12 @@ lc_golden(const char *what, const struct mpd_layout *l, const void *obj,
 				 what, i, wire[i], want[i]);
 	ok(memcmp(wire, want, len) == 0, "%s: golden bytes", what);
 }
+
+void
+lc_put_be(uint8_t *p, uint64_t v, int n)
+{
+	while (n-- > 0) {
+		p[n] = (uint8_t)v;
+		v >>= 8;
+	}
+}

@@ -6,8 +6,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "madpmd/field.h"
+#include "tap.h"
 
 /* Fields inside wire_len and the host struct (size bytes), widths their
  * members hold, byte arrays on whole bytes, unique names, and no wire bit
@@ -30,5 +32,20 @@ void lc_check_codec(const struct mpd_layout *l, size_t size,
  * layout's name); differing bytes are listed. */
 void lc_golden(const char *what, const struct mpd_layout *l, const void *obj,
 	       const uint8_t *want, size_t len);
+/* obj encodes to the golden bytes want, and want decodes back to obj
+ * (a struct of the given type). */
+#define LC_GOLDEN(layout, type, objp, want) do {			\
+	type back_;							\
+									\
+	lc_golden(NULL, &(layout), (objp), (want), sizeof(want));	\
+	memset(&back_, 0, sizeof(back_));				\
+	ok(mpd_layout_decode(&(layout), (want), sizeof(want), &back_)	\
+	   == (int)sizeof(want) &&					\
+	   memcmp(&back_, (objp), sizeof(type)) == 0,			\
+	   "%s: golden bytes decode to the golden value",		\
+	   (layout).name);						\
+} while (0)
+/* v as n big-endian bytes at p (golden bytes of any width). */
+void lc_put_be(uint8_t *p, uint64_t v, int n);
 
 #endif

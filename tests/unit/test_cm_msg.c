@@ -98,15 +98,6 @@ check_mad(const struct msg *m)
 	       m->attr_id);
 }
 
-static void
-put(uint8_t *p, uint64_t v, int n)
-{
-	while (n-- > 0) {
-		p[n] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
 /* n bytes of v + i at both obj and wire */
 static void
 pattern(uint8_t *obj, uint8_t *wire, uint8_t v, size_t n)
@@ -168,34 +159,34 @@ golden_req(void)
 	r.sap_supported = 1;
 
 	/* IBA 12.6.5, byte offsets from the start of the CM data */
-	put(want + 0, 0x11223344u, 4);		/* Local Communication ID */
-	put(want + 5, 0x0002c9, 3);		/* Vendor ID */
-	put(want + 8, 0x1122334455667788ull, 8);	/* ServiceID */
-	put(want + 16, 0x0002c90300abcdefull, 8);	/* Local CA GUID */
-	put(want + 28, 0x80010000u, 4);		/* Local Q_Key */
-	put(want + 32, 0x12345604u, 4);		/* QPN, Resp. Resources */
-	put(want + 36, 0xabcdef08u, 4);		/* EECN, Initiator Depth */
-	put(want + 40, 0x000001u, 3);		/* Remote EECN */
+	lc_put_be(want + 0, 0x11223344u, 4);		/* Local Communication ID */
+	lc_put_be(want + 5, 0x0002c9, 3);		/* Vendor ID */
+	lc_put_be(want + 8, 0x1122334455667788ull, 8);	/* ServiceID */
+	lc_put_be(want + 16, 0x0002c90300abcdefull, 8);	/* Local CA GUID */
+	lc_put_be(want + 28, 0x80010000u, 4);		/* Local Q_Key */
+	lc_put_be(want + 32, 0x12345604u, 4);		/* QPN, Resp. Resources */
+	lc_put_be(want + 36, 0xabcdef08u, 4);		/* EECN, Initiator Depth */
+	lc_put_be(want + 40, 0x000001u, 3);		/* Remote EECN */
 	want[43] = 20 << 3 | 1 << 1 | 1;	/* timeout, UC, E2E */
-	put(want + 44, 0xfedcba, 3);		/* Starting PSN */
+	lc_put_be(want + 44, 0xfedcba, 3);		/* Starting PSN */
 	want[47] = 17 << 3 | 7;			/* timeout, Retry Count */
-	put(want + 48, 0xffff, 2);		/* P_Key */
+	lc_put_be(want + 48, 0xffff, 2);		/* P_Key */
 	want[50] = 5 << 4 | 1 << 3 | 6;		/* MTU, RDC, RNR retry */
 	want[51] = 15 << 4 | 1 << 3;		/* Max CM Retries, SRQ */
-	put(want + 52, 0x0101, 2);		/* Primary Local LID */
-	put(want + 54, 0x0202, 2);		/* Primary Remote LID */
+	lc_put_be(want + 52, 0x0101, 2);		/* Primary Local LID */
+	lc_put_be(want + 54, 0x0202, 2);		/* Primary Remote LID */
 	pattern(r.primary.local_gid, want + 56, 0xa0, 16);
 	pattern(r.primary.remote_gid, want + 72, 0xb0, 16);
-	put(want + 88, 0x54321u << 12 | 0x0a, 4);	/* Flow Label, Rate */
+	lc_put_be(want + 88, 0x54321u << 12 | 0x0a, 4);	/* Flow Label, Rate */
 	want[92] = 0x33;			/* Traffic Class */
 	want[93] = 0x44;			/* Hop Limit */
 	want[94] = 9 << 4 | 1 << 3;		/* SL, Subnet Local */
 	want[95] = 0x1f << 3;			/* Local ACK Timeout */
-	put(want + 96, 0x0303, 2);		/* Alternate Local LID */
-	put(want + 98, 0x0404, 2);
+	lc_put_be(want + 96, 0x0303, 2);		/* Alternate Local LID */
+	lc_put_be(want + 98, 0x0404, 2);
 	pattern(r.alternate.local_gid, want + 100, 0xc0, 16);
 	pattern(r.alternate.remote_gid, want + 116, 0xd0, 16);
-	put(want + 132, 0xfffffu << 12 | 0x3f, 4);
+	lc_put_be(want + 132, 0xfffffu << 12 | 0x3f, 4);
 	want[136] = 0x55;
 	want[137] = 0x66;
 	want[138] = 3 << 4;
@@ -232,17 +223,17 @@ golden_rep(void)
 	r.local_ca_guid = 0x0002c903000000ffull;
 
 	/* IBA 12.6.8 */
-	put(want + 0, 0x01020304u, 4);
-	put(want + 4, 0x05060708u, 4);
-	put(want + 8, 0x11111111u, 4);
-	put(want + 12, 0x000abc00u, 4);		/* QPN, VendorID[23:16] */
-	put(want + 16, 0x000def02u, 4);		/* EECN, VendorID[15:8] */
-	put(want + 20, 0x123456c9u, 4);		/* PSN, VendorID[7:0] */
+	lc_put_be(want + 0, 0x01020304u, 4);
+	lc_put_be(want + 4, 0x05060708u, 4);
+	lc_put_be(want + 8, 0x11111111u, 4);
+	lc_put_be(want + 12, 0x000abc00u, 4);		/* QPN, VendorID[23:16] */
+	lc_put_be(want + 16, 0x000def02u, 4);		/* EECN, VendorID[15:8] */
+	lc_put_be(want + 20, 0x123456c9u, 4);		/* PSN, VendorID[7:0] */
 	want[24] = 0x10;
 	want[25] = 0x20;
 	want[26] = 0x1f << 3 | 2 << 1 | 1;	/* ACK delay, failover, E2E */
 	want[27] = 5 << 5 | 1 << 4;		/* RNR retry, SRQ */
-	put(want + 28, 0x0002c903000000ffull, 8);
+	lc_put_be(want + 28, 0x0002c903000000ffull, 8);
 	pattern(r.private_data, want + 36, 0x40, MPD_CM_REP_PDATA_LEN);
 	lc_golden("REP", &mpd_cm_rep_layout, &r, want, sizeof(want));
 }
@@ -264,8 +255,8 @@ golden_small(void)
 	mra.remote_comm_id = 0xb1b2b3b4u;
 	mra.msg_mraed = MPD_CM_MSG_REP;
 	mra.service_timeout = 0x13;
-	put(want + 0, 0xa1a2a3a4u, 4);
-	put(want + 4, 0xb1b2b3b4u, 4);
+	lc_put_be(want + 0, 0xa1a2a3a4u, 4);
+	lc_put_be(want + 4, 0xb1b2b3b4u, 4);
 	want[8] = 1 << 6;
 	want[9] = 0x13 << 3;
 	pattern(mra.private_data, want + 10, 0x80, MPD_CM_MRA_PDATA_LEN);
@@ -279,11 +270,11 @@ golden_small(void)
 	rej.msg_rejected = MPD_CM_MSG_LAP;
 	rej.reject_info_len = 72;
 	rej.reason = 28;
-	put(want + 0, 1, 4);
-	put(want + 4, 2, 4);
+	lc_put_be(want + 0, 1, 4);
+	lc_put_be(want + 4, 2, 4);
 	want[8] = 2 << 6;
 	want[9] = 72 << 1;
-	put(want + 10, 28, 2);
+	lc_put_be(want + 10, 28, 2);
 	pattern(rej.ari, want + 12, 0x20, MPD_CM_ARI_LEN);
 	pattern(rej.private_data, want + 84, 0x90, MPD_CM_REJ_PDATA_LEN);
 	lc_golden("REJ", &mpd_cm_rej_layout, &rej, want, sizeof(want));
@@ -293,8 +284,8 @@ golden_small(void)
 	memset(want, 0, sizeof(want));
 	rtu.local_comm_id = 0xdeadbeefu;
 	rtu.remote_comm_id = 0xfeedfaceu;
-	put(want + 0, 0xdeadbeefu, 4);
-	put(want + 4, 0xfeedfaceu, 4);
+	lc_put_be(want + 0, 0xdeadbeefu, 4);
+	lc_put_be(want + 4, 0xfeedfaceu, 4);
 	pattern(rtu.private_data, want + 8, 0x11, MPD_CM_RTU_PDATA_LEN);
 	lc_golden("RTU", &mpd_cm_rtu_layout, &rtu, want, sizeof(want));
 
@@ -304,9 +295,9 @@ golden_small(void)
 	dreq.local_comm_id = 3;
 	dreq.remote_comm_id = 4;
 	dreq.remote_qpn_eecn = 0x00abcd;
-	put(want + 0, 3, 4);
-	put(want + 4, 4, 4);
-	put(want + 8, 0x00abcd, 3);
+	lc_put_be(want + 0, 3, 4);
+	lc_put_be(want + 4, 4, 4);
+	lc_put_be(want + 8, 0x00abcd, 3);
 	pattern(dreq.private_data, want + 12, 0x22, MPD_CM_DREQ_PDATA_LEN);
 	lc_golden("DREQ", &mpd_cm_dreq_layout, &dreq, want, sizeof(want));
 
@@ -315,8 +306,8 @@ golden_small(void)
 	memset(want, 0, sizeof(want));
 	drep.local_comm_id = 5;
 	drep.remote_comm_id = 6;
-	put(want + 0, 5, 4);
-	put(want + 4, 6, 4);
+	lc_put_be(want + 0, 5, 4);
+	lc_put_be(want + 4, 6, 4);
 	pattern(drep.private_data, want + 8, 0x33, MPD_CM_DREP_PDATA_LEN);
 	lc_golden("DREP", &mpd_cm_drep_layout, &drep, want, sizeof(want));
 }
@@ -344,15 +335,15 @@ golden_lap_apr(void)
 	lap.alternate.sl = 0xc;
 	lap.alternate.subnet_local = 1;
 	lap.alternate.local_ack_timeout = 0x0b;
-	put(want + 0, 0x10101010u, 4);
-	put(want + 4, 0x20202020u, 4);
-	put(want + 12, 0x123456, 3);		/* Remote QPN/EECN */
+	lc_put_be(want + 0, 0x10101010u, 4);
+	lc_put_be(want + 4, 0x20202020u, 4);
+	lc_put_be(want + 12, 0x123456, 3);		/* Remote QPN/EECN */
 	want[15] = 0x17 << 3;			/* Remote CM Resp. Timeout */
-	put(want + 20, 0x0505, 2);
-	put(want + 22, 0x0606, 2);
+	lc_put_be(want + 20, 0x0505, 2);
+	lc_put_be(want + 22, 0x0606, 2);
 	pattern(lap.alternate.local_gid, want + 24, 0x50, 16);
 	pattern(lap.alternate.remote_gid, want + 40, 0x60, 16);
-	put(want + 56, 0xabcde0, 3);		/* Flow Label, 4 reserved */
+	lc_put_be(want + 56, 0xabcde0, 3);		/* Flow Label, 4 reserved */
 	want[59] = 0x77;			/* Traffic Class */
 	want[60] = 0x88;			/* Hop Limit */
 	want[61] = 0x2a;			/* 2 reserved, Packet Rate */
@@ -368,8 +359,8 @@ golden_lap_apr(void)
 	apr.remote_comm_id = 8;
 	apr.add_info_len = 72;
 	apr.ap_status = 3;
-	put(want + 0, 7, 4);
-	put(want + 4, 8, 4);
+	lc_put_be(want + 0, 7, 4);
+	lc_put_be(want + 4, 8, 4);
 	want[8] = 72;
 	want[9] = 3;
 	pattern(apr.add_info, want + 12, 0x44, MPD_CM_ARI_LEN);
@@ -390,9 +381,9 @@ golden_sidr(void)
 	req.request_id = 0xcafef00du;
 	req.pkey = 0x8001;
 	req.service_id = 0x0000000001060012ull;
-	put(want + 0, 0xcafef00du, 4);
-	put(want + 4, 0x8001, 2);
-	put(want + 8, 0x0000000001060012ull, 8);
+	lc_put_be(want + 0, 0xcafef00du, 4);
+	lc_put_be(want + 4, 0x8001, 2);
+	lc_put_be(want + 8, 0x0000000001060012ull, 8);
 	pattern(req.private_data, want + 16, 0x66, MPD_CM_SIDR_REQ_PDATA_LEN);
 	lc_golden("SIDR_REQ", &mpd_cm_sidr_req_layout, &req, want,
 		  sizeof(want));
@@ -408,13 +399,13 @@ golden_sidr(void)
 	rep.vendor_id_lo = 0xc9;
 	rep.service_id = 0x0000000001060012ull;
 	rep.qkey = 0x80010000u;
-	put(want + 0, 0xcafef00du, 4);
+	lc_put_be(want + 0, 0xcafef00du, 4);
 	want[4] = 4;
 	want[5] = 72;
-	put(want + 6, 0x0002, 2);		/* VendorID[23:8] */
-	put(want + 8, 0x000123c9u, 4);		/* QPN, VendorID[7:0] */
-	put(want + 12, 0x0000000001060012ull, 8);
-	put(want + 20, 0x80010000u, 4);
+	lc_put_be(want + 6, 0x0002, 2);		/* VendorID[23:8] */
+	lc_put_be(want + 8, 0x000123c9u, 4);		/* QPN, VendorID[7:0] */
+	lc_put_be(want + 12, 0x0000000001060012ull, 8);
+	lc_put_be(want + 20, 0x80010000u, 4);
 	pattern(rep.class_port_info, want + 24, 0x77, MPD_CM_ARI_LEN);
 	pattern(rep.private_data, want + 96, 0x88, MPD_CM_SIDR_REP_PDATA_LEN);
 	lc_golden("SIDR_REP", &mpd_cm_sidr_rep_layout, &rep, want,

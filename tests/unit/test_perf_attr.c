@@ -28,19 +28,6 @@ static const struct attr attrs[] = {
 	  sizeof(struct mpd_port_counters_ext) },
 };
 
-/* The decoded golden bytes must equal the struct they came from. */
-#define GOLDEN(layout, type, objp, want) do {				\
-	type back_;							\
-									\
-	lc_golden(NULL, &(layout), (objp), (want), sizeof(want));		\
-	memset(&back_, 0, sizeof(back_));				\
-	ok(mpd_layout_decode(&(layout), (want), sizeof(want), &back_)	\
-	   == (int)sizeof(want) &&					\
-	   memcmp(&back_, (objp), sizeof(type)) == 0,			\
-	   "%s: golden bytes decode to the golden value",		\
-	   (layout).name);						\
-} while (0)
-
 static void
 golden_class_port_info(void)
 {
@@ -94,7 +81,7 @@ golden_class_port_info(void)
 	cpi.trap_hl = 64;
 	cpi.trap_qp = 0x123456;
 	cpi.trap_qkey = 0x01020304;
-	GOLDEN(mpd_class_port_info_layout, struct mpd_class_port_info, &cpi,
+	LC_GOLDEN(mpd_class_port_info_layout, struct mpd_class_port_info, &cpi,
 	       want);
 }
 
@@ -146,7 +133,7 @@ golden_port_counters(void)
 	pc.port_xmit_pkts = 0x25262728;
 	pc.port_rcv_pkts = 0x29303132;
 	pc.port_xmit_wait = 0x33343536;
-	GOLDEN(mpd_port_counters_layout, struct mpd_port_counters, &pc, want);
+	LC_GOLDEN(mpd_port_counters_layout, struct mpd_port_counters, &pc, want);
 }
 
 static void
@@ -177,7 +164,7 @@ golden_port_counters_ext(void)
 	pc.port_unicast_rcv_pkts = 0x5152535455565758ull;
 	pc.port_multicast_xmit_pkts = 0x6162636465666768ull;
 	pc.port_multicast_rcv_pkts = 0xf1f2f3f4f5f6f7f8ull;
-	GOLDEN(mpd_port_counters_ext_layout, struct mpd_port_counters_ext,
+	LC_GOLDEN(mpd_port_counters_ext_layout, struct mpd_port_counters_ext,
 	       &pc, want);
 }
 

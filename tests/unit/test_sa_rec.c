@@ -33,15 +33,6 @@ static const struct rec recs[] = {
 };
 
 static void
-put(uint8_t *p, uint64_t v, int n)
-{
-	while (n-- > 0) {
-		p[n] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static void
 golden_path_record(void)
 {
 	struct mpd_path_record pr;
@@ -74,20 +65,20 @@ golden_path_record(void)
 	pr.preference = 0x55;
 
 	/* IBA 15.2.5.16, byte by byte */
-	put(want + 0, 0x0102030405060708ull, 8);	/* ServiceID */
+	lc_put_be(want + 0, 0x0102030405060708ull, 8);	/* ServiceID */
 	for (i = 0; i < 16; i++) {
 		want[8 + i] = (uint8_t)(0x10 + i);	/* DGID */
 		want[24 + i] = (uint8_t)(0x20 + i);	/* SGID */
 	}
-	put(want + 40, 0x1234, 2);			/* DLID */
-	put(want + 42, 0x5678, 2);			/* SLID */
+	lc_put_be(want + 40, 0x1234, 2);			/* DLID */
+	lc_put_be(want + 42, 0x5678, 2);			/* SLID */
 	want[44] = 0x80 | 0x0a;		/* RawTraffic, 3 rsvd, FlowLabel */
 	want[45] = 0xbc;
 	want[46] = 0xde;
 	want[47] = 0x40;				/* HopLimit */
 	want[48] = 0x9a;				/* TClass */
 	want[49] = 0x80 | 0x7f;			/* Reversible, NumbPath */
-	put(want + 50, 0xffff, 2);			/* P_Key */
+	lc_put_be(want + 50, 0xffff, 2);			/* P_Key */
 	want[52] = 0xab;				/* QoSClass, SL */
 	want[53] = 0xcd;
 	want[54] = 2 << 6 | 4;				/* MTU */
@@ -136,11 +127,11 @@ golden_mcmember_record(void)
 		want[i] = (uint8_t)(0x30 + i);		/* MGID */
 		want[16 + i] = (uint8_t)(0x40 + i);	/* PortGID */
 	}
-	put(want + 32, 0x80010000u, 4);			/* Q_Key */
-	put(want + 36, 0xc001, 2);			/* MLID */
+	lc_put_be(want + 32, 0x80010000u, 4);			/* Q_Key */
+	lc_put_be(want + 36, 0xc001, 2);			/* MLID */
 	want[38] = 0x84;				/* MTUSelector, MTU */
 	want[39] = 0x11;				/* TClass */
-	put(want + 40, 0x7fff, 2);			/* P_Key */
+	lc_put_be(want + 40, 0x7fff, 2);			/* P_Key */
 	want[42] = 0x86;				/* RateSelector, Rate */
 	want[43] = 0x7f;			/* PacketLifeTime{Selector} */
 	want[44] = 0xe1;			/* SL, FlowLabel, HopLimit */
@@ -196,19 +187,19 @@ golden_node_record(void)
 	memcpy(nr.node_desc, desc, sizeof(desc) - 1);
 
 	/* IBA 15.2.5.2: LID, reserved, NodeInfo, NodeDescription */
-	put(want + 0, 0xbeef, 2);
+	lc_put_be(want + 0, 0xbeef, 2);
 	want[4] = 1;
 	want[5] = 1;
 	want[6] = 2;
 	want[7] = 36;
-	put(want + 8, 0x0002c90300000001ull, 8);
-	put(want + 16, 0x0002c90300000002ull, 8);
-	put(want + 24, 0x0002c90300000003ull, 8);
-	put(want + 32, 0x0080, 2);
-	put(want + 34, 0xcafe, 2);
-	put(want + 36, 0xa0, 4);
+	lc_put_be(want + 8, 0x0002c90300000001ull, 8);
+	lc_put_be(want + 16, 0x0002c90300000002ull, 8);
+	lc_put_be(want + 24, 0x0002c90300000003ull, 8);
+	lc_put_be(want + 32, 0x0080, 2);
+	lc_put_be(want + 34, 0xcafe, 2);
+	lc_put_be(want + 36, 0xa0, 4);
 	want[40] = 7;
-	put(want + 41, 0x0002c9, 3);
+	lc_put_be(want + 41, 0x0002c9, 3);
 	memcpy(want + 44, desc, sizeof(desc) - 1);
 	lc_golden("NodeRecord", &mpd_node_record_layout, &nr, want,
 		  sizeof(want));
@@ -249,7 +240,7 @@ golden_port_info_record(void)
 		pir.port_info[i] = (uint8_t)(i ^ 0x5a);
 
 	/* IBA 15.2.5.3: EndportLID, PortNum, Options, PortInfo */
-	put(want + 0, 0x0001, 2);
+	lc_put_be(want + 0, 0x0001, 2);
 	want[2] = 3;
 	want[3] = 0x80;
 	for (i = 0; i < MPD_PORT_INFO_LEN; i++)
@@ -284,21 +275,21 @@ golden_service_record(void)
 		sr.service_data64[i] = 0x3000000000000000ull + (uint64_t)i;
 
 	/* IBA 15.2.5.14 */
-	put(want + 0, 0x1000000000000001ull, 8);
+	lc_put_be(want + 0, 0x1000000000000001ull, 8);
 	for (i = 0; i < 16; i++) {
 		want[8 + i] = (uint8_t)(0x60 + i);
 		want[32 + i] = (uint8_t)(0x70 + i);
 		want[112 + i] = (uint8_t)(i + 1);
 	}
-	put(want + 24, 0xffff, 2);
-	put(want + 28, 0xffffffffu, 4);
+	lc_put_be(want + 24, 0xffff, 2);
+	lc_put_be(want + 28, 0xffffffffu, 4);
 	memcpy(want + 48, name, sizeof(name) - 1);
 	for (i = 0; i < 8; i++)
-		put(want + 128 + 2 * i, 0x1000u + (unsigned int)i, 2);
+		lc_put_be(want + 128 + 2 * i, 0x1000u + (unsigned int)i, 2);
 	for (i = 0; i < 4; i++)
-		put(want + 144 + 4 * i, 0x20000000u + (unsigned int)i, 4);
+		lc_put_be(want + 144 + 4 * i, 0x20000000u + (unsigned int)i, 4);
 	for (i = 0; i < 2; i++)
-		put(want + 160 + 8 * i, 0x3000000000000000ull + (unsigned)i,
+		lc_put_be(want + 160 + 8 * i, 0x3000000000000000ull + (unsigned)i,
 		    8);
 	lc_golden("ServiceRecord", &mpd_service_record_layout, &sr, want,
 		  sizeof(want));

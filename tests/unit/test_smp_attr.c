@@ -35,19 +35,6 @@ static const struct attr attrs[] = {
 	{ &mpd_notice_layout, sizeof(struct mpd_notice) },
 };
 
-/* The decoded golden bytes must equal the struct they came from. */
-#define GOLDEN(layout, type, objp, want) do {				\
-	type back_;							\
-									\
-	lc_golden(NULL, &(layout), (objp), (want), sizeof(want));		\
-	memset(&back_, 0, sizeof(back_));				\
-	ok(mpd_layout_decode(&(layout), (want), sizeof(want), &back_)	\
-	   == (int)sizeof(want) &&					\
-	   memcmp(&back_, (objp), sizeof(type)) == 0,			\
-	   "%s: golden bytes decode to the golden value",		\
-	   (layout).name);						\
-} while (0)
-
 static void
 golden_node_info(void)
 {
@@ -75,7 +62,7 @@ golden_node_info(void)
 	ni.revision = 0xa1;
 	ni.local_port_num = 1;
 	ni.vendor_id = 0x0002c9;
-	GOLDEN(mpd_node_info_layout, struct mpd_node_info, &ni, want);
+	LC_GOLDEN(mpd_node_info_layout, struct mpd_node_info, &ni, want);
 }
 
 static void
@@ -87,7 +74,7 @@ golden_node_desc(void)
 
 	memset(&nd, 0, sizeof(nd));
 	memcpy(nd.desc, "madpmd HCA-1", 12);
-	GOLDEN(mpd_node_desc_layout, struct mpd_node_desc, &nd, want);
+	LC_GOLDEN(mpd_node_desc_layout, struct mpd_node_desc, &nd, want);
 }
 
 static void
@@ -119,7 +106,7 @@ golden_switch_info(void)
 	si.filter_raw_inbound_cap = 1;
 	si.enhanced_port0 = 1;
 	si.multicast_fdb_top = 0xc010;
-	GOLDEN(mpd_switch_info_layout, struct mpd_switch_info, &si, want);
+	LC_GOLDEN(mpd_switch_info_layout, struct mpd_switch_info, &si, want);
 }
 
 static void
@@ -136,7 +123,7 @@ golden_guid_info(void)
 	gi.guid[0] = 0x0011223344556677ull;
 	gi.guid[1] = 0x0002c90300000001ull;
 	gi.guid[7] = 0x8899aabbccddeeffull;
-	GOLDEN(mpd_guid_info_layout, struct mpd_guid_info, &gi, want);
+	LC_GOLDEN(mpd_guid_info_layout, struct mpd_guid_info, &gi, want);
 }
 
 static void
@@ -221,7 +208,7 @@ golden_port_info(void)
 	pi.link_speed_ext_active = 1;
 	pi.link_speed_ext_supported = 3;
 	pi.link_speed_ext_enabled = 0x1e;
-	GOLDEN(mpd_port_info_layout, struct mpd_port_info, &pi, want);
+	LC_GOLDEN(mpd_port_info_layout, struct mpd_port_info, &pi, want);
 }
 
 static void
@@ -248,30 +235,30 @@ golden_tables(void)
 	pk.p_key[0] = 0xffff;	/* default partition, full member */
 	pk.p_key[1] = MPD_PKEY_FULL | 1;
 	pk.p_key[31] = 0x7fff;
-	GOLDEN(mpd_pkey_table_layout, struct mpd_pkey_table, &pk, pk_want);
+	LC_GOLDEN(mpd_pkey_table_layout, struct mpd_pkey_table, &pk, pk_want);
 
 	memset(&sv, 0, sizeof(sv));
 	sv.vl[0] = 1;		/* SL0 in the high nibble of byte 0 */
 	sv.vl[1] = 2;
 	sv.vl[14] = 15;
-	GOLDEN(mpd_sl2vl_table_layout, struct mpd_sl2vl_table, &sv, sv_want);
+	LC_GOLDEN(mpd_sl2vl_table_layout, struct mpd_sl2vl_table, &sv, sv_want);
 
 	memset(&va, 0, sizeof(va));
 	va.entry[0].vl = 3;
 	va.entry[0].weight = 0x40;
 	va.entry[31].vl = 15;
 	va.entry[31].weight = 0xff;
-	GOLDEN(mpd_vl_arb_table_layout, struct mpd_vl_arb_table, &va, va_want);
+	LC_GOLDEN(mpd_vl_arb_table_layout, struct mpd_vl_arb_table, &va, va_want);
 
 	memset(&lft, 0, sizeof(lft));
 	lft.port[0] = 1;
 	lft.port[63] = 0xff;
-	GOLDEN(mpd_lft_block_layout, struct mpd_lft_block, &lft, lft_want);
+	LC_GOLDEN(mpd_lft_block_layout, struct mpd_lft_block, &lft, lft_want);
 
 	memset(&mft, 0, sizeof(mft));
 	mft.port_mask[0] = 0x8001;
 	mft.port_mask[31] = 0x1234;
-	GOLDEN(mpd_mft_block_layout, struct mpd_mft_block, &mft, mft_want);
+	LC_GOLDEN(mpd_mft_block_layout, struct mpd_mft_block, &mft, mft_want);
 }
 
 static void
@@ -291,7 +278,7 @@ golden_sm_info(void)
 	sm.act_count = 0xdeadbeef;
 	sm.priority = 10;
 	sm.sm_state = MPD_SM_STATE_MASTER;
-	GOLDEN(mpd_sm_info_layout, struct mpd_sm_info, &sm, want);
+	LC_GOLDEN(mpd_sm_info_layout, struct mpd_sm_info, &sm, want);
 }
 
 static void
@@ -322,7 +309,7 @@ golden_notice(void)
 	n.issuer_gid[0] = 0xfe;
 	n.issuer_gid[1] = 0x80;
 	n.issuer_gid[15] = 0x01;
-	GOLDEN(mpd_notice_layout, struct mpd_notice, &n, want);
+	LC_GOLDEN(mpd_notice_layout, struct mpd_notice, &n, want);
 }
 
 int

@@ -7,22 +7,6 @@
 #include "madpmd/records.h"
 #include "madpmd/wire.h"
 
-static void
-put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void
-put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 /* Common header; body_len is what follows it. */
 static int
 put_hdr(const struct mpd_rec_hdr *h, uint8_t kind, size_t body_len,
@@ -69,11 +53,11 @@ mpd_rec_encode_umad(const struct mpd_rec_hdr *h, const struct mpd_rec_umad *u,
 	mpd_put_be32(b + 8, u->portid);
 	/* struct ib_user_mad, as a little-endian host lays it out */
 	b += MPD_REC_UMAD_FIXED;
-	put_le32(b + 0, u->agent_id);
-	put_le32(b + 4, u->status);
-	put_le32(b + 8, u->timeout_ms);
-	put_le32(b + 12, u->retries);
-	put_le32(b + 16, u->length);
+	mpd_put_le32(b + 0, u->agent_id);
+	mpd_put_le32(b + 4, u->status);
+	mpd_put_le32(b + 8, u->timeout_ms);
+	mpd_put_le32(b + 12, u->retries);
+	mpd_put_le32(b + 16, u->length);
 	a = b + 20;		/* struct ib_mad_addr */
 	mpd_put_be32(a + 0, u->qpn);
 	mpd_put_be32(a + 4, u->qkey);
@@ -86,7 +70,7 @@ mpd_rec_encode_umad(const struct mpd_rec_hdr *h, const struct mpd_rec_umad *u,
 	a[15] = u->traffic_class;
 	memcpy(a + 16, u->gid, 16);
 	mpd_put_be32(a + 32, u->flow_label);
-	put_le16(a + 36, u->pkey_index);
+	mpd_put_le16(a + 36, u->pkey_index);
 	if (mad_len)
 		memcpy(b + MPD_REC_UMAD_HDR_LEN, mad, mad_len);
 	return (int)(MPD_REC_HDR_LEN + body);

@@ -73,22 +73,6 @@ icrc_compute(enum mpd_link link, const uint8_t *f, size_t net_off,
 	return mpd_crc32(crc, body + more, body_len - more);
 }
 
-static void
-put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t
-get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* Folded one's-complement sum of the IPv6 pseudo-header and the UDP
  * datagram (RFC 8200 8.1). */
 static uint16_t
@@ -231,7 +215,7 @@ mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
 	icrc_off = off + payload_len + pad;
 
 	p->icrc = icrc_compute(p->link, buf, net_off, p->bth_off, icrc_off);
-	put_le32(buf + icrc_off, p->icrc);
+	mpd_put_le32(buf + icrc_off, p->icrc);
 	if (p->link == MPD_LINK_IB) {
 		p->vcrc = mpd_crc16_vcrc(buf, icrc_off + MPD_ICRC_LEN);
 		buf[icrc_off + 4] = (uint8_t)p->vcrc;
@@ -392,7 +376,7 @@ mpd_pkt_decode(enum mpd_link link, const uint8_t *buf, size_t len,
 		return MPD_ELEN;
 	p->payload = buf + hdr_end;
 	p->payload_len = icrc_off - hdr_end - p->bth.pad_cnt;
-	p->icrc = get_le32(buf + icrc_off);
+	p->icrc = mpd_get_le32(buf + icrc_off);
 	if (link == MPD_LINK_IB)
 		p->vcrc = (uint16_t)(buf[end] | buf[end + 1] << 8);
 

@@ -274,6 +274,29 @@ mpd_put_be64(uint8_t *p, uint64_t v)
 	mpd_put_be32(p + 4, (uint32_t)v);
 }
 
+/* ... and little-endian ones: the ICRC and VCRC on the wire, host-order
+ * integers of rdma-core structures in capture records. */
+static inline uint32_t
+mpd_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline void
+mpd_put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void
+mpd_put_le32(uint8_t *p, uint32_t v)
+{
+	mpd_put_le16(p, (uint16_t)v);
+	mpd_put_le16(p + 2, (uint16_t)(v >> 16));
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -541,9 +541,6 @@ main(int argc, char **argv)
 		fab.stop = true;
 		rte_eal_wait_lcore(fab.poll_lcore);
 	}
-	capsock_stop();
-	/* a capture the socket handed over as the lcore stopped */
-	fab_capture_close_all(&fab);
 	launcher_show_summary(&fab, stderr);
 	for (i = 0; i < fab.nports; i++)
 		if (fab.port[i].replay) {
@@ -557,6 +554,8 @@ main(int argc, char **argv)
 			(int)quit_signal);
 out_ports:
 	capsock_stop();
+	/* the lcore closed its captures; here those of the error paths, and
+	 * one the socket handed over as the lcore stopped */
 	fab_capture_close_all(&fab);
 	for (i = 0; i < fab.nports; i++) {
 		fab_replay_close(fab.port[i].replay);

@@ -202,7 +202,6 @@ uint32_t hca_sma_cap_mask(const struct hca_port *p);
 /* ---- capture records (hca_records.c); hi->lock held ---- */
 
 struct hca_session;
-struct rte_eth_dev;
 /* A umad message a client sent (MPD_REC_UMAD_SEND) or will read
  * (MPD_REC_UMAD_RECV): its 64-byte ib_user_mad header and the MAD. */
 void hca_rec_umad(struct hca_internals *hi, const struct hca_session *s,
@@ -213,8 +212,8 @@ void hca_rec_umad(struct hca_internals *hi, const struct hca_session *s,
 void hca_rec_port_check(struct hca_internals *hi);
 /* Drop what is queued and the ring (port close). */
 void hca_records_release(struct hca_internals *hi);
-/* The ethdev is a net_hca port. */
-bool hca_is_ours(const struct rte_eth_dev *dev);
+/* The net_hca port behind an ethdev port id; NULL when it is none. */
+struct hca_internals *hca_of_port(uint16_t port_id);
 
 /* ---- the client channel and MAD layer (umad_srv.c, mad_layer.c) ---- */
 

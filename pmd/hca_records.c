@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <ethdev_driver.h>
+#include <rte_ethdev.h>
 #include <rte_ring.h>
 
 #include "hca.h"
@@ -173,23 +173,10 @@ hca_rec_port_check(struct hca_internals *hi)
 	rec_push(hi, r, MPD_REC_PORT, n);
 }
 
-static struct hca_internals *
-hca_of(uint16_t port_id)
-{
-	struct rte_eth_dev *dev;
-
-	if (!rte_eth_dev_is_valid_port(port_id))
-		return NULL;
-	dev = &rte_eth_devices[port_id];
-	if (!hca_is_ours(dev))
-		return NULL;
-	return dev->data->dev_private;
-}
-
 int
 rte_pmd_hca_records_enable(uint16_t port_id, int on)
 {
-	struct hca_internals *hi = hca_of(port_id);
+	struct hca_internals *hi = hca_of_port(port_id);
 	char name[RTE_RING_NAMESIZE];
 
 	if (!hi)
@@ -214,7 +201,7 @@ unsigned int
 rte_pmd_hca_records_dequeue(uint16_t port_id, struct rte_pmd_hca_record **recs,
 			    unsigned int n)
 {
-	struct hca_internals *hi = hca_of(port_id);
+	struct hca_internals *hi = hca_of_port(port_id);
 
 	if (!hi || !hi->rec_ring)
 		return 0;

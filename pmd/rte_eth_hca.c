@@ -847,25 +847,28 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hca,
 	"mkey=<u64> width=1x|4x|8x|12x speed=sdr|ddr|qdr "
 	"run_dir=<dir> umad_mode=<octal>");
 
-bool
-hca_is_ours(const struct rte_eth_dev *dev)
+struct hca_internals *
+hca_of_port(uint16_t port_id)
 {
-	return dev->dev_ops == &hca_ops;
+	struct rte_eth_dev *dev;
+
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return NULL;
+	dev = &rte_eth_devices[port_id];
+	return dev->dev_ops == &hca_ops ? dev->data->dev_private : NULL;
 }
 
 int
 rte_pmd_hca_port_info_get(uint16_t port_id, struct rte_pmd_hca_port_info *info)
 {
-	struct rte_eth_dev *dev;
 	struct hca_internals *hi;
 	struct hca_port *p;
 
 	if (!rte_eth_dev_is_valid_port(port_id) || !info)
 		return -ENODEV;
-	dev = &rte_eth_devices[port_id];
-	if (dev->dev_ops != &hca_ops)
+	hi = hca_of_port(port_id);
+	if (!hi)
 		return -ENOTSUP;
-	hi = dev->data->dev_private;
 	p = &hi->port;
 	rte_spinlock_lock(&hi->lock);
 	memcpy(info->node_desc, p->node_desc, sizeof(info->node_desc));

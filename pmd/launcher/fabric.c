@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 
 #include "fabric.h"
+#include "madpmd/attr.h"
 #include "madpmd/pcapng.h"
 #include "replay.h"
 #include "rte_pmd_hca.h"
@@ -381,20 +382,27 @@ forward(struct fabric *f, struct fab_port *a)
 	return RTE_MAX(n, k);
 }
 
-/* Counts a replay that has just finished (returns 0: nothing moved). */
-static uint16_t
-replay_check_done(struct fabric *f, struct fab_port *p)
+/* after=active holds a replay until an SM has brought its port up. */
+static bool
+replay_may_send(struct fab_port *p, uint64_t now)
 {
-	if (!p->replay_done && fab_replay_done(p->replay)) {
-		p->replay_done = true;
-		f->replays_left--;
+	struct rte_pmd_hca_port_info pi;
+
+	if (p->replay_active || !fab_replay_waits_active(p->replay))
+		return true;
+	if (now - p->replay_checked > 10000000ull) {	/* 10 ms */
+		p->replay_checked = now;
+		p->replay_active =
+			rte_pmd_hca_port_info_get(p->port_id, &pi) == 0 &&
+			pi.port_state == MPD_PORT_STATE_ACTIVE;
 	}
-	return 0;
+	return p->replay_active;
 }
 
 /*
  * A port fed from a capture instead of a cable: the frames that are due go
- * in, and what the port sends goes nowhere but into the captures.
+ * in, and what the port sends goes nowhere but into the captures (or, with
+ * cable=keep, to its peer as usual).
  */
 static uint16_t
 replay_step(struct fabric *f, struct fab_port *p)
@@ -403,20 +411,7 @@ replay_step(struct fabric *f, struct fab_port *p)
 	uint64_t now = now_ns();
 	uint16_t n = 0, got, sent;
 
-	/* after=active: until an SM has brought the port up */
-	if (!p->replay_active && fab_replay_waits_active(p->replay)) {
-		struct rte_pmd_hca_port_info pi;
-
-		if (now - p->replay_checked > 10000000ull) {	/* 10 ms */
-			p->replay_checked = now;
-			p->replay_active =
-				rte_pmd_hca_port_info_get(p->port_id, &pi) == 0 &&
-				pi.port_state == 4;	/* Active */
-		}
-	} else {
-		p->replay_active = true;
-	}
-	if (p->replay_active)
+	if (replay_may_send(p, now))
 		n = fab_replay_burst(p->replay, now, f->pool, m, BURST);
 	if (n) {
 		if (fab_capturing(f))
@@ -425,18 +420,22 @@ replay_step(struct fabric *f, struct fab_port *p)
 		if (sent < n)
 			rte_pktmbuf_free_bulk(m + sent, n - sent);
 	}
-	/* cable=keep: the port's own traffic still goes to its peer */
-	if (p->peer >= 0)
-		return (uint16_t)(n + forward(f, p)) + replay_check_done(f, p);
-	got = rte_eth_rx_burst(p->port_id, 0, m, BURST);
-	if (got) {
+	if (p->peer >= 0) {
+		got = forward(f, p);
+	} else {
+		got = rte_eth_rx_burst(p->port_id, 0, m, BURST);
 		/* the answers left after the requests went in */
-		if (fab_capturing(f))
+		if (got && fab_capturing(f))
 			fab_capture_packets(f, p, MPD_PCAPNG_DIR_OUT, m, got,
 					    now_ns());
-		rte_pktmbuf_free_bulk(m, got);
+		if (got)
+			rte_pktmbuf_free_bulk(m, got);
 	}
-	return (uint16_t)(n + got + replay_check_done(f, p));
+	if (!p->replay_done && fab_replay_done(p->replay)) {
+		p->replay_done = true;
+		f->replays_left--;
+	}
+	return (uint16_t)(n + got);
 }
 
 int

@@ -146,6 +146,16 @@ struct hca_queue {
 
 struct hca_umad_srv;
 
+/* A counter as a field of that many bits shows it: stuck at its maximum
+ * (IBA 16.1.3.5: counters saturate rather than wrap). */
+static inline uint64_t
+hca_sat(uint64_t v, unsigned int bits)
+{
+	uint64_t max = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
+
+	return v > max ? max : v;
+}
+
 /* What the last port event record said (hca_records.c) */
 struct hca_rec_port_state {
 	uint8_t state;

@@ -15,14 +15,6 @@
 #define PM_CAP_XMIT_WAIT	(1u << 12)	/* PortXmitWait counted */
 #define PM_ALL_PORTS		0xff
 
-static uint64_t
-sat(uint64_t v, unsigned int bits)
-{
-	uint64_t max = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
-
-	return v > max ? max : v;
-}
-
 static void
 counters_get(const struct hca_port *p, struct mpd_port_counters *pc)
 {
@@ -31,29 +23,30 @@ counters_get(const struct hca_port *p, struct mpd_port_counters *pc)
 	memset(pc, 0, sizeof(*pc));
 	pc->port_select = p->port_num;
 	/* IBA 16.1.3.5: error counters stop at their maximum */
-	pc->symbol_error_counter = (uint16_t)sat(c->symbol_errors, 16);
-	pc->link_error_recovery_counter = (uint8_t)sat(c->link_error_recovery, 8);
-	pc->link_downed_counter = (uint8_t)sat(c->link_downed, 8);
-	pc->port_rcv_errors = (uint16_t)sat(c->rcv_errors, 16);
+	pc->symbol_error_counter = (uint16_t)hca_sat(c->symbol_errors, 16);
+	pc->link_error_recovery_counter =
+		(uint8_t)hca_sat(c->link_error_recovery, 8);
+	pc->link_downed_counter = (uint8_t)hca_sat(c->link_downed, 8);
+	pc->port_rcv_errors = (uint16_t)hca_sat(c->rcv_errors, 16);
 	pc->port_rcv_remote_physical_errors =
-		(uint16_t)sat(c->rcv_remote_phys_errors, 16);
+		(uint16_t)hca_sat(c->rcv_remote_phys_errors, 16);
 	pc->port_rcv_switch_relay_errors =
-		(uint16_t)sat(c->rcv_switch_relay_errors, 16);
-	pc->port_xmit_discards = (uint16_t)sat(c->xmit_discards, 16);
+		(uint16_t)hca_sat(c->rcv_switch_relay_errors, 16);
+	pc->port_xmit_discards = (uint16_t)hca_sat(c->xmit_discards, 16);
 	pc->port_xmit_constraint_errors =
-		(uint8_t)sat(c->xmit_constraint_errors, 8);
+		(uint8_t)hca_sat(c->xmit_constraint_errors, 8);
 	pc->port_rcv_constraint_errors =
-		(uint8_t)sat(c->rcv_constraint_errors, 8);
+		(uint8_t)hca_sat(c->rcv_constraint_errors, 8);
 	pc->local_link_integrity_errors =
-		(uint8_t)sat(c->local_link_integrity_errors, 4);
+		(uint8_t)hca_sat(c->local_link_integrity_errors, 4);
 	pc->excessive_buffer_overrun_errors =
-		(uint8_t)sat(c->excessive_buffer_overrun, 4);
-	pc->vl15_dropped = (uint16_t)sat(c->vl15_dropped, 16);
-	pc->port_xmit_data = (uint32_t)sat(c->xmit_data, 32);
-	pc->port_rcv_data = (uint32_t)sat(c->rcv_data, 32);
-	pc->port_xmit_pkts = (uint32_t)sat(c->xmit_pkts, 32);
-	pc->port_rcv_pkts = (uint32_t)sat(c->rcv_pkts, 32);
-	pc->port_xmit_wait = (uint32_t)sat(c->xmit_wait, 32);
+		(uint8_t)hca_sat(c->excessive_buffer_overrun, 4);
+	pc->vl15_dropped = (uint16_t)hca_sat(c->vl15_dropped, 16);
+	pc->port_xmit_data = (uint32_t)hca_sat(c->xmit_data, 32);
+	pc->port_rcv_data = (uint32_t)hca_sat(c->rcv_data, 32);
+	pc->port_xmit_pkts = (uint32_t)hca_sat(c->xmit_pkts, 32);
+	pc->port_rcv_pkts = (uint32_t)hca_sat(c->rcv_pkts, 32);
+	pc->port_xmit_wait = (uint32_t)hca_sat(c->xmit_wait, 32);
 }
 
 /* Set(PortCounters): CounterSelect bit n clears counter n (16.1.3.5) */

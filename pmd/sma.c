@@ -26,12 +26,6 @@
 #define HCA_DEVICE_ID	0x4d50
 #define HCA_REVISION	1
 
-static uint16_t
-sat16(uint64_t v)
-{
-	return v > 0xffff ? 0xffff : (uint16_t)v;
-}
-
 static void
 port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
 	      bool hide_mkey)
@@ -67,9 +61,9 @@ port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
 	pi->hoq_life = p->hoq_life;
 	pi->operational_vls = p->op_vls;
 	pi->partition_enforcement_inbound = 1;
-	pi->m_key_violations = sat16(p->cnt.mkey_violations);
-	pi->p_key_violations = sat16(p->cnt.pkey_violations);
-	pi->q_key_violations = sat16(p->cnt.qkey_violations);
+	pi->m_key_violations = (uint16_t)hca_sat(p->cnt.mkey_violations, 16);
+	pi->p_key_violations = (uint16_t)hca_sat(p->cnt.pkey_violations, 16);
+	pi->q_key_violations = (uint16_t)hca_sat(p->cnt.qkey_violations, 16);
 	pi->guid_cap = 1;
 	pi->subnet_timeout = p->subnet_timeout;
 	pi->resp_time_value = p->resp_time;

@@ -41,6 +41,9 @@ struct umad_sess {
 	int port_num;
 	uint64_t spin_ns;		/* umad_recv() spins this long first */
 	uint64_t alive_at;		/* ns: the daemon was there */
+	/* the session's shares of the port (madpmd/chan.h), under tx_lock */
+	uint64_t posted[3];		/* sends of each share we queued */
+	uint32_t share[3];		/* how many may be held at once */
 };
 
 /* How long umad_recv() and umad_poll() spin on the ring before sleeping in
@@ -476,6 +479,8 @@ umad_open_port(const char *ca_name, int portnum)
 	s->efd = h.efd;
 	s->seq = h.seq;
 	s->port_num = (int)h.rep.port.port_num;
+	s->share[MPD_CHAN_SHARE_OUT] = h.rep.share_out;
+	s->share[MPD_CHAN_SHARE_XFER] = h.rep.share_xfer;
 	s->spin_ns = spin_ns_from_env();
 	snprintf(s->node, sizeof(s->node), "%s", n.name);
 	pthread_mutex_init(&s->tx_lock, NULL);
@@ -535,9 +540,31 @@ send_fail(int err)
 	return -EIO;
 }
 
+/* Queue a send that takes the given share: -ENOBUFS when the session
+ * holds all of that share already (what the daemon has taken and no
+ * longer holds for is published in the shared memory). tx_lock held. */
 static int
-ring_send(struct umad_sess *s, const struct ib_user_mad *hdr,
-	  const void *data, int length)
+ring_put_share(struct umad_sess *s, enum mpd_chan_share share,
+	       const struct ib_user_mad *hdr, const void *data, int length)
+{
+	const struct mpd_chan_shm *h = s->shm;
+	int rc;
+
+	if (share != MPD_CHAN_SHARE_NONE &&
+	    s->posted[share] - __atomic_load_n(&h->share_done[share],
+					       __ATOMIC_ACQUIRE) >=
+	    s->share[share])
+		return -ENOBUFS;
+	rc = mpd_ring_put(&s->tx, MPD_CHAN_REC_UMAD, hdr, UMAD_HDR_SIZE, data,
+			  (uint32_t)length);
+	if (rc == 0)
+		s->posted[share]++;
+	return rc;
+}
+
+static int
+ring_send(struct umad_sess *s, enum mpd_chan_share share,
+	  const struct ib_user_mad *hdr, const void *data, int length)
 {
 	int64_t deadline = 0;
 	struct timespec nap = { 0, 20000 };
@@ -546,8 +573,7 @@ ring_send(struct umad_sess *s, const struct ib_user_mad *hdr,
 	for (;;) {
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 		pthread_mutex_lock(&s->tx_lock);
-		rc = mpd_ring_put(&s->tx, MPD_CHAN_REC_UMAD, hdr, UMAD_HDR_SIZE,
-				  data, (uint32_t)length);
+		rc = ring_put_share(s, share, hdr, data, length);
 		pthread_mutex_unlock(&s->tx_lock);
 		pthread_setcancelstate(old, NULL);
 		if (rc != -ENOSPC)
@@ -572,6 +598,7 @@ sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
 {
 	struct ib_user_mad hdr;
 	uint32_t agents;
+	bool rmpp;
 	int rc;
 
 	/* what the kernel's write() checks before it takes the MAD */
@@ -585,10 +612,11 @@ sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
 		return EIO;
 	/* ib_umad_write(): an active RMPP header needs an agent registered
 	 * for RMPP, and without RMPP a send is one MAD */
-	if (mpd_class_has_rmpp(mad->data[1]) &&
-	    (mad->data[MPD_RMPP_OFF + 2] & MPD_RMPP_FLAG_ACTIVE)) {
-		if (!(__atomic_load_n(&s->rmpp_agents, __ATOMIC_RELAXED) &
-		      (1u << agentid)))
+	rmpp = __atomic_load_n(&s->rmpp_agents, __ATOMIC_RELAXED) &
+	       (1u << agentid);
+	if (mpd_class_has_rmpp(mpd_mad_class(mad->data)) &&
+	    (mad->data[MPD_RMPP_OFF_FLAGS] & MPD_RMPP_FLAG_ACTIVE)) {
+		if (!rmpp)
 			return EINVAL;
 	} else if (length > UMAD_SEG_SIZE) {
 		return EINVAL;
@@ -596,10 +624,16 @@ sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
 	memcpy(&hdr, mad, sizeof(hdr));
 	hdr.status = 0;
 	hdr.length = (uint32_t)(UMAD_HDR_SIZE + length);
-	rc = ring_send(s, &hdr, mad->data, length);
+	rc = ring_send(s, mpd_chan_send_share(mad->data, (uint32_t)length,
+					      rmpp, hdr.timeout_ms),
+		       &hdr, mad->data, length);
 	switch (rc) {
 	case 0:
 		return 0;
+	case -ENOBUFS:
+		UMAD_DBG("%s: the session's share of the port is in use",
+			 s->node);
+		return ENOMEM;
 	case -ENOMEM:
 		UMAD_DBG("%s: send ring full for %d ms", s->node,
 			 UMAD_SEND_WAIT_MS);

@@ -36,6 +36,8 @@
 #define PORT_GUID	0x0002c90300001231ull
 #define GID_PREFIX	0xfe80000000000000ull
 #define MAX_SESS	8
+#define SHARE_OUT	4	/* the sessions' shares, small to fill */
+#define SHARE_XFER	16
 #define RING_HDR	((uint32_t)sizeof(struct mpd_chan_ring))
 #define PAGE		4096u
 
@@ -286,6 +288,8 @@ srv_hello(struct tsess *s, struct mpd_chan_msg *m)
 	m->u.hello_rep.version = MPD_CHAN_VERSION;
 	m->u.hello_rep.shm_size = (uint32_t)s->shm_size;
 	m->u.hello_rep.port = srv.port;
+	m->u.hello_rep.share_out = SHARE_OUT;
+	m->u.hello_rep.share_xfer = SHARE_XFER;
 	fds[0] = memfd;
 	fds[1] = s->efd;
 	srv_reply(s, m, fds, 2);
@@ -1071,6 +1075,27 @@ test_session(void)
 	   hdr.addr.lid == htobe16(0x34) && hdr.addr.qkey == htobe32(0x80010000),
 	   "the record's header: agent, timeout, retries, length, address");
 	ok(!memcmp(mad, buf + 64, 256), "the record's MAD bytes");
+	/* the session's share of sends waiting for a response: full, the
+	 * next fails at once; each the daemon says it let go makes room */
+	for (i = 1; i < SHARE_OUT; i++)
+		if (umad_send(fd, a_perf, buf, 256, 100, 0) != 0)
+			break;
+	is_int(i, SHARE_OUT, "sends with a time-out up to the share");
+	is_int(E(umad_send(fd, a_perf, buf, 256, 100, 0)), -EIO,
+	       "one more with a time-out: -EIO");
+	is_int(err_, ENOMEM, "errno ENOMEM, at once");
+	buf[64 + 3] = 0x81;	/* a GetResp waits for nothing */
+	is_int(umad_send(fd, a_perf, buf, 256, 0, 0), 0,
+	       "a response still goes");
+	buf[64 + 3] = 3;
+	__atomic_store_n(&((struct mpd_chan_shm *)s->shm)->share_done[MPD_CHAN_SHARE_OUT],
+			 1, __ATOMIC_RELEASE);
+	is_int(umad_send(fd, a_perf, buf, 256, 100, 0), 0,
+	       "a send the daemon let go of makes room for one");
+	is_int(E(umad_send(fd, a_perf, buf, 256, 100, 0)), -EIO,
+	       "and only one");
+	while (srv_take(s, &hdr, NULL, 0))
+		;
 	is_int(E(umad_send(fd, 3, buf, 256, 0, 0)), -EIO,
 	       "send by an unregistered agent: -EIO");
 	is_int(err_, EIO, "errno EIO");

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "madpmd/field.h"
+#include "madpmd/mad.h"	/* MPD_PKEY_FULL */
 
 #ifdef __cplusplus
 extern "C" {
@@ -150,7 +151,6 @@ extern const struct mpd_layout mpd_port_info_layout;
 /* P_KeyTable (IBA 14.2.5.7): one block of 32 P_Keys, 64 bytes; bit 15
  * of each is the membership type (1: full) */
 #define MPD_PKEY_BLOCK		32
-#define MPD_PKEY_FULL		0x8000
 struct mpd_pkey_table {
 	uint16_t p_key[MPD_PKEY_BLOCK];
 };

@@ -15,6 +15,13 @@
  * themselves travel in the two rings. Closing the socket (or dying) ends
  * the session; the daemon frees its agents and rings.
  *
+ * A session has its share of the port: sends waiting for a response and
+ * RMPP transfers (counts in the HELLO reply). The daemon publishes in the
+ * shared memory how many sends of each kind it has taken and no longer
+ * holds a share for; the client counts what it posted, and a send beyond
+ * its share fails in umad_send() at once (ENOMEM). The daemon keeps the
+ * same accounts itself and never reads them back.
+ *
  * Control datagrams are struct mpd_chan_msg: a request carries type, seq
  * and the request body; the reply echoes type and seq and carries status
  * (0 or a positive errno) and the reply body. One request in flight per
@@ -24,14 +31,17 @@
 #ifndef MADPMD_CHAN_H
 #define MADPMD_CHAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "madpmd/mad.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define MPD_CHAN_VERSION	1
+#define MPD_CHAN_VERSION	2
 #define MPD_CHAN_SOCK		"umad"
 #define MPD_CHAN_ISSM		"issm"
 #define MPD_CHAN_NODES		"nodes"
@@ -94,6 +104,8 @@ struct mpd_chan_hello_rep {
 	uint32_t version;
 	uint32_t shm_size;		/* bytes of the memfd to map */
 	struct mpd_chan_port_info port;
+	uint32_t share_out;		/* sends waiting for a response */
+	uint32_t share_xfer;		/* RMPP sends in flight */
 };
 
 /* umad_register2()'s attributes; method_mask bit n = method n */
@@ -169,7 +181,39 @@ struct mpd_chan_shm {
 	uint32_t version;
 	uint32_t tx_off;		/* struct mpd_chan_ring, client -> daemon */
 	uint32_t rx_off;		/* struct mpd_chan_ring, daemon -> client */
+	uint8_t pad[48];
+	/* written by the daemon only: sends of each share it has taken
+	 * off the ring and holds nothing for any more (enum mpd_chan_share) */
+	uint64_t share_done[3];
 };
+
+/*
+ * Which share a umad send takes, as both sides count it: an RMPP transfer
+ * when it is longer than a MAD or (for an agent with RMPP, of a class with
+ * an RMPP header) sets Active, as ib_umad_write() decides; else a slot
+ * while it waits for its response when it is a request with a time-out.
+ * mad is the send's data (len bytes, at least the 36 of MAD and RMPP
+ * headers).
+ */
+enum mpd_chan_share {
+	MPD_CHAN_SHARE_NONE = 0,
+	MPD_CHAN_SHARE_OUT = 1,
+	MPD_CHAN_SHARE_XFER = 2,
+};
+
+static inline enum mpd_chan_share
+mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
+		    uint32_t timeout_ms)
+{
+	if (len > MPD_MAD_LEN ||
+	    (rmpp_agent && len >= MPD_MAD_HDR_LEN + MPD_RMPP_HDR_LEN &&
+	     mpd_class_has_rmpp(mpd_mad_class(mad)) &&
+	     (mad[MPD_RMPP_OFF_FLAGS] & MPD_RMPP_FLAG_ACTIVE)))
+		return MPD_CHAN_SHARE_XFER;
+	if (timeout_ms && !mpd_mad_is_response(mad))
+		return MPD_CHAN_SHARE_OUT;
+	return MPD_CHAN_SHARE_NONE;
+}
 
 #define MPD_CHAN_MAGIC	0x6d706463	/* "mpdc" */
 

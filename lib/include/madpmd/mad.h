@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "madpmd/field.h"
+#include "madpmd/wire.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -123,6 +124,89 @@ extern "C" {
 #define MPD_RMPP_FLAG_ACTIVE	0x1
 #define MPD_RMPP_FLAG_FIRST	0x2
 #define MPD_RMPP_FLAG_LAST	0x4
+
+/*
+ * Byte offsets in a raw 256-byte MAD, for code that works on the bytes
+ * (the MAD layer, the SMA): IBA 13.4.3 common header, 14.2.1.2 DR SMP,
+ * 13.6.2.1 RMPP header, 13.4.4 vendor range 2 OUI.
+ */
+#define MPD_MAD_OFF_BASE_VER	0
+#define MPD_MAD_OFF_CLASS	1
+#define MPD_MAD_OFF_CLASS_VER	2
+#define MPD_MAD_OFF_METHOD	3
+#define MPD_MAD_OFF_STATUS	4	/* 16 bits; DR SMPs: D bit 15 */
+#define MPD_SMP_OFF_HOP_PTR	6
+#define MPD_SMP_OFF_HOP_CNT	7
+#define MPD_MAD_OFF_TID		8
+#define MPD_MAD_OFF_ATTR_ID	16
+#define MPD_MAD_OFF_ATTR_MOD	20
+#define MPD_SMP_OFF_DR_SLID	32
+#define MPD_SMP_OFF_DR_DLID	34
+#define MPD_SMP_OFF_INIT_PATH	128
+#define MPD_SMP_OFF_RET_PATH	192
+#define MPD_RMPP_OFF_TYPE	25
+#define MPD_RMPP_OFF_FLAGS	26	/* RRespTime << 3 | flags */
+#define MPD_VENDOR_OFF_OUI	37	/* 24 bits */
+
+/* QP1's well-known Q_Key (IBA 13.5.1.1.1) */
+#define MPD_QP1_QKEY		0x80010000u
+/* PortInfo:CapabilityMask.IsSM (IBA 14.2.5.6) */
+#define MPD_PORT_CAP_IS_SM	(1u << 1)
+/* P_Key membership bit and base (IBA 10.9.1) */
+#define MPD_PKEY_FULL		0x8000u
+#define MPD_PKEY_BASE_MASK	0x7fffu
+
+static inline uint8_t
+mpd_mad_class(const uint8_t *mad)
+{
+	return mad[MPD_MAD_OFF_CLASS];
+}
+
+static inline uint8_t
+mpd_mad_method(const uint8_t *mad)
+{
+	return mad[MPD_MAD_OFF_METHOD];
+}
+
+static inline uint64_t
+mpd_mad_tid(const uint8_t *mad)
+{
+	return mpd_get_be64(mad + MPD_MAD_OFF_TID);
+}
+
+static inline uint16_t
+mpd_mad_attr_id(const uint8_t *mad)
+{
+	return mpd_get_be16(mad + MPD_MAD_OFF_ATTR_ID);
+}
+
+/* A response, as the kernel's ib_response_mad(): the R bit, or a
+ * TrapRepress (which answers a Trap without the R bit; IBA 13.4.5). */
+static inline bool
+mpd_mad_is_response(const uint8_t *mad)
+{
+	uint8_t m = mad[MPD_MAD_OFF_METHOD];
+
+	return (m & MPD_METHOD_RESP) || m == MPD_METHOD_TRAP_REPRESS;
+}
+
+/* Get or Set: what a port's own agents (SMA, PMA) answer. */
+static inline bool
+mpd_mad_is_get_set(const uint8_t *mad)
+{
+	return mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET ||
+	       mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_SET;
+}
+
+/* IBA 10.9.3: two P_Keys match when their base (low 15 bits) is equal,
+ * non-zero, and at least one of the two is a full member. */
+static inline bool
+mpd_pkey_match(uint16_t a, uint16_t b)
+{
+	return (a & MPD_PKEY_BASE_MASK) != 0 &&
+	       (a & MPD_PKEY_BASE_MASK) == (b & MPD_PKEY_BASE_MASK) &&
+	       ((a | b) & MPD_PKEY_FULL);
+}
 
 /* Common MAD header (IBA 13.4.3) */
 struct mpd_mad_hdr {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * net_hca: a DPDK vdev whose ethdev is one InfiniBand/RoCE HCA port.
- * Probe parses the devargs into the port's state; the ethdev ops are the
- * ones real applications call; rx/tx bursts are in hca_rxtx.c.
+ * Probe parses the devargs into the port's state and composes the port's
+ * layers (node, MAD layer, channel, records); the ethdev ops are the ones
+ * real applications call; rx/tx bursts are in hca_rxtx.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,8 +19,8 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "../rte_pmd_hca.h"
 #include "hca.h"
-#include "rte_pmd_hca.h"
 
 RTE_LOG_REGISTER(hca_logtype, pmd.net.hca, NOTICE);
 
@@ -151,9 +152,12 @@ arg_mac(const char *key, const char *val, void *opaque)
 {
 	struct parse_ctx *c = opaque;
 
-	if (rte_ether_unformat_addr(val, &c->p->mac) != 0 ||
-	    !rte_is_unicast_ether_addr(&c->p->mac))
+	struct rte_ether_addr mac;
+
+	if (rte_ether_unformat_addr(val, &mac) != 0 ||
+	    !rte_is_unicast_ether_addr(&mac))
 		return bad_arg(c, key, val, "a unicast MAC, e.g. 02:00:00:00:00:01");
+	memcpy(c->p->mac, mac.addr_bytes, sizeof(c->p->mac));
 	return 0;
 }
 
@@ -298,11 +302,11 @@ port_defaults(struct hca_port *p, const char *name)
 	p->vl_cap = 1;				/* VL0 */
 	p->op_vls = 1;
 	p->pkeys[0] = 0xffff;
-	p->mac.addr_bytes[0] = 0x02;		/* locally administered */
-	p->mac.addr_bytes[2] = (uint8_t)(h >> 24);
-	p->mac.addr_bytes[3] = (uint8_t)(h >> 16);
-	p->mac.addr_bytes[4] = (uint8_t)(h >> 8);
-	p->mac.addr_bytes[5] = (uint8_t)h;
+	p->mac[0] = 0x02;		/* locally administered */
+	p->mac[2] = (uint8_t)(h >> 24);
+	p->mac[3] = (uint8_t)(h >> 16);
+	p->mac[4] = (uint8_t)(h >> 8);
+	p->mac[5] = (uint8_t)h;
 	p->ip4[0] = 10;
 	p->ip4[1] = 77;
 	p->ip4[2] = (uint8_t)(h >> 8);
@@ -367,20 +371,6 @@ derive:
 
 /* ---- ethdev ops --------------------------------------------------------- */
 
-uint32_t
-hca_port_rate_mbps(const struct hca_port *p)
-{
-	/* IBA 14.2.5.6 LinkSpeedActive (per lane) x LinkWidthActive */
-	static const uint32_t lane_mbps[] = { [1] = 2500, [2] = 5000,
-					      [4] = 10000 };
-	static const uint32_t lanes[] = { [1] = 1, [2] = 4, [4] = 8, [8] = 12 };
-
-	return (p->link_speed_active < RTE_DIM(lane_mbps) ?
-		lane_mbps[p->link_speed_active] : 0) *
-	       (p->link_width_active < RTE_DIM(lanes) ?
-		lanes[p->link_width_active] : 0);
-}
-
 static void
 hca_link_fill(const struct hca_port *p, struct rte_eth_link *l)
 {
@@ -430,7 +420,7 @@ eth_dev_start(struct rte_eth_dev *dev)
 			p->port_state = HCA_PORT_INIT;
 	}
 	hi->started = true;
-	hca_rec_port_check(hi);
+	hca_rec_port_check(&hi->rec, p);
 	rte_spinlock_unlock(&hi->lock);
 	dev->data->dev_started = 1;
 	return eth_link_update(dev, 0);
@@ -450,7 +440,7 @@ eth_dev_stop(struct rte_eth_dev *dev)
 	p->lid = 0;
 	p->sm_lid = 0;
 	hi->started = false;
-	hca_rec_port_check(hi);
+	hca_rec_port_check(&hi->rec, p);
 	rte_spinlock_unlock(&hi->lock);
 	dev->data->dev_started = 0;
 	return eth_link_update(dev, 0);
@@ -474,10 +464,11 @@ eth_dev_close(struct rte_eth_dev *dev)
 		return 0;
 	if (dev->data->dev_started)
 		eth_dev_stop(dev);
-	hca_umad_srv_stop(hi);
+	hca_chan_stop(hi->chan);
+	hi->chan = NULL;
 	drain_egress(hi);
 	rte_ring_free(hi->egress);
-	hca_records_release(hi);
+	hca_rec_release(&hi->rec);
 	hi->egress = NULL;
 	/* mac_addrs lives in dev_private: not for rte_free */
 	dev->data->mac_addrs = NULL;
@@ -620,6 +611,9 @@ static const struct {
 	XS("rmpp_timeouts", rmpp_timeouts),
 	XS("rmpp_failed", rmpp_failed),
 	XS("rec_dropped", rec_dropped),
+	XS("mad_unmatched", mad_unmatched),
+	XS("chan_ring_full", chan_ring_full),
+	XS("chan_quota", chan_quota),
 };
 #undef XS
 
@@ -703,7 +697,7 @@ eth_set_link(struct rte_eth_dev *dev, bool up)
 	} else {
 		p->phys_state = HCA_PHYS_POLLING;
 	}
-	hca_rec_port_check(hi);
+	hca_rec_port_check(&hi->rec, p);
 	rte_spinlock_unlock(&hi->lock);
 	return eth_link_update(dev, 0);
 }
@@ -725,9 +719,6 @@ eth_mtu_set(struct rte_eth_dev *dev __rte_unused, uint16_t mtu)
 {
 	return mtu <= 4096 ? 0 : -EINVAL;
 }
-
-uint16_t hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n);
-uint16_t hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n);
 
 static const struct eth_dev_ops hca_ops = {
 	.dev_configure = eth_dev_configure,
@@ -761,6 +752,7 @@ hca_probe(struct rte_vdev_device *vdev)
 	struct rte_eth_dev *dev;
 	struct hca_internals *hi;
 	char ring_name[RTE_RING_NAMESIZE];
+	struct hca_chan_cfg chan_cfg;
 	struct hca_port port;
 	char run_dir[RUN_DIR_LEN] = "";
 	unsigned int umad_mode = 0600;
@@ -772,8 +764,9 @@ hca_probe(struct rte_vdev_device *vdev)
 			return -ENODEV;
 		dev->dev_ops = &hca_ops;
 		dev->device = &vdev->device;
-		dev->rx_pkt_burst = hca_rx_burst;
-		dev->tx_pkt_burst = hca_tx_burst;
+		/* the port's state is in the primary's heap */
+		dev->rx_pkt_burst = hca_burst_none;
+		dev->tx_pkt_burst = hca_burst_none;
 		rte_eth_dev_probing_finish(dev);
 		return 0;
 	}
@@ -788,18 +781,21 @@ hca_probe(struct rte_vdev_device *vdev)
 	hi->port = port;
 	hca_sma_init(&hi->port);
 	hi->port_id = dev->data->port_id;
+	hi->rec.node_id = hi->port_id;
+	memcpy(hi->mac.addr_bytes, port.mac, sizeof(port.mac));
+	hca_mad_layer_init(&hi->ml, &hi->port);
 	rte_spinlock_init(&hi->lock);
 	snprintf(ring_name, sizeof(ring_name), "hca_eg_%u", hi->port_id);
+	/* every tx queue produces, every rx queue consumes */
 	hi->egress = rte_ring_create(ring_name, HCA_EGRESS_RING,
-				     rte_socket_id(),
-				     RING_F_SP_ENQ | RING_F_SC_DEQ);
+				     rte_socket_id(), 0);
 	if (!hi->egress) {
 		HCA_LOG(ERR, "%s: cannot create the egress ring: %s", name,
 			rte_strerror(rte_errno));
 		rte_eth_dev_release_port(dev);
 		return -ENOMEM;
 	}
-	dev->data->mac_addrs = &hi->port.mac;
+	dev->data->mac_addrs = &hi->mac;
 	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
 	dev->dev_ops = &hca_ops;
 	dev->rx_pkt_burst = hca_rx_burst;
@@ -807,7 +803,16 @@ hca_probe(struct rte_vdev_device *vdev)
 	hca_link_fill(&hi->port, &dev->data->dev_link);
 	memcpy(hi->run_dir, run_dir, sizeof(hi->run_dir));
 	hi->umad_mode = umad_mode;
-	if (hca_umad_srv_start(hi) != 0) {
+	chan_cfg = (struct hca_chan_cfg){
+		.port = &hi->port,
+		.ml = &hi->ml,
+		.rec = &hi->rec,
+		.lock = &hi->lock,
+		.run_dir = hi->run_dir,
+		.mode = umad_mode,
+		.port_id = hi->port_id,
+	};
+	if (hca_chan_start(&hi->chan, &chan_cfg) != 0) {
 		rte_ring_free(hi->egress);
 		rte_eth_dev_release_port(dev);
 		return -EIO;
@@ -883,4 +888,31 @@ rte_pmd_hca_port_info_get(uint16_t port_id, struct rte_pmd_hca_port_info *info)
 	info->cap_mask = p->cap_mask;
 	rte_spinlock_unlock(&hi->lock);
 	return 0;
+}
+
+int
+rte_pmd_hca_records_enable(uint16_t port_id, int on)
+{
+	struct hca_internals *hi = hca_of_port(port_id);
+	int rc;
+
+	if (!hi)
+		return -ENODEV;
+	/* the ring is made without the lock: it allocates */
+	rc = on ? hca_rec_prepare(&hi->rec) : 0;
+	if (rc)
+		return rc;
+	rte_spinlock_lock(&hi->lock);
+	hca_rec_enable(&hi->rec, &hi->port, on != 0);
+	rte_spinlock_unlock(&hi->lock);
+	return 0;
+}
+
+unsigned int
+rte_pmd_hca_records_dequeue(uint16_t port_id, struct rte_pmd_hca_record **recs,
+			    unsigned int n)
+{
+	struct hca_internals *hi = hca_of_port(port_id);
+
+	return hi ? hca_rec_dequeue(&hi->rec, recs, n) : 0;
 }

@@ -5,14 +5,11 @@
  */
 #include <string.h>
 
-#include <rte_cycles.h>
-
-#include "hca.h"
 #include "madpmd/attr.h"
 #include "madpmd/mad.h"
+#include "node.h"
 
 /* PortInfo:CapabilityMask bits this port offers (IBA 14.2.5.6) */
-#define CAP_IS_SM			(1u << 1)
 #define CAP_IS_TRAP_SUPPORTED		(1u << 3)
 #define CAP_IS_SYS_IMAGE_GUID		(1u << 11)
 #define CAP_IS_CM_SUPPORTED		(1u << 16)
@@ -145,7 +142,8 @@ port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
  * drops the protection.
  */
 static bool
-mkey_ok(struct hca_port *p, const struct mpd_mad *m, bool *hide)
+mkey_ok(struct hca_port *p, const struct mpd_mad *m, uint64_t now_ns,
+	bool *hide)
 {
 	bool get = m->hdr.method == MPD_METHOD_GET;
 
@@ -154,8 +152,7 @@ mkey_ok(struct hca_port *p, const struct mpd_mad *m, bool *hide)
 		p->mkey_lease_running = 0;
 		return true;
 	}
-	if (p->mkey_lease_running && rte_get_tsc_cycles() >=
-				     p->mkey_lease_deadline) {
+	if (p->mkey_lease_running && now_ns >= p->mkey_lease_deadline) {
 		p->mkey_protect = 0;
 		p->mkey_lease_running = 0;
 	}
@@ -166,10 +163,20 @@ mkey_ok(struct hca_port *p, const struct mpd_mad *m, bool *hide)
 	p->cnt.mkey_violations++;
 	if (p->mkey_lease && !p->mkey_lease_running) {
 		p->mkey_lease_running = 1;
-		p->mkey_lease_deadline = rte_get_tsc_cycles() +
-					 p->mkey_lease * rte_get_tsc_hz();
+		p->mkey_lease_deadline = now_ns + p->mkey_lease *
+						   1000000000ull;
 	}
 	return false;
+}
+
+/* How many data VLs an OperationalVLs/VLCap code enables (IBA 14.2.5.6:
+ * 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14). */
+static unsigned int
+data_vls(uint8_t code)
+{
+	if (code == 0 || code > 5)
+		return 0;
+	return code == 5 ? 15 : 1u << (code - 1);
 }
 
 /* Returns the MAD status for the attribute; fills data (64 bytes). */
@@ -238,7 +245,8 @@ sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
 		if (set) {
 			mpd_layout_decode(&mpd_sl2vl_table_layout, data, 64, &t);
 			for (i = 0; i < 16; i++)
-				if (t.vl[i] >= p->op_vls && t.vl[i] != MPD_VL15)
+				if (t.vl[i] >= data_vls(p->op_vls) &&
+				    t.vl[i] != MPD_VL15)
 					return MPD_STATUS_INVALID_FIELD;
 			memcpy(p->sl2vl, t.vl, sizeof(p->sl2vl));
 		}
@@ -309,7 +317,7 @@ dr_request_ok(const struct hca_port *p, struct mpd_mad *m, uint8_t *mad)
 	if (ptr == cnt && m->dr_dlid != MPD_LID_PERMISSIVE)
 		return false;		/* the LID-routed leg is a switch's */
 	if (cnt && ptr == cnt)
-		mad[128 + 64 + ptr] = p->port_num;	/* ReturnPath[ptr] */
+		mad[MPD_SMP_OFF_RET_PATH + ptr] = p->port_num;
 	return true;
 }
 
@@ -363,7 +371,8 @@ bad_mkey_trap(struct hca_port *p, uint8_t *mad, const struct mpd_mad *m,
 }
 
 enum hca_reply
-hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk)
+hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
+	       uint64_t now_ns)
 {
 	struct mpd_mad m;
 	bool dr, hide = false;
@@ -382,7 +391,7 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk)
 		return HCA_NO_REPLY;
 	if (dr && !dr_request_ok(p, &m, mad))
 		return HCA_NO_REPLY;
-	if (!mkey_ok(p, &m, &hide)) {
+	if (!mkey_ok(p, &m, now_ns, &hide)) {
 		/* no answer (IBA 14.2.4.2); a trap when there is an SM */
 		if (!p->sm_lid || !p->lid)
 			return HCA_NO_REPLY;
@@ -395,13 +404,13 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk)
 	else
 		status = sma_attr(p, &m, data, hide);
 
-	mad[3] = MPD_METHOD_GET_RESP;
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
 	if (dr) {
 		uint8_t ptr = mpd_smp_hop_ptr(&m.hdr);
 
 		status |= MPD_SMP_STATUS_D;
-		mad[6] = ptr ? (uint8_t)(ptr - 1) : 0;
+		mad[MPD_SMP_OFF_HOP_PTR] = ptr ? (uint8_t)(ptr - 1) : 0;
 	}
-	mpd_put_be16(mad + 4, status);
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, status);
 	return HCA_REPLY;
 }

@@ -6,9 +6,9 @@
  */
 #include <string.h>
 
-#include "hca.h"
 #include "madpmd/attr.h"
 #include "madpmd/mad.h"
+#include "node.h"
 
 /* PerfMgt ClassPortInfo:CapabilityMask (IBA 16.1.2.1) */
 #define PM_CAP_EXT_WIDTH	(1u << 9)	/* PortCountersExtended */
@@ -182,7 +182,7 @@ hca_pma_handle(struct hca_port *p, uint8_t *mad)
 		status = MPD_STATUS_BAD_VERSION;
 	else
 		status = pma_attr(p, &m, mad + MPD_PERF_DATA_OFF);
-	mad[3] = MPD_METHOD_GET_RESP;
-	mpd_put_be16(mad + 4, status);
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, status);
 	return true;
 }

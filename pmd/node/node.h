@@ -1,32 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * net_hca internals: one ethdev is one HCA port. The ethdev's tx side is
- * the port's receiver (packets from the wire go into tx_burst), its rx side
- * the port's transmitter (what the port emits comes out of rx_burst).
+ * The node layer: one IB node's state (a CA now, a switch next) and its
+ * own agents. Nothing here knows DPDK, a clock, a lock or a client: the
+ * SMA and PMA are functions of the port's state and the MAD's bytes (the
+ * caller passes the time), so they are tested without an EAL. The layers
+ * above (the MAD layer, the channel, the ethdev glue) include this one;
+ * it includes none of them.
  */
-#ifndef NET_HCA_H
-#define NET_HCA_H
+#ifndef NET_HCA_NODE_H
+#define NET_HCA_NODE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <rte_ether.h>
-#include <rte_log.h>
-#include <rte_mbuf.h>
-#include <rte_ring.h>
-#include <rte_spinlock.h>
-
 #include "madpmd/wire.h"
 
-extern int hca_logtype;
-#define HCA_LOG(level, fmt, ...)					\
-	rte_log(RTE_LOG_ ## level, hca_logtype, "net_hca: " fmt "\n",	\
-		##__VA_ARGS__)
-
-#define HCA_MAX_QUEUES		4
 #define HCA_PKEY_TABLE_LEN	32
 #define HCA_NODE_DESC_LEN	64
-#define HCA_EGRESS_RING		4096
 
 /* IBA 14.2.5.6 PortState / PortPhysicalState */
 enum hca_port_state {
@@ -85,6 +75,10 @@ struct hca_counters {
 	uint64_t rmpp_timeouts;		/* windows sent again */
 	uint64_t rmpp_failed;		/* aborted, stopped or timed out */
 	uint64_t rec_dropped;		/* capture records nobody took */
+	/* the MAD layer and the client channel */
+	uint64_t mad_unmatched;		/* Get/Set no agent serves: 0x000C */
+	uint64_t chan_ring_full;	/* MADs a client's full ring refused */
+	uint64_t chan_quota;		/* sends over a client's share */
 };
 
 /* State of one HCA port: what its SMA reports and Set changes. */
@@ -127,24 +121,13 @@ struct hca_port {
 	uint8_t vl_high_limit;
 	uint8_t hoq_life;
 	uint8_t mkey_lease_running;
-	uint64_t mkey_lease_deadline;	/* TSC when protection lapses */
-	struct rte_ether_addr mac;
+	uint64_t mkey_lease_deadline;	/* ns when protection lapses */
+	uint8_t mac[6];
 	uint8_t ip4[4];
 	uint8_t node_info[40];		/* NodeInfo as sent: it never changes */
 	uint64_t trap_tid;
 	struct hca_counters cnt;
 };
-
-struct hca_internals;
-
-struct hca_queue {
-	struct hca_internals *hi;
-	struct rte_mempool *mp;
-	uint64_t pkts;
-	uint64_t bytes;
-};
-
-struct hca_umad_srv;
 
 /* A counter as a field of that many bits shows it: stuck at its maximum
  * (IBA 16.1.3.5: counters saturate rather than wrap). */
@@ -156,51 +139,50 @@ hca_sat(uint64_t v, unsigned int bits)
 	return v > max ? max : v;
 }
 
-/* What the last port event record said (hca_records.c) */
-struct hca_rec_port_state {
-	uint8_t state;
-	uint8_t lmc;
-	uint8_t sm_sl;
-	uint8_t is_sm;
-	uint16_t lid;
-	uint16_t sm_lid;
-};
-
-struct hca_internals {
-	struct hca_port port;
-	struct hca_umad_srv *srv;	/* client channel, when run_dir= */
-	char run_dir[256];
-	unsigned int umad_mode;		/* permissions of socket and ISSM */
-	rte_spinlock_t lock;		/* guards port state for Sets */
-	struct rte_ring *egress;	/* responses waiting for rx_burst */
-	struct hca_queue rxq[HCA_MAX_QUEUES];
-	struct hca_queue txq[HCA_MAX_QUEUES];
-	uint16_t port_id;
-	bool started;
-	bool promisc;
-	/* capture records, while the application asks for them */
-	volatile bool rec_on;
-	struct rte_ring *rec_ring;
-	uint32_t rec_seq;
-	struct hca_rec_port_state rec_last;
-};
-
-/* Ingress: a frame from the wire, in buf/len. Returns the response length
- * written back into buf (<= cap) when the port answers, 0 when it does
- * not (counted), never more than cap. */
-int hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
-		   uint16_t cap);
-
-/* What the SMA makes of an SMP rewritten in place */
+/* What the node makes of a MAD for its own agents, rewritten in place */
 enum hca_reply {
-	HCA_NO_REPLY = 0,
+	HCA_NO_REPLY = 0,	/* taken, nothing to answer */
 	HCA_REPLY = 1,		/* the response, back to the requester */
 	HCA_TRAP = 2,		/* a Trap, LID-routed to the master SM */
+	HCA_NOT_MINE = 3,	/* not for the SMA or the PMA */
 };
 
-/* SMA / PMA: mad is a 256-byte MAD, rewritten in place as the response. */
+/* ---- the port's receive checks (port.c) ---- */
+
+/* A frame off the wire, decoded and checked (IBA 7.6.5 VL15/QP0, 7.11.1
+ * DLID, 10.9.3 P_Key, 10.2.4 Q_Key, a 256-byte MAD on QP0/QP1). true with
+ * *mad pointing into buf; false when dropped (counted by cause). promisc:
+ * a RoCE port takes frames for other MACs. */
+bool hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len,
+		 bool promisc, struct mpd_pkt *pk, uint8_t **mad);
+/* Turn a received packet's headers around for a response from qp. */
+void hca_port_reverse(const struct hca_port *p, struct mpd_pkt *pk,
+		      uint32_t qp);
+/* The P_Key table index of pkey (its base), 0 when absent. */
+uint16_t hca_port_pkey_index(const struct hca_port *p, uint16_t pkey);
+/* True when one of the port's P_Keys matches pkey (IBA 10.9.3). */
+bool hca_port_pkey_ok(const struct hca_port *p, uint16_t pkey);
+/* True when dlid is one of the port's LIDs (LID .. LID + 2^LMC - 1). */
+bool hca_port_owns_lid(const struct hca_port *p, uint16_t dlid);
+/* Count one frame the port sends, of len bytes (IBA 16.1.3.5). */
+void hca_port_count_xmit(struct hca_port *p, uint32_t len);
+/* Undo hca_port_count_xmit() for a frame that could not leave after all. */
+void hca_port_uncount_xmit(struct hca_port *p, uint32_t len);
+
+/*
+ * The port's own agents (IBA 13.5.2): Get/Set SMPs on QP0 go to the SMA,
+ * Get/Set PerfMgt MADs on QP1 to the PMA; anything else is HCA_NOT_MINE.
+ * mad is a whole 256-byte MAD, answered in place. now_ns: a monotonic
+ * clock, for M_Key leases.
+ */
+enum hca_reply hca_node_agent(struct hca_port *p, uint32_t qp, uint8_t *mad,
+			      const struct mpd_pkt *pk, uint64_t now_ns);
+
+/* ---- SMA and PMA (sma.c, pma.c) ---- */
+
+/* mad is a 256-byte MAD, rewritten in place as the response. */
 enum hca_reply hca_sma_handle(struct hca_port *p, uint8_t *mad,
-			      const struct mpd_pkt *pkt);
+			      const struct mpd_pkt *pkt, uint64_t now_ns);
 bool hca_pma_handle(struct hca_port *p, uint8_t *mad);
 /* Prepare what the SMA sends unchanged (NodeInfo); at probe. */
 void hca_sma_init(struct hca_port *p);
@@ -208,38 +190,5 @@ void hca_sma_init(struct hca_port *p);
 uint32_t hca_port_rate_mbps(const struct hca_port *p);
 /* PortInfo:CapabilityMask as the port reports it */
 uint32_t hca_sma_cap_mask(const struct hca_port *p);
-
-/* ---- capture records (hca_records.c); hi->lock held ---- */
-
-struct hca_session;
-/* A umad message a client sent (MPD_REC_UMAD_SEND) or will read
- * (MPD_REC_UMAD_RECV): its 64-byte ib_user_mad header and the MAD. */
-void hca_rec_umad(struct hca_internals *hi, const struct hca_session *s,
-		  uint8_t direction, const void *hdr, const uint8_t *mad,
-		  uint32_t len);
-/* A port event record when state, LIDs, SM or IsSM changed since the last
- * one. Call after anything that may change them. */
-void hca_rec_port_check(struct hca_internals *hi);
-/* Drop what is queued and the ring (port close). */
-void hca_records_release(struct hca_internals *hi);
-/* The net_hca port behind an ethdev port id; NULL when it is none. */
-struct hca_internals *hca_of_port(uint16_t port_id);
-
-/* ---- the client channel and MAD layer (umad_srv.c, mad_layer.c) ---- */
-
-/* Start/stop the control plane: socket, ISSM FIFO, control thread. */
-int hca_umad_srv_start(struct hca_internals *hi);
-void hca_umad_srv_stop(struct hca_internals *hi);
-/* Receive side: a MAD (payload of pk, whole) no port agent took. Returns
- * true when it went to a client. Called with hi->lock held. */
-bool hca_mad_deliver(struct hca_internals *hi, const struct mpd_pkt *pk,
-		     const uint8_t *mad, uint32_t len);
-/* Send side: drain the clients' send rings into frames, at most n, in
- * mbufs from mp; also runs send time-outs. Called with hi->lock held. */
-uint16_t hca_mad_send_burst(struct hca_internals *hi, struct rte_mempool *mp,
-			    struct rte_mbuf **bufs, uint16_t n);
-/* True when a client agent wants SMPs of this method/attribute (an SM
- * registered on the port answers SMInfo). hi->lock held. */
-bool hca_mad_smp_for_agent(struct hca_internals *hi, const uint8_t *mad);
 
 #endif

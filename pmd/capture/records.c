@@ -2,8 +2,8 @@
 /*
  * Capture records (docs/capture-format.md): what the port's API clients
  * saw, and its port events, for whoever captures the fabric. Producers are
- * the lcore (MAD layer, SMA) and the control thread (IsSM), always with
- * hi->lock held; the application takes the records with
+ * the lcore (channel, SMA via the glue) and the control thread (IsSM),
+ * always with the port lock held; the application takes the records with
  * rte_pmd_hca_records_dequeue(). Nothing is made while records are off.
  */
 #include <errno.h>
@@ -12,13 +12,14 @@
 #include <string.h>
 #include <time.h>
 
-#include <rte_ethdev.h>
+#include <rte_byteorder.h>
+#include <rte_errno.h>
 #include <rte_ring.h>
 
-#include "hca.h"
+#include "madpmd/mad.h"
 #include "madpmd/records.h"
-#include "rte_pmd_hca.h"
-#include "umad_srv.h"
+#include "../rte_pmd_hca.h"
+#include "records.h"
 
 #define REC_RING_SIZE	8192	/* records waiting for the application */
 
@@ -45,32 +46,55 @@ rec_alloc(size_t len)
 
 /* Queue r, encoded into n bytes (or an encoder's error: then dropped). */
 static void
-rec_push(struct hca_internals *hi, struct rte_pmd_hca_record *r,
-	 uint32_t kind, int n)
+rec_push(struct hca_recorder *rc, struct hca_port *p,
+	 struct rte_pmd_hca_record *r, uint32_t kind, int n)
 {
 	if (n >= 0) {
 		r->kind = kind;
 		r->len = (uint32_t)n;
-		if (rte_ring_enqueue(hi->rec_ring, r) == 0)
+		if (rte_ring_enqueue(rc->ring, r) == 0)
 			return;
 	}
 	free(r);
-	hi->port.cnt.rec_dropped++;
+	p->cnt.rec_dropped++;
 }
 
 static void
-rec_hdr(struct hca_internals *hi, struct mpd_rec_hdr *h)
+rec_hdr(struct hca_recorder *rc, const struct hca_port *p,
+	struct mpd_rec_hdr *h)
 {
 	memset(h, 0, sizeof(*h));
-	h->port = hi->port.port_num;
-	h->node_id = hi->port_id;
-	h->seq = hi->rec_seq++;
+	h->port = p->port_num;
+	h->node_id = rc->node_id;
+	h->seq = rc->seq++;
 }
 
+/* struct ib_user_mad without data, as the record copies it */
+struct umad_hdr {
+	uint32_t agent_id;
+	uint32_t status;
+	uint32_t timeout_ms;
+	uint32_t retries;
+	uint32_t length;
+	uint32_t qpn;		/* big endian */
+	uint32_t qkey;		/* big endian */
+	uint16_t lid;		/* big endian */
+	uint8_t sl;
+	uint8_t path_bits;
+	uint8_t grh_present;
+	uint8_t gid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t gid[16];
+	uint32_t flow_label;	/* big endian */
+	uint16_t pkey_index;
+	uint8_t reserved[6];
+};
+
 void
-hca_rec_umad(struct hca_internals *hi, const struct hca_session *s,
-	     uint8_t direction, const void *hdr, const uint8_t *mad,
-	     uint32_t len)
+hca_rec_umad(struct hca_recorder *rc, struct hca_port *p, uint32_t pid,
+	     uint32_t session, uint8_t direction, const void *hdr,
+	     const uint8_t *mad, uint32_t len)
 {
 	struct rte_pmd_hca_record *r;
 	struct umad_hdr u;
@@ -78,13 +102,13 @@ hca_rec_umad(struct hca_internals *hi, const struct hca_session *s,
 	struct mpd_rec_hdr h;
 	int n;
 
-	if (!hi->rec_on)
+	if (!rc->on)
 		return;
 	memcpy(&u, hdr, sizeof(u));
 	memset(&ru, 0, sizeof(ru));
 	ru.direction = direction;
-	ru.pid = (uint32_t)s->pid;
-	ru.portid = s->id;
+	ru.pid = pid;
+	ru.portid = session;
 	ru.agent_id = u.agent_id;
 	ru.status = u.status;
 	ru.timeout_ms = u.timeout_ms;
@@ -104,12 +128,12 @@ hca_rec_umad(struct hca_internals *hi, const struct hca_session *s,
 	ru.pkey_index = u.pkey_index;
 	r = rec_alloc(mpd_rec_umad_len(len));
 	if (!r) {
-		hi->port.cnt.rec_dropped++;
+		p->cnt.rec_dropped++;
 		return;
 	}
-	rec_hdr(hi, &h);
+	rec_hdr(rc, p, &h);
 	n = mpd_rec_encode_umad(&h, &ru, mad, len, r->data, r->len);
-	rec_push(hi, r, MPD_REC_UMAD, n);
+	rec_push(rc, p, r, MPD_REC_UMAD, n);
 }
 
 static void
@@ -120,21 +144,21 @@ port_snapshot(const struct hca_port *p, struct hca_rec_port_state *st)
 	st->lmc = p->lmc;
 	st->sm_lid = p->sm_lid;
 	st->sm_sl = p->sm_sl;
-	st->is_sm = (p->cap_mask >> 1) & 1;	/* CapabilityMask.IsSM */
+	st->is_sm = (p->cap_mask & MPD_PORT_CAP_IS_SM) != 0;
 }
 
 void
-hca_rec_port_check(struct hca_internals *hi)
+hca_rec_port_check(struct hca_recorder *rc, struct hca_port *p)
 {
-	struct hca_rec_port_state now, *old = &hi->rec_last;
+	struct hca_rec_port_state now, *old = &rc->last;
 	struct rte_pmd_hca_record *r;
 	struct mpd_rec_port pe;
 	struct mpd_rec_hdr h;
 	int n;
 
-	if (!hi->rec_on)
+	if (!rc->on)
 		return;
-	port_snapshot(&hi->port, &now);
+	port_snapshot(p, &now);
 	if (!memcmp(&now, old, sizeof(now)))
 		return;
 	memset(&pe, 0, sizeof(pe));
@@ -152,7 +176,7 @@ hca_rec_port_check(struct hca_internals *hi)
 					: MPD_REC_PORT_ISSM_CLR;
 	pe.old_state = old->state;
 	pe.new_state = now.state;
-	pe.phys_state = hi->port.phys_state;
+	pe.phys_state = p->phys_state;
 	pe.old_lid = old->lid;
 	pe.new_lid = now.lid;
 	pe.old_sm_lid = old->sm_lid;
@@ -160,52 +184,48 @@ hca_rec_port_check(struct hca_internals *hi)
 	pe.is_sm = now.is_sm;
 	pe.lmc = now.lmc;
 	pe.sm_sl = now.sm_sl;
-	pe.capability_mask = hi->port.cap_mask;
-	pe.port_guid = hi->port.port_guid;
+	pe.capability_mask = p->cap_mask;
+	pe.port_guid = p->port_guid;
 	*old = now;
 	r = rec_alloc(MPD_REC_HDR_LEN + MPD_REC_PORT_LEN);
 	if (!r) {
-		hi->port.cnt.rec_dropped++;
+		p->cnt.rec_dropped++;
 		return;
 	}
-	rec_hdr(hi, &h);
+	rec_hdr(rc, p, &h);
 	n = mpd_rec_encode_port(&h, &pe, r->data, r->len);
-	rec_push(hi, r, MPD_REC_PORT, n);
+	rec_push(rc, p, r, MPD_REC_PORT, n);
 }
 
 int
-rte_pmd_hca_records_enable(uint16_t port_id, int on)
+hca_rec_prepare(struct hca_recorder *rc)
 {
-	struct hca_internals *hi = hca_of_port(port_id);
 	char name[RTE_RING_NAMESIZE];
 
-	if (!hi)
-		return -ENODEV;
-	if (on && !hi->rec_ring) {
-		snprintf(name, sizeof(name), "hca_rec_%u", port_id);
-		/* many producers (lcore, control thread), one consumer */
-		hi->rec_ring = rte_ring_create(name, REC_RING_SIZE,
-					       SOCKET_ID_ANY, RING_F_SC_DEQ);
-		if (!hi->rec_ring)
-			return -rte_errno;
-	}
-	rte_spinlock_lock(&hi->lock);
-	if (on && !hi->rec_on)
-		port_snapshot(&hi->port, &hi->rec_last);
-	hi->rec_on = on != 0;
-	rte_spinlock_unlock(&hi->lock);
-	return 0;
+	if (rc->ring)
+		return 0;
+	snprintf(name, sizeof(name), "hca_rec_%u", rc->node_id);
+	/* many producers (lcore, control thread), one consumer */
+	rc->ring = rte_ring_create(name, REC_RING_SIZE, SOCKET_ID_ANY,
+				   RING_F_SC_DEQ);
+	return rc->ring ? 0 : -rte_errno;
+}
+
+void
+hca_rec_enable(struct hca_recorder *rc, const struct hca_port *p, bool on)
+{
+	if (on && !rc->on)
+		port_snapshot(p, &rc->last);
+	rc->on = on && rc->ring;
 }
 
 unsigned int
-rte_pmd_hca_records_dequeue(uint16_t port_id, struct rte_pmd_hca_record **recs,
-			    unsigned int n)
+hca_rec_dequeue(struct hca_recorder *rc, struct rte_pmd_hca_record **recs,
+		unsigned int n)
 {
-	struct hca_internals *hi = hca_of_port(port_id);
-
-	if (!hi || !hi->rec_ring)
+	if (!rc->ring)
 		return 0;
-	return rte_ring_dequeue_burst(hi->rec_ring, (void **)recs, n, NULL);
+	return rte_ring_dequeue_burst(rc->ring, (void **)recs, n, NULL);
 }
 
 void
@@ -215,15 +235,15 @@ rte_pmd_hca_record_free(struct rte_pmd_hca_record *r)
 }
 
 void
-hca_records_release(struct hca_internals *hi)
+hca_rec_release(struct hca_recorder *rc)
 {
 	struct rte_pmd_hca_record *r;
 
-	if (!hi->rec_ring)
+	if (!rc->ring)
 		return;
-	hi->rec_on = false;
-	while (rte_ring_dequeue(hi->rec_ring, (void **)&r) == 0)
+	rc->on = false;
+	while (rte_ring_dequeue(rc->ring, (void **)&r) == 0)
 		free(r);
-	rte_ring_free(hi->rec_ring);
-	hi->rec_ring = NULL;
+	rte_ring_free(rc->ring);
+	rc->ring = NULL;
 }

@@ -1,0 +1,626 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The client channel's socket and sessions (madpmd/chan.h). A control
+ * thread of its own (epoll) accepts clients, answers HELLO with the
+ * session's shared memory and eventfd, and hands every other request to
+ * the service's handler table; the lcore drains the send rings in
+ * hca_chan_send_burst(). No client can hurt the others: connections that
+ * never say HELLO are limited and timed out, one process holds a bounded
+ * number of sessions, descriptors running out refuses the newcomer
+ * instead of spinning, and a client that dies or sends garbage is cut off
+ * with everything it held freed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_lcore.h>
+#include <rte_log.h>
+
+#include "chan_priv.h"
+
+#define RING_HDR	((uint32_t)sizeof(struct mpd_chan_ring))
+#define PAGE		4096u
+#define TAG_LISTEN	((uint64_t)-1)
+#define TAG_INOTIFY	((uint64_t)-2)
+#define SEND_BUDGET	8	/* records per session per turn */
+
+static const struct hca_chan_service *const services[] = { &hca_chan_umad };
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static size_t
+round_page(size_t n)
+{
+	return (n + PAGE - 1) & ~(size_t)(PAGE - 1);
+}
+
+static void
+session_free(struct hca_session *s)
+{
+	if (s->sock >= 0)
+		close(s->sock);
+	if (s->efd >= 0)
+		close(s->efd);
+	if (s->shm)
+		munmap(s->shm, s->shm_size);
+	hca_mad_client_fini(&s->mc);
+	free(s);
+}
+
+/* The last of the control thread and a pending wake-up frees it. */
+static void
+session_put(struct hca_session *s)
+{
+	if (__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		session_free(s);
+}
+
+/* Out of every list, everything it held freed; then let go. */
+static void
+session_end(struct hca_chan *ch, struct hca_session *s)
+{
+	epoll_ctl(ch->epfd, EPOLL_CTL_DEL, s->sock, NULL);
+	if (!s->listed) {
+		TAILQ_REMOVE(&ch->pending, s, next);
+		ch->npending--;
+		session_put(s);
+		return;
+	}
+	rte_spinlock_lock(ch->cfg.lock);
+	if (ch->rr == s)
+		ch->rr = TAILQ_NEXT(s, next);
+	TAILQ_REMOVE(&ch->sessions, s, next);
+	ch->nsessions--;
+	hca_mad_client_detach(ch->cfg.ml, &s->mc);
+	rte_spinlock_unlock(ch->cfg.lock);
+	CHAN_LOG(INFO, "%s: client pid %d gone (%" PRIu64 " sent, %" PRIu64
+		 " received)", ch->node, (int)s->pid, s->mc.sent,
+		 s->mc.received);
+	session_put(s);
+}
+
+static int
+send_reply(int sock, struct mpd_chan_msg *m, const int *fds, int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (nfds) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*m) ? 0 : -1;
+}
+
+static unsigned int
+sessions_of_pid(const struct hca_chan *ch, pid_t pid)
+{
+	const struct hca_session *s;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH(s, &ch->sessions, next)
+		n += s->pid == pid;
+	return n;
+}
+
+/* The memfd: a header page, the send ring, the receive ring. */
+static int
+session_shm(struct hca_session *s, int *memfd)
+{
+	size_t rx_off = round_page(PAGE + RING_HDR + MPD_CHAN_RING_SIZE);
+	struct mpd_chan_shm *hdr;
+	uint8_t *base;
+
+	s->shm_size = round_page(rx_off + RING_HDR + MPD_CHAN_RING_SIZE);
+	*memfd = memfd_create("madpmd-umad", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (*memfd < 0)
+		return errno;
+	/* sealed at its size: a client that shrinks it would make our
+	 * accesses fault */
+	if (ftruncate(*memfd, (off_t)s->shm_size) != 0 ||
+	    fcntl(*memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+				       F_SEAL_SEAL) != 0)
+		return errno;
+	base = mmap(NULL, s->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    *memfd, 0);
+	if (base == MAP_FAILED)
+		return errno;
+	s->shm = base;
+	hdr = s->shm;
+	hdr->magic = MPD_CHAN_MAGIC;
+	hdr->version = MPD_CHAN_VERSION;
+	hdr->tx_off = PAGE;
+	hdr->rx_off = (uint32_t)rx_off;
+	mpd_ring_init((struct mpd_chan_ring *)(base + PAGE), MPD_CHAN_RING_SIZE);
+	mpd_ring_init((struct mpd_chan_ring *)(base + rx_off),
+		      MPD_CHAN_RING_SIZE);
+	mpd_ring_attach(&s->tx, (struct mpd_chan_ring *)(base + PAGE),
+			MPD_CHAN_RING_SIZE);
+	mpd_ring_attach(&s->rx, (struct mpd_chan_ring *)(base + rx_off),
+			MPD_CHAN_RING_SIZE);
+	return 0;
+}
+
+/* HELLO: 0 (replied with the fds), a positive errno to reply, or -1 when
+ * the client is gone. */
+static int
+do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	int fds[2], memfd = -1, rc;
+
+	if (m->u.hello_req.version != MPD_CHAN_VERSION)
+		return EPROTONOSUPPORT;
+	if (m->u.hello_req.port_num &&
+	    m->u.hello_req.port_num != ch->cfg.port->port_num)
+		return EINVAL;
+	if (ch->nsessions >= CHAN_MAX_SESSIONS)
+		return EUSERS;
+	if (sessions_of_pid(ch, s->pid) >= CHAN_SESSIONS_PER_PID)
+		return EMFILE;
+	s->mc.id = ++ch->next_session_id;
+	if (hca_mad_client_init(&s->mc, services[0]->client_ops,
+				(uint32_t)s->pid, s->mc.id) != 0)
+		return ENOMEM;
+	rc = session_shm(s, &memfd);
+	if (rc)
+		goto out;
+	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->efd < 0) {
+		rc = errno;
+		goto out;
+	}
+	m->status = 0;
+	m->len = sizeof(m->u.hello_rep);
+	memset(&m->u, 0, sizeof(m->u));
+	m->u.hello_rep.version = MPD_CHAN_VERSION;
+	m->u.hello_rep.shm_size = (uint32_t)s->shm_size;
+	m->u.hello_rep.share_out = HCA_MAD_CLIENT_OUT;
+	m->u.hello_rep.share_xfer = HCA_MAD_CLIENT_XFERS;
+	rte_spinlock_lock(ch->cfg.lock);
+	hca_chan_port_info(ch, &m->u.hello_rep.port);
+	rte_spinlock_unlock(ch->cfg.lock);
+	fds[0] = memfd;
+	fds[1] = s->efd;
+	if (send_reply(s->sock, m, fds, 2) != 0) {
+		close(memfd);
+		return -1;
+	}
+	close(memfd);
+	/* only now does the data plane see the session */
+	TAILQ_REMOVE(&ch->pending, s, next);
+	ch->npending--;
+	rte_spinlock_lock(ch->cfg.lock);
+	TAILQ_INSERT_TAIL(&ch->sessions, s, next);
+	ch->nsessions++;
+	s->listed = true;
+	hca_mad_client_attach(ch->cfg.ml, &s->mc);
+	rte_spinlock_unlock(ch->cfg.lock);
+	CHAN_LOG(INFO, "%s: client pid %d connected", ch->node, (int)s->pid);
+	return 0;
+out:
+	if (memfd >= 0)
+		close(memfd);
+	return rc ? rc : ENOMEM;
+}
+
+static const struct hca_chan_handler *
+find_handler(uint32_t type)
+{
+	unsigned int i;
+	const struct hca_chan_handler *h;
+
+	for (i = 0; i < sizeof(services) / sizeof(services[0]); i++)
+		for (h = services[i]->handlers; h->type; h++)
+			if (h->type == type)
+				return h;
+	return NULL;
+}
+
+/* One control request; false cuts the client off. */
+static bool
+session_input(struct hca_chan *ch, struct hca_session *s)
+{
+	const struct hca_chan_handler *h;
+	struct mpd_chan_msg m;
+	ssize_t n;
+	int rc;
+
+	do
+		n = recv(s->sock, &m, sizeof(m), MSG_DONTWAIT | MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n == 0 || (n < 0 && errno != EAGAIN))
+		return false;			/* closed or died */
+	if (n < 0)
+		return true;
+	if ((size_t)n != sizeof(m) || m.len > sizeof(m.u)) {
+		CHAN_LOG(WARNING, "%s: pid %d: malformed control message (%zd bytes, %zu expected)",
+			 ch->node, (int)s->pid, n, sizeof(m));
+		return false;
+	}
+	if (m.type == MPD_CHAN_HELLO) {
+		if (s->listed)
+			return false;		/* one HELLO per session */
+		rc = do_hello(ch, s, &m);
+		if (rc <= 0)
+			return rc == 0;
+		/* refused: say why, then the session ends */
+		m.status = rc;
+		m.len = 0;
+		send_reply(s->sock, &m, NULL, 0);
+		return false;
+	} else if (!s->listed) {
+		return false;			/* HELLO comes first */
+	} else if ((h = find_handler(m.type)) != NULL) {
+		rc = h->ctl(ch, s, &m);
+	} else {
+		CHAN_LOG(WARNING, "%s: pid %d: unknown control message type %u",
+			 ch->node, (int)s->pid, m.type);
+		return false;
+	}
+	m.status = rc;
+	if (rc)
+		m.len = 0;
+	return send_reply(s->sock, &m, NULL, 0) == 0;
+}
+
+/* Past the descriptor limit: take the newcomer with the fd kept in
+ * reserve and close it, so that the backlog drains instead of waking us
+ * for ever. */
+static void
+refuse_one(struct hca_chan *ch)
+{
+	int fd;
+
+	if (ch->reserve_fd >= 0) {
+		close(ch->reserve_fd);
+		ch->reserve_fd = -1;
+	}
+	fd = accept4(ch->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	ch->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void
+accept_client(struct hca_chan *ch)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	struct hca_session *s;
+	int fd;
+
+	fd = accept4(ch->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE) {
+			CHAN_LOG(WARNING, "%s: out of descriptors: refusing a client",
+				 ch->node);
+			refuse_one(ch);
+		}
+		return;
+	}
+	/* the oldest silent connection makes room for the newcomer */
+	if (ch->npending >= CHAN_MAX_PENDING)
+		session_end(ch, TAILQ_FIRST(&ch->pending));
+	s = calloc(1, sizeof(*s));
+	if (!s || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0) {
+		free(s);
+		close(fd);
+		return;
+	}
+	s->ch = ch;
+	s->sock = fd;
+	s->efd = -1;
+	s->refs = 1;
+	s->pid = cred.pid;
+	s->uid = cred.uid;
+	s->hello_deadline = now_ms() + CHAN_HELLO_MS;
+	ev.data.ptr = s;
+	if (epoll_ctl(ch->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		session_free(s);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&ch->pending, s, next);
+	ch->npending++;
+}
+
+/* Silent connections past their time; dead sessions; ISSM retries. */
+static void
+housekeeping(struct hca_chan *ch)
+{
+	struct hca_session *s, *tmp;
+	uint64_t now = now_ms();
+
+	while ((s = TAILQ_FIRST(&ch->pending)) != NULL &&
+	       s->hello_deadline <= now) {
+		CHAN_LOG(INFO, "%s: pid %d said no HELLO in %u ms: closed",
+			 ch->node, (int)s->pid, CHAN_HELLO_MS);
+		session_end(ch, s);
+	}
+	/* sessions the data plane found talking garbage */
+	for (s = TAILQ_FIRST(&ch->sessions); s; s = tmp) {
+		tmp = TAILQ_NEXT(s, next);
+		if (s->mc.dead)
+			session_end(ch, s);
+	}
+	hca_issm_events(ch, now);
+}
+
+static void *
+ctl_thread(void *arg)
+{
+	struct hca_chan *ch = arg;
+	struct epoll_event ev[16];
+
+	while (!ch->stop) {
+		int n = epoll_wait(ch->epfd, ev, 16, 100), i;
+
+		for (i = 0; i < n; i++) {
+			struct hca_session *s = ev[i].data.ptr;
+
+			if (ev[i].data.u64 == TAG_LISTEN) {
+				accept_client(ch);
+				continue;
+			}
+			if (ev[i].data.u64 == TAG_INOTIFY)
+				continue;	/* housekeeping reads it */
+			if ((ev[i].events & (EPOLLERR | EPOLLHUP)) ||
+			    !session_input(ch, s))
+				session_end(ch, s);
+		}
+		housekeeping(ch);
+	}
+	return NULL;
+}
+
+static int
+mkdir_p(const char *path)
+{
+	char tmp[512], *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int
+chan_listen(struct hca_chan *ch)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	if (strlen(ch->sock_path) >= sizeof(sa.sun_path)) {
+		CHAN_LOG(ERR, "%s: run directory path too long for a socket: %s",
+			 ch->node, ch->sock_path);
+		return -1;
+	}
+	if (mkdir_p(ch->dir) != 0) {
+		CHAN_LOG(ERR, "%s: cannot create %s: %s", ch->node, ch->dir,
+			 strerror(errno));
+		return -1;
+	}
+	unlink(ch->sock_path);
+	ch->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK |
+					SOCK_CLOEXEC, 0);
+	memcpy(sa.sun_path, ch->sock_path, strlen(ch->sock_path) + 1);
+	if (ch->listen_fd < 0 ||
+	    bind(ch->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    chmod(ch->sock_path, ch->cfg.mode) != 0 ||
+	    listen(ch->listen_fd, 64) != 0) {
+		CHAN_LOG(ERR, "%s: cannot listen on %s: %s", ch->node,
+			 ch->sock_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+chan_free(struct hca_chan *ch)
+{
+	if (ch->listen_fd >= 0)
+		close(ch->listen_fd);
+	if (ch->epfd >= 0)
+		close(ch->epfd);
+	if (ch->reserve_fd >= 0)
+		close(ch->reserve_fd);
+	hca_issm_stop(ch);
+	free(ch);
+}
+
+int
+hca_chan_start(struct hca_chan **pc, const struct hca_chan_cfg *cfg)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	const struct hca_port *p = cfg->port;
+	char nodes[600], tname[16], file[32];
+	struct hca_chan *ch;
+	FILE *f;
+
+	*pc = NULL;
+	if (!cfg->run_dir[0])
+		return 0;	/* no channel asked for */
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	ch->cfg = *cfg;
+	ch->listen_fd = ch->epfd = ch->inotify_fd = ch->issm_fd = -1;
+	ch->issm_wd = -1;
+	ch->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	TAILQ_INIT(&ch->sessions);
+	TAILQ_INIT(&ch->pending);
+	snprintf(ch->node, sizeof(ch->node), "%s", p->node_name);
+	snprintf(ch->dir, sizeof(ch->dir), "%s/%s", cfg->run_dir,
+		 p->node_name);
+	/* one socket and ISSM device per port, as the kernel's umadN/issmN */
+	mpd_chan_port_file(file, sizeof(file), MPD_CHAN_SOCK, p->port_num);
+	snprintf(ch->sock_path, sizeof(ch->sock_path), "%s/%s", ch->dir, file);
+	mpd_chan_port_file(file, sizeof(file), MPD_CHAN_ISSM, p->port_num);
+	snprintf(ch->issm_path, sizeof(ch->issm_path), "%s/%s", ch->dir, file);
+	if (chan_listen(ch) != 0 || hca_issm_start(ch) != 0)
+		goto fail;
+	ch->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (ch->epfd < 0)
+		goto fail;
+	ev.data.u64 = TAG_LISTEN;
+	epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ch->listen_fd, &ev);
+	ev.data.u64 = TAG_INOTIFY;
+	epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ch->inotify_fd, &ev);
+	snprintf(nodes, sizeof(nodes), "%s/%s", cfg->run_dir, MPD_CHAN_NODES);
+	/* the node once, by its first port */
+	f = p->port_num == 1 ? fopen(nodes, "a") : NULL;
+	if (f) {
+		fprintf(f, "%s 0x%016" PRIx64 " %u\n", p->node_name,
+			p->node_guid, p->num_ports);
+		fclose(f);
+	}
+	snprintf(tname, sizeof(tname), "hca-chan-%u", cfg->port_id);
+	if (rte_ctrl_thread_create(&ch->thread, tname, NULL, ctl_thread,
+				   ch) != 0)
+		goto fail;
+	CHAN_LOG(INFO, "%s: clients connect to %s", ch->node, ch->sock_path);
+	*pc = ch;
+	return 0;
+fail:
+	unlink(ch->sock_path);
+	chan_free(ch);
+	return -EIO;
+}
+
+void
+hca_chan_stop(struct hca_chan *ch)
+{
+	struct hca_session *s, *w[HCA_CHAN_WAKE_MAX];
+
+	if (!ch)
+		return;
+	ch->stop = true;
+	pthread_join(ch->thread, NULL);
+	while ((s = TAILQ_FIRST(&ch->pending)) != NULL)
+		session_end(ch, s);
+	while ((s = TAILQ_FIRST(&ch->sessions)) != NULL)
+		session_end(ch, s);
+	/* wake-ups nobody took hold their sessions */
+	hca_chan_wake(w, hca_chan_wakes(ch, w));
+	unlink(ch->sock_path);
+	hca_issm_stop(ch);
+	rmdir(ch->dir);
+	chan_free(ch);
+}
+
+/* Up to SEND_BUDGET records of one session; false when it has no more. */
+static bool
+session_sends(struct hca_chan *ch, struct hca_session *s, uint64_t now_ns,
+	      struct hca_mad_out *out)
+{
+	const struct hca_chan_service *svc = services[0];
+	unsigned int budget = SEND_BUDGET;
+
+	while (!s->mc.dead && out->room && budget--) {
+		const uint8_t *rec;
+		uint32_t len, kind;
+		int rc = mpd_ring_peek(&s->tx, &rec, &len, &kind);
+
+		if (rc == 0)
+			return false;
+		if (rc < 0 || kind != svc->rec_kind) {
+			chan_session_kill(s, "garbage in its send ring");
+			return false;
+		}
+		svc->rec(ch, s, rec, len, now_ns, out);
+		mpd_ring_consume(&s->tx);
+	}
+	return !s->mc.dead;
+}
+
+void
+hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
+		    struct hca_mad_out *out)
+{
+	struct hca_session *s, *first;
+	bool more = true;
+
+	/* round robin: each turn starts after the session served first in
+	 * the last one, and takes a few records of each, until the room or
+	 * the sends run out */
+	while (more && out->room) {
+		more = false;
+		first = ch->rr ? ch->rr : TAILQ_FIRST(&ch->sessions);
+		s = first;
+		while (s && out->room) {
+			more |= session_sends(ch, s, now_ns, out);
+			s = TAILQ_NEXT(s, next) ? TAILQ_NEXT(s, next) :
+						  TAILQ_FIRST(&ch->sessions);
+			if (s == first)
+				break;
+		}
+		ch->rr = s;
+	}
+}
+
+unsigned int
+hca_chan_wakes(struct hca_chan *ch, struct hca_session **w)
+{
+	unsigned int n = ch->nwake;
+
+	memcpy(w, ch->wake, n * sizeof(*w));
+	ch->nwake = 0;
+	return n;
+}
+
+void
+hca_chan_wake(struct hca_session **w, unsigned int n)
+{
+	uint64_t one = 1;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct hca_session *s = w[i];
+
+		s->wake = false;
+		if (write(s->efd, &one, sizeof(one)) < 0) {
+			/* saturated: the client is readable anyway */
+		}
+		session_put(s);
+	}
+}

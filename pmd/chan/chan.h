@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The client channel of one port (madpmd/chan.h is its protocol): the
+ * control socket, sessions and their shared memory, and a table of
+ * handlers per message type (umad's now; verbs' and the CM's beside
+ * them). It runs a control thread of its own; on the lcore it drains the
+ * clients' send rings into the MAD layer, fairly.
+ */
+#ifndef NET_HCA_CHAN_H
+#define NET_HCA_CHAN_H
+
+#include <stdint.h>
+
+#include <rte_spinlock.h>
+
+#include "../capture/records.h"
+#include "../mad/mad_layer.h"
+#include "../node/node.h"
+
+struct hca_chan;
+
+/* What the channel serves: the port's parts, owned by the ethdev glue. */
+struct hca_chan_cfg {
+	struct hca_port *port;
+	struct hca_mad_layer *ml;
+	struct hca_recorder *rec;
+	rte_spinlock_t *lock;		/* the port lock */
+	const char *run_dir;
+	unsigned int mode;		/* permissions of socket and ISSM */
+	uint16_t port_id;
+};
+
+/* 0 (also when run_dir is empty: no channel, *pc NULL) or -EIO. */
+int hca_chan_start(struct hca_chan **pc, const struct hca_chan_cfg *cfg);
+void hca_chan_stop(struct hca_chan *ch);
+
+/* Lcore, port lock held: the clients' sends, round robin, into the MAD
+ * layer; frames into out. */
+void hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
+			 struct hca_mad_out *out);
+/* Wake-ups owed to clients: taken with the port lock held (into w, at
+ * most HCA_CHAN_WAKE_MAX), written after it is released. */
+#define HCA_CHAN_WAKE_MAX	64
+struct hca_session;
+unsigned int hca_chan_wakes(struct hca_chan *ch, struct hca_session **w);
+void hca_chan_wake(struct hca_session **w, unsigned int n);
+
+#endif

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inside the channel. chan.c (socket, sessions, shared memory, dispatch)
+ * calls the handler tables of chan_umad.c and issm.c; they call nothing
+ * of chan.c, only the inline helpers here.
+ */
+#ifndef NET_HCA_CHAN_PRIV_H
+#define NET_HCA_CHAN_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include "madpmd/chan.h"
+#include "madpmd/ring.h"
+#include "chan.h"
+
+extern int hca_logtype;
+#define CHAN_LOG(level, fmt, ...)					\
+	rte_log(RTE_LOG_ ## level, hca_logtype, "net_hca: " fmt "\n",	\
+		##__VA_ARGS__)
+
+#define CHAN_MAX_SESSIONS	HCA_CHAN_WAKE_MAX	/* per port */
+#define CHAN_SESSIONS_PER_PID	16	/* one process cannot take them all */
+#define CHAN_MAX_PENDING	32	/* connections that have not said HELLO */
+#define CHAN_HELLO_MS		1000	/* ... and their time to say it */
+#define CHAN_WAKE_MAX		HCA_CHAN_WAKE_MAX
+
+struct hca_session {
+	TAILQ_ENTRY(hca_session) next;
+	struct hca_mad_client mc;	/* what the MAD layer knows of it */
+	struct hca_chan *ch;
+	int sock;
+	int efd;			/* the client's port fd */
+	void *shm;
+	size_t shm_size;
+	struct mpd_ring_view tx;	/* client -> daemon */
+	struct mpd_ring_view rx;	/* daemon -> client */
+	pid_t pid;			/* SO_PEERCRED */
+	uid_t uid;
+	uint64_t hello_deadline;	/* ms, before HELLO */
+	bool listed;			/* in ch->sessions (after HELLO) */
+	bool wake;			/* in ch->wake, a write owed */
+	uint32_t refs;			/* control thread 1, wake list 1 */
+	uint64_t posted[3];		/* sends taken, per share */
+};
+
+TAILQ_HEAD(hca_session_list, hca_session);
+
+struct hca_chan {
+	struct hca_chan_cfg cfg;
+	char node[64];
+	char dir[512];			/* run_dir/node */
+	char sock_path[600];
+	char issm_path[600];
+	int listen_fd;
+	int epfd;
+	int reserve_fd;			/* given up to refuse past EMFILE */
+	pthread_t thread;
+	volatile bool stop;
+	uint32_t next_session_id;
+	struct hca_session_list sessions;	/* after HELLO; lock held */
+	struct hca_session_list pending;	/* before; thread only */
+	unsigned int nsessions, npending;
+	struct hca_session *rr;		/* next to serve; lock held */
+	struct hca_session *wake[CHAN_WAKE_MAX];	/* lcore only */
+	unsigned int nwake;
+	/* ISSM (issm.c) */
+	int inotify_fd;
+	int issm_fd;			/* our own hold on the FIFO */
+	int issm_opens;			/* opens by others (IsSM while > 0) */
+	int issm_wd;
+	uint64_t issm_retry_ms;		/* to make the FIFO again; 0 none */
+};
+
+static inline struct hca_session *
+chan_session_of(struct hca_mad_client *c)
+{
+	return (struct hca_session *)((char *)c -
+				      offsetof(struct hca_session, mc));
+}
+
+/* Cut a client off from the data plane; the control thread frees it. */
+static inline void
+chan_session_kill(struct hca_session *s, const char *why)
+{
+	if (!s->mc.dead)
+		CHAN_LOG(WARNING, "%s: cutting off client pid %d: %s",
+			 s->ch->node, (int)s->pid, why);
+	s->mc.dead = true;
+}
+
+/* A wake-up owed to s once the port lock is dropped (lcore, lock held). */
+static inline void
+chan_wake_mark(struct hca_chan *ch, struct hca_session *s)
+{
+	if (s->wake || ch->nwake == CHAN_WAKE_MAX)
+		return;
+	s->wake = true;
+	__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+	ch->wake[ch->nwake++] = s;
+}
+
+/* ---- the handler table (chan_umad.c): one entry per message type ---- */
+struct hca_chan_handler {
+	uint32_t type;			/* enum mpd_chan_type */
+	/* a control request, control thread: 0 or a positive errno */
+	int (*ctl)(struct hca_chan *ch, struct hca_session *s,
+		   struct mpd_chan_msg *m);
+};
+
+struct hca_chan_service {
+	uint32_t rec_kind;		/* enum mpd_chan_rec_kind it sends */
+	const struct hca_chan_handler *handlers;	/* type 0 ends */
+	const struct hca_mad_client_ops *client_ops;
+	/* one record from a client's send ring, lcore, port lock held:
+	 * false cuts the client off */
+	bool (*rec)(struct hca_chan *ch, struct hca_session *s,
+		    const uint8_t *rec, uint32_t len, uint64_t now_ns,
+		    struct hca_mad_out *out);
+};
+
+extern const struct hca_chan_service hca_chan_umad;
+
+/* The port as a client's HELLO and PORT_INFO see it; lock held. */
+void hca_chan_port_info(const struct hca_chan *ch,
+			struct mpd_chan_port_info *pi);
+
+/* ---- issm.c: the SM's hold on the port (IsSM) ---- */
+int hca_issm_start(struct hca_chan *ch);
+/* inotify said something; also retries a FIFO that could not be made */
+void hca_issm_events(struct hca_chan *ch, uint64_t now_ms);
+void hca_issm_stop(struct hca_chan *ch);
+
+#endif

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_hca's ethdev glue: one ethdev is one HCA port, composed of the
+ * node's port (node/), its MAD layer (mad/), its client channel (chan/)
+ * and its capture records (capture/). The ethdev's tx side is the port's
+ * receiver (packets from the wire go into tx_burst), its rx side the
+ * port's transmitter (what the port emits comes out of rx_burst).
+ */
+#ifndef NET_HCA_H
+#define NET_HCA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
+
+#include "../capture/records.h"
+#include "../chan/chan.h"
+#include "../mad/mad_layer.h"
+#include "../node/node.h"
+
+extern int hca_logtype;
+#define HCA_LOG(level, fmt, ...)					\
+	rte_log(RTE_LOG_ ## level, hca_logtype, "net_hca: " fmt "\n",	\
+		##__VA_ARGS__)
+
+#define HCA_MAX_QUEUES		4
+#define HCA_EGRESS_RING		4096
+
+struct hca_internals;
+
+struct hca_queue {
+	struct hca_internals *hi;
+	struct rte_mempool *mp;
+	uint64_t pkts;
+	uint64_t bytes;
+};
+
+struct hca_internals {
+	struct hca_port port;		/* the node's port */
+	struct hca_mad_layer ml;
+	struct hca_chan *chan;		/* when run_dir= */
+	struct hca_recorder rec;
+	struct rte_ether_addr mac;	/* the ethdev's copy of port.mac */
+	char run_dir[256];
+	unsigned int umad_mode;		/* permissions of socket and ISSM */
+	/* guards the port, MAD layer and sessions: lcores against the
+	 * channel's control thread and the ethdev ops */
+	rte_spinlock_t lock;
+	struct rte_ring *egress;	/* responses waiting for rx_burst */
+	struct hca_queue rxq[HCA_MAX_QUEUES];
+	struct hca_queue txq[HCA_MAX_QUEUES];
+	uint16_t port_id;
+	bool started;
+	bool promisc;
+};
+
+/* The net_hca port behind an ethdev port id; NULL when it is none. */
+struct hca_internals *hca_of_port(uint16_t port_id);
+
+uint16_t hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n);
+uint16_t hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n);
+/* A secondary process sees the port's ethdev, not its heap: no bursts. */
+uint16_t hca_burst_none(void *q, struct rte_mbuf **bufs, uint16_t n);
+
+#endif

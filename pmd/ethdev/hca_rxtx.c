@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The port's data path. tx_burst is the port's receiver: every frame from
+ * the wire goes through the node's checks and then the MAD layer; an
+ * answer is built in the same mbuf and queued for rx_burst, the port's
+ * transmitter, which also carries what the clients send. The port lock is
+ * held for the MAD work only: wake-ups owed to clients are written after
+ * it is released.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "madpmd/mad.h"
+#include "hca.h"
+
+#define BURST	32	/* frames handled per lock hold */
+
+static uint64_t
+now_ns(void)
+{
+	uint64_t t = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+
+	return t / hz * 1000000000ull + t % hz * 1000000000ull / hz;
+}
+
+/* The wake-ups the channel owes, taken under the lock: written after. */
+static void
+unlock_and_wake(struct hca_internals *hi)
+{
+	struct hca_session *w[HCA_CHAN_WAKE_MAX];
+	unsigned int nw = hi->chan ? hca_chan_wakes(hi->chan, w) : 0;
+
+	rte_spinlock_unlock(&hi->lock);
+	if (nw)
+		hca_chan_wake(w, nw);
+}
+
+/* One frame off the wire, answered in place: its new length, or 0. */
+static int
+port_input(struct hca_internals *hi, struct rte_mbuf *m, uint64_t now)
+{
+	struct hca_port *p = &hi->port;
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *), *mad;
+	uint16_t cap = (uint16_t)RTE_MIN(m->data_len + rte_pktmbuf_tailroom(m),
+					 UINT16_MAX);
+	enum hca_reply reply;
+	struct mpd_pkt pk;
+	int rc;
+
+	if (!hca_port_rx(p, buf, (uint16_t)m->data_len, hi->promisc, &pk, &mad))
+		return 0;
+	reply = hca_mad_input(&hi->ml, &pk, mad, now);
+	if (reply != HCA_REPLY && reply != HCA_TRAP)
+		return 0;
+	hca_port_reverse(p, &pk, pk.bth.dest_qp);
+	if (reply == HCA_TRAP) {
+		pk.lrh.dlid = p->sm_lid;
+		pk.lrh.slid = p->lid;
+	}
+	rc = mpd_pkt_encode(&pk, mad, MPD_MAD_LEN, buf, cap);
+	if (rc < 0) {
+		p->cnt.xmit_discards++;
+		return 0;
+	}
+	return rc;
+}
+
+/* Up to BURST frames from the wire, under the lock. */
+static void
+tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
+{
+	struct rte_mbuf *out[BURST], *drop[BURST];
+	uint16_t i, nout = 0, ndrop = 0, sent;
+	uint64_t now = now_ns();
+
+	rte_spinlock_lock(&hi->lock);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = bufs[i];
+		int rlen;
+
+		if (!hi->started || hi->port.phys_state != HCA_PHYS_LINKUP ||
+		    (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)) {
+			hi->port.cnt.rcv_errors += hi->started;
+			drop[ndrop++] = m;
+			continue;
+		}
+		rlen = port_input(hi, m, now);
+		if (rlen <= 0) {
+			drop[ndrop++] = m;
+			continue;
+		}
+		m->data_len = (uint16_t)rlen;
+		m->pkt_len = (uint32_t)rlen;
+		m->ol_flags = 0;
+		out[nout++] = m;
+		/* counted as sent now, so that a PortCounters answer later in
+		 * this burst sees the answers before it */
+		hca_port_count_xmit(&hi->port, (uint32_t)rlen);
+	}
+	sent = (uint16_t)rte_ring_enqueue_burst(hi->egress, (void **)out,
+						nout, NULL);
+	/* what the transmit queue could not take was not sent after all */
+	for (i = sent; i < nout; i++) {
+		hca_port_uncount_xmit(&hi->port, out[i]->pkt_len);
+		hi->port.cnt.drop_egress_full++;
+		hi->port.cnt.xmit_discards++;
+		drop[ndrop++] = out[i];
+	}
+	/* an SM's Set may have moved the port on */
+	hca_rec_port_check(&hi->rec, &hi->port);
+	unlock_and_wake(hi);
+	if (ndrop)
+		rte_pktmbuf_free_bulk(drop, ndrop);
+}
+
+uint16_t
+hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
+{
+	struct hca_queue *txq = q;
+	uint64_t bytes = 0;
+	uint16_t i, k;
+
+	for (i = 0; i < n; i++)
+		bytes += bufs[i]->pkt_len;
+	for (i = 0; i < n; i += k) {
+		k = (uint16_t)RTE_MIN(n - i, BURST);
+		tx_chunk(txq->hi, bufs + i, k);
+	}
+	txq->pkts += n;
+	txq->bytes += bytes;
+	return n;
+}
+
+/* Frames the MAD layer and the channel emit, into the rx burst. */
+struct emit_ctx {
+	struct hca_internals *hi;
+	struct rte_mempool *mp;
+	struct rte_mbuf **bufs;
+	uint16_t n;
+};
+
+static bool
+emit_frame(void *arg, const struct mpd_pkt *tmpl, const uint8_t *mad)
+{
+	struct emit_ctx *e = arg;
+	struct hca_port *p = &e->hi->port;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(e->mp);
+	struct mpd_pkt pk = *tmpl;
+	int n;
+
+	if (!m) {
+		p->cnt.xmit_discards++;
+		return false;
+	}
+	n = mpd_pkt_encode(&pk, mad, MPD_MAD_LEN, rte_pktmbuf_mtod(m, uint8_t *),
+			   rte_pktmbuf_tailroom(m));
+	if (n < 0) {
+		rte_pktmbuf_free(m);
+		p->cnt.xmit_discards++;
+		return false;
+	}
+	m->data_len = (uint16_t)n;
+	m->pkt_len = (uint32_t)n;
+	hca_port_count_xmit(p, (uint32_t)n);
+	e->bufs[e->n++] = m;
+	return true;
+}
+
+uint16_t
+hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
+{
+	struct hca_queue *rxq = q;
+	struct hca_internals *hi = rxq->hi;
+	uint64_t bytes = 0;
+	uint16_t i, got;
+
+	got = (uint16_t)rte_ring_dequeue_burst(hi->egress, (void **)bufs, n,
+					       NULL);
+	/* then what the port's clients send, and the MAD layer's timers */
+	if (got < n && hi->chan && rxq->mp) {
+		struct emit_ctx e = { hi, rxq->mp, bufs + got, 0 };
+		struct hca_mad_out out = {
+			.emit = emit_frame, .ctx = &e, .room = n - got,
+		};
+		uint64_t now = now_ns();
+
+		rte_spinlock_lock(&hi->lock);
+		hca_mad_poll(&hi->ml, now, &out);
+		hca_chan_send_burst(hi->chan, now, &out);
+		/* a client's Set(PortInfo) to its own port moves it too */
+		hca_rec_port_check(&hi->rec, &hi->port);
+		unlock_and_wake(hi);
+		got += e.n;
+	}
+	if (!got)
+		return 0;
+	for (i = 0; i < got; i++)
+		bytes += bufs[i]->pkt_len;
+	rxq->pkts += got;
+	rxq->bytes += bytes;
+	return got;
+}
+
+uint16_t
+hca_burst_none(void *q __rte_unused, struct rte_mbuf **bufs __rte_unused,
+	       uint16_t n __rte_unused)
+{
+	return 0;
+}

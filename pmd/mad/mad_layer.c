@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The MAD layer's entry points (mad_layer.h): what comes in from the wire
+ * or from the port itself, what clients send, and time. Requests go to the
+ * port's own agents first, then to the client agent registered for their
+ * class/version/method (+OUI); responses to the agent whose outstanding
+ * send they answer (TID bits 63..32 name the agent, rewritten on send);
+ * a Get or Set nobody takes is answered "unsupported" at once.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "mad_priv.h"
+
+void
+hca_mad_layer_init(struct hca_mad_layer *ml, struct hca_port *p)
+{
+	memset(ml, 0, sizeof(*ml));
+	ml->port = p;
+	TAILQ_INIT(&ml->clients);
+}
+
+int
+hca_mad_client_init(struct hca_mad_client *c,
+		    const struct hca_mad_client_ops *ops, uint32_t pid,
+		    uint32_t id)
+{
+	memset(c, 0, offsetof(struct hca_mad_client, sent));
+	c->ops = ops;
+	c->pid = pid;
+	c->id = id;
+	if (mad_out_pool_init(c) != 0 || mad_xfer_pool_init(c) != 0) {
+		hca_mad_client_fini(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+hca_mad_client_fini(struct hca_mad_client *c)
+{
+	free(c->out);
+	free(c->xfer);
+	c->out = NULL;
+	c->xfer = NULL;
+}
+
+void
+hca_mad_client_attach(struct hca_mad_layer *ml, struct hca_mad_client *c)
+{
+	TAILQ_INSERT_TAIL(&ml->clients, c, next);
+}
+
+/* End the client's waiting sends (of one agent, or all when agent < 0). */
+static void
+out_end(struct hca_mad_layer *ml, struct hca_mad_client *c, int64_t agent)
+{
+	unsigned int i;
+
+	for (i = 0; c->out && i < HCA_MAD_CLIENT_OUT; i++)
+		if (c->out[i].used &&
+		    (agent < 0 || c->out[i].agent == (uint32_t)agent))
+			mad_out_free(ml, &c->out[i]);
+}
+
+void
+hca_mad_client_detach(struct hca_mad_layer *ml, struct hca_mad_client *c)
+{
+	c->dead = true;
+	out_end(ml, c, -1);
+	mad_xfer_end(c, -1);
+	TAILQ_REMOVE(&ml->clients, c, next);
+}
+
+/* IBA 13.4.5 / the kernel's ib_mad: a (class, version, method) is served
+ * by one agent per port; the vendor range-2 classes add the OUI. */
+static bool
+agents_conflict(const struct hca_mad_agent *a,
+		const struct hca_mad_agent_req *r)
+{
+	if (!a->used || !a->mgmt_class || a->mgmt_class != r->mgmt_class ||
+	    a->class_version != r->class_version)
+		return false;
+	if (r->mgmt_class >= MPD_CLASS_VENDOR_R2_LO &&
+	    r->mgmt_class <= MPD_CLASS_VENDOR_R2_HI && a->oui != r->oui)
+		return false;
+	return (a->method_mask[0] & r->method_mask[0]) ||
+	       (a->method_mask[1] & r->method_mask[1]);
+}
+
+int
+hca_mad_agent_register(struct hca_mad_layer *ml, struct hca_mad_client *c,
+		       const struct hca_mad_agent_req *r, uint32_t *pid)
+{
+	struct hca_mad_client *o;
+	struct hca_mad_agent *a;
+	unsigned int i, id;
+
+	if (r->rmpp_version > 1 || r->qpn > 1 || r->oui >> 24 ||
+	    (r->mgmt_class == 0 && (r->method_mask[0] | r->method_mask[1])))
+		return EINVAL;
+	/* RMPP only where the class carries an RMPP header (IBA 13.6.1) */
+	if (r->rmpp_version && r->mgmt_class &&
+	    !mpd_class_has_rmpp(r->mgmt_class))
+		return EINVAL;
+	TAILQ_FOREACH(o, &ml->clients, next)
+		for (i = 0; i < HCA_MAD_AGENTS; i++)
+			if (!o->dead && agents_conflict(&o->agent[i], r))
+				return EINVAL;
+	for (id = 0; id < HCA_MAD_AGENTS; id++)
+		if (!c->agent[id].used)
+			break;
+	if (id == HCA_MAD_AGENTS)
+		return ENOMEM;
+	a = &c->agent[id];
+	a->used = true;
+	a->mgmt_class = r->mgmt_class;
+	a->class_version = r->class_version;
+	a->rmpp_version = r->rmpp_version;
+	a->qpn = r->qpn;
+	a->method_mask[0] = r->method_mask[0];
+	a->method_mask[1] = r->method_mask[1];
+	a->oui = r->oui;
+	a->hi_tid = ++ml->next_hi_tid;
+	*pid = id;
+	return 0;
+}
+
+int
+hca_mad_agent_unregister(struct hca_mad_layer *ml, struct hca_mad_client *c,
+			 uint32_t id)
+{
+	if (id >= HCA_MAD_AGENTS || !c->agent[id].used)
+		return EINVAL;
+	out_end(ml, c, id);
+	mad_xfer_end(c, id);
+	memset(&c->agent[id], 0, sizeof(c->agent[id]));
+	return 0;
+}
+
+/* ---- receiving ---------------------------------------------------------- */
+
+/*
+ * A Get or Set no agent takes: GetResp with "unsupported method/attribute"
+ * (IBA 13.4.7), as the kernel's generate_unmatched_resp(), so that the
+ * requester hears at once instead of waiting out its time-out.
+ */
+static enum hca_reply
+unmatched(struct hca_port *p, uint8_t *mad)
+{
+	uint16_t status = MPD_STATUS_METHOD_ATTR_UNSUP;
+
+	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR)
+		status |= MPD_SMP_STATUS_D;
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, status);
+	p->cnt.mad_unmatched++;
+	return HCA_REPLY;
+}
+
+enum hca_reply
+hca_mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
+	      uint8_t *mad, uint64_t now_ns)
+{
+	struct hca_port *p = ml->port;
+	uint32_t qp = pk->bth.dest_qp;
+	enum hca_reply r;
+
+	/* the port's own agents first (IBA 13.5.2), but SMInfo is for an SM
+	 * registered on the port */
+	if (!(qp == 0 && hca_mad_smp_for_client(ml, mad))) {
+		r = hca_node_agent(p, qp, mad, pk, now_ns);
+		if (r != HCA_NOT_MINE)
+			return r;
+	}
+	/* the stack runs RMPP for agents that asked (IBA 13.6) */
+	if (mpd_class_has_rmpp(mpd_mad_class(mad)) &&
+	    mpd_rmpp_is_active(mad, MPD_MAD_LEN)) {
+		if (mad_xfer_input(ml, pk, mad, now_ns))
+			return HCA_NO_REPLY;
+	} else if (mad_deliver(ml, pk, mad, MPD_MAD_LEN)) {
+		return HCA_NO_REPLY;
+	}
+	if (mpd_mad_is_get_set(mad))
+		return unmatched(p, mad);
+	p->cnt.drop_no_agent++;
+	return HCA_NO_REPLY;
+}
+
+/* ---- sending ------------------------------------------------------------ */
+
+/* Directed-route send-side processing at the source (IBA 14.2.2.2-3,
+ * C14-9:1 and C14-13): false when the SMP cannot leave by this port. */
+static bool
+dr_send(const struct hca_port *p, uint8_t *mad)
+{
+	uint8_t ptr = mad[MPD_SMP_OFF_HOP_PTR], cnt = mad[MPD_SMP_OFF_HOP_CNT];
+	bool d = mad[MPD_MAD_OFF_STATUS] & (MPD_SMP_STATUS_D >> 8);
+
+	if (cnt > 63)
+		return false;
+	if (!d) {
+		if (cnt == 0 || ptr != 0)
+			return ptr == 0;	/* hop count 0: local */
+		mad[MPD_SMP_OFF_HOP_PTR] = 1;
+		return mad[MPD_SMP_OFF_INIT_PATH + 1] == p->port_num;
+	}
+	if (ptr == 0)
+		return false;
+	mad[MPD_SMP_OFF_HOP_PTR] = (uint8_t)(ptr - 1);
+	return true;
+}
+
+/* Where a send goes: true when to the port itself (no wire). */
+static bool
+is_local(const struct hca_port *p, const uint8_t *mad, uint16_t dlid)
+{
+	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR &&
+	    !(mad[MPD_MAD_OFF_STATUS] & (MPD_SMP_STATUS_D >> 8)) &&
+	    mad[MPD_SMP_OFF_HOP_CNT] == 0)
+		return true;
+	return hca_port_owns_lid(p, dlid);
+}
+
+static void
+pkt_from_desc(const struct hca_port *p, const struct hca_mad_desc *d,
+	      const struct hca_mad_agent *a, const uint8_t *mad,
+	      struct mpd_pkt *pk)
+{
+	uint16_t dlid = rte_be_to_cpu_16(d->lid);
+	bool dr = mpd_mad_class(mad) == MPD_CLASS_SUBN_DR;
+
+	memset(pk, 0, sizeof(*pk));
+	pk->link = p->link;
+	pk->lrh.vl = a->qpn == 0 ? MPD_VL15 : 0;
+	pk->lrh.sl = d->sl & 0xf;
+	pk->lrh.dlid = dlid;
+	/* an SMP whose directed part starts at us leaves permissive */
+	if ((dr && mpd_get_be16(mad + MPD_SMP_OFF_DR_SLID) ==
+		   MPD_LID_PERMISSIVE) || !p->lid)
+		pk->lrh.slid = MPD_LID_PERMISSIVE;
+	else
+		pk->lrh.slid = (uint16_t)(p->lid | (d->path_bits &
+					  ((1u << p->lmc) - 1)));
+	if (d->grh_present && a->qpn) {
+		pk->has_grh = true;
+		pk->grh.ip_ver = 6;
+		pk->grh.tclass = d->traffic_class;
+		pk->grh.flow_label = rte_be_to_cpu_32(d->flow_label) & 0xfffff;
+		pk->grh.next_hdr = MPD_GRH_NEXT_HDR_IBA;
+		pk->grh.hop_limit = d->hop_limit;
+		mpd_put_be64(pk->grh.sgid, p->gid_prefix);
+		mpd_put_be64(pk->grh.sgid + 8, p->port_guid);
+		memcpy(pk->grh.dgid, d->gid, 16);
+	}
+	pk->bth.opcode = MPD_OP_UD_SEND_ONLY;
+	pk->bth.pkey = a->qpn == 0 ? 0xffff :
+		       p->pkeys[d->pkey_index % HCA_PKEY_TABLE_LEN];
+	pk->bth.dest_qp = rte_be_to_cpu_32(d->qpn) & 0xffffff;
+	pk->deth.qkey = a->qpn == 0 ? 0 : rte_be_to_cpu_32(d->qkey);
+	pk->deth.src_qp = a->qpn;
+}
+
+/*
+ * A MAD to the port itself goes the way a received one does (IBA 13.5.2:
+ * the local SMA and PMA answer as if it came off the wire), and so does
+ * the answer, back to the sender.
+ */
+static void
+local_send(struct hca_mad_layer *ml, struct mpd_pkt *pk, uint8_t *mad,
+	   uint64_t now_ns)
+{
+	struct hca_port *p = ml->port;
+
+	/* as received: from our own LID, on our QP */
+	pk->lrh.slid = p->lid ? p->lid : MPD_LID_PERMISSIVE;
+	if (hca_mad_input(ml, pk, mad, now_ns) != HCA_REPLY)
+		return;
+	hca_port_reverse(p, pk, pk->bth.dest_qp);
+	hca_mad_input(ml, pk, mad, now_ns);
+}
+
+/* A whole message for an RMPP agent (IBA 13.6): segmented by a transfer,
+ * or handed over whole when it stays on this port. */
+static int
+send_rmpp(struct hca_mad_layer *ml, struct hca_mad_client *c,
+	  const struct hca_mad_desc *d, const struct hca_mad_agent *a,
+	  const uint8_t *mad, uint32_t len, uint64_t now_ns)
+{
+	struct mpd_pkt pk;
+	uint8_t *msg;
+	int rc;
+
+	if (!a->rmpp_version || !mpd_class_has_rmpp(mpd_mad_class(mad)) ||
+	    len > MPD_RMPP_MAX_MSG)
+		return EINVAL;	/* as the kernel's write() */
+	msg = malloc(len);
+	if (!msg)
+		return ENOMEM;
+	memcpy(msg, mad, len);
+	if (!mpd_mad_is_response(msg))
+		mpd_put_be64(msg + MPD_MAD_OFF_TID, (uint64_t)a->hi_tid << 32 |
+			     (mpd_mad_tid(msg) & 0xffffffffu));
+	pkt_from_desc(ml->port, d, a, msg, &pk);
+	c->sent++;
+	if (is_local(ml->port, msg, pk.lrh.dlid)) {
+		pk.lrh.slid = ml->port->lid;
+		if (!mad_deliver(ml, &pk, msg, len))
+			ml->port->cnt.drop_no_agent++;
+		rc = 0;
+	} else {
+		rc = mad_xfer_send(ml, c, d, msg, len, &pk, now_ns);
+	}
+	free(msg);
+	return rc;
+}
+
+/* A request with a time-out waits for its response in c's share. */
+static int
+send_wait(struct hca_mad_layer *ml, struct hca_mad_client *c,
+	  const struct hca_mad_desc *d, const uint8_t *mad, uint64_t now_ns)
+{
+	struct hca_outstanding *o;
+
+	/* the kernel's is_duplicate(): one send per TID in flight */
+	if (mad_out_find(ml, mpd_mad_tid(mad), mpd_mad_class(mad)))
+		return EINVAL;
+	o = mad_out_alloc(ml, c, mpd_mad_tid(mad), mpd_mad_class(mad));
+	if (!o) {
+		ml->port->cnt.chan_quota++;
+		return ENOMEM;
+	}
+	o->agent = d->agent_id;
+	o->timeout_ms = d->timeout_ms;
+	o->retries_left = d->retries;
+	o->deadline = now_ns + d->timeout_ms * 1000000ull;
+	o->desc = *d;
+	memcpy(o->mad, mad, MPD_MAD_LEN);
+	return 0;
+}
+
+int
+hca_mad_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
+	     const struct hca_mad_desc *d, const uint8_t *msg, uint32_t len,
+	     uint64_t now_ns, struct hca_mad_out *out)
+{
+	const struct hca_mad_agent *a = &c->agent[d->agent_id];
+	struct hca_port *p = ml->port;
+	uint8_t mad[MPD_MAD_LEN];
+	struct mpd_pkt pk;
+	int rc;
+
+	/* ib_umad_write(): RMPP when the agent and class have it and the
+	 * client set Active, whatever the length (an empty SA table is just
+	 * its headers) */
+	if (len > MPD_MAD_LEN ||
+	    (a->rmpp_version && len >= MPD_RMPP_END &&
+	     mpd_class_has_rmpp(mpd_mad_class(msg)) &&
+	     (msg[MPD_RMPP_OFF_FLAGS] & MPD_RMPP_FLAG_ACTIVE))) {
+		rc = send_rmpp(ml, c, d, a, msg, len, now_ns);
+		goto out;
+	}
+	memset(mad, 0, sizeof(mad));
+	memcpy(mad, msg, len);
+	/* ib_umad: requests carry the agent's hi_tid in TID bits 63..32 */
+	if (!mpd_mad_is_response(mad))
+		mpd_put_be64(mad + MPD_MAD_OFF_TID, (uint64_t)a->hi_tid << 32 |
+			     (mpd_mad_tid(mad) & 0xffffffffu));
+	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR && !dr_send(p, mad)) {
+		c->dropped++;
+		return 0;
+	}
+	pkt_from_desc(p, d, a, mad, &pk);
+	if (d->timeout_ms && !mpd_mad_is_response(mad)) {
+		rc = send_wait(ml, c, d, mad, now_ns);
+		if (rc)
+			goto out;
+	}
+	c->sent++;
+	if (is_local(p, mad, pk.lrh.dlid))
+		local_send(ml, &pk, mad, now_ns);
+	else
+		mad_emit(out, &pk, mad);
+	return 0;
+out:
+	if (rc)
+		mad_hand_back(c, d, msg, (uint32_t)rc);
+	return rc;
+}
+
+/* Resend what timed out; hand back what has no retries left. */
+static void
+run_timeouts(struct hca_mad_layer *ml, uint64_t now_ns,
+	     struct hca_mad_out *out)
+{
+	struct hca_mad_client *c, *tmp;
+	unsigned int i;
+
+	if (now_ns < ml->next_timeout_ns || !ml->out_used)
+		return;
+	ml->next_timeout_ns = now_ns + 1000000u;
+	/* a local answer may end its client's sends: walk safely */
+	for (c = TAILQ_FIRST(&ml->clients); c && out->room; c = tmp) {
+		tmp = TAILQ_NEXT(c, next);
+		for (i = 0; c->out_held && i < HCA_MAD_CLIENT_OUT &&
+			    out->room; i++) {
+			struct hca_outstanding *o = &c->out[i];
+			uint8_t mad[MPD_MAD_LEN];
+			struct mpd_pkt pk;
+
+			if (!o->used || now_ns < o->deadline)
+				continue;
+			if (!o->retries_left) {
+				mad_hand_back(c, &o->desc, o->mad, ETIMEDOUT);
+				mad_out_free(ml, o);
+				continue;
+			}
+			o->retries_left--;
+			o->deadline = now_ns + o->timeout_ms * 1000000ull;
+			memcpy(mad, o->mad, sizeof(mad));
+			pkt_from_desc(ml->port, &o->desc,
+				      &c->agent[o->agent], mad, &pk);
+			if (is_local(ml->port, mad, pk.lrh.dlid))
+				local_send(ml, &pk, mad, now_ns);
+			else
+				mad_emit(out, &pk, mad);
+		}
+	}
+}
+
+void
+hca_mad_poll(struct hca_mad_layer *ml, uint64_t now_ns,
+	     struct hca_mad_out *out)
+{
+	run_timeouts(ml, now_ns, out);
+	if (out->room)
+		mad_xfer_poll(ml, now_ns, out);
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A port's receive checks and its own agents: what every frame off the
+ * wire goes through before the MAD layer sees it, and the dispatch of
+ * Get/Set to the SMA and PMA that the wire and loopback share.
+ */
+#include <string.h>
+
+#include "madpmd/mad.h"
+#include "node.h"
+
+static void
+count_drop(struct hca_port *p, int status)
+{
+	p->cnt.rcv_errors++;
+	switch (status) {
+	case MPD_ETRUNC:
+	case MPD_ELEN:
+		p->cnt.drop_truncated++;
+		break;
+	case MPD_EICRC:
+		p->cnt.drop_bad_icrc++;
+		break;
+	case MPD_EVCRC:
+		p->cnt.drop_bad_vcrc++;
+		break;
+	default:
+		p->cnt.drop_bad_header++;
+		break;
+	}
+}
+
+bool
+hca_port_pkey_ok(const struct hca_port *p, uint16_t pkey)
+{
+	unsigned int i;
+
+	for (i = 0; i < HCA_PKEY_TABLE_LEN; i++)
+		if (mpd_pkey_match(p->pkeys[i], pkey))
+			return true;
+	return false;
+}
+
+uint16_t
+hca_port_pkey_index(const struct hca_port *p, uint16_t pkey)
+{
+	unsigned int i;
+
+	for (i = 0; i < HCA_PKEY_TABLE_LEN; i++)
+		if ((p->pkeys[i] & MPD_PKEY_BASE_MASK) ==
+		    (pkey & MPD_PKEY_BASE_MASK))
+			return (uint16_t)i;
+	return 0;
+}
+
+/*
+ * IBA 7.11.1: a CA takes the packets addressed to one of its LIDs
+ * (LID .. LID + 2^LMC - 1), multicast and the permissive LID. A port the
+ * SM has not given a LID yet cannot tell, and takes everything.
+ */
+static bool
+dlid_ok(const struct hca_port *p, uint16_t dlid)
+{
+	if (!p->lid || dlid >= MPD_LID_MCAST_LO)
+		return true;
+	return hca_port_owns_lid(p, dlid);
+}
+
+bool
+hca_port_owns_lid(const struct hca_port *p, uint16_t dlid)
+{
+	return p->lid && dlid != MPD_LID_PERMISSIVE && dlid >= p->lid &&
+	       (unsigned int)(dlid - p->lid) < (1u << p->lmc);
+}
+
+void
+hca_port_count_xmit(struct hca_port *p, uint32_t len)
+{
+	p->cnt.xmit_pkts++;
+	p->cnt.unicast_xmit_pkts++;
+	p->cnt.xmit_data += (len + 3u) / 4;	/* 4-byte words, 16.1.3.5 */
+}
+
+void
+hca_port_uncount_xmit(struct hca_port *p, uint32_t len)
+{
+	p->cnt.xmit_pkts--;
+	p->cnt.unicast_xmit_pkts--;
+	p->cnt.xmit_data -= (len + 3u) / 4;
+}
+
+bool
+hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len, bool promisc,
+	    struct mpd_pkt *pk, uint8_t **mad)
+{
+	uint32_t qp;
+	int rc;
+
+	rc = mpd_pkt_decode(p->link, buf, len, 0, pk);
+	if (rc != MPD_OK) {
+		count_drop(p, rc);
+		return false;
+	}
+	p->cnt.rcv_pkts++;
+	p->cnt.rcv_data += (len + 3u) / 4;
+	p->cnt.unicast_rcv_pkts++;
+	qp = pk->bth.dest_qp;
+
+	if (p->link == MPD_LINK_IB) {
+		/* IBA 7.6.5: VL15 carries QP0 only, and QP0 only VL15 */
+		if ((pk->lrh.vl == MPD_VL15) != (qp == 0)) {
+			p->cnt.vl15_dropped += pk->lrh.vl == MPD_VL15;
+			p->cnt.rcv_errors += pk->lrh.vl != MPD_VL15;
+			return false;
+		}
+		if (!dlid_ok(p, pk->lrh.dlid)) {
+			p->cnt.drop_bad_dlid++;
+			return false;
+		}
+	} else if (memcmp(pk->eth.dst, p->mac, sizeof(p->mac)) != 0 &&
+		   !promisc) {
+		return false;	/* not for this port */
+	}
+	if (qp > 1 || (qp == 0 && p->link != MPD_LINK_IB)) {
+		p->cnt.drop_no_agent++;	/* no QP0 on RoCE; no QPs yet */
+		return false;
+	}
+	if (pk->payload_len != MPD_MAD_LEN) {
+		count_drop(p, MPD_ELEN);
+		return false;
+	}
+	if (qp == 1) {
+		/* QP0 is exempt from P_Key checks (IBA 10.9.3) */
+		if (!hca_port_pkey_ok(p, pk->bth.pkey)) {
+			p->cnt.pkey_violations++;
+			return false;
+		}
+		if (pk->deth.qkey != MPD_QP1_QKEY) {
+			p->cnt.qkey_violations++;
+			return false;
+		}
+	}
+	*mad = buf + (pk->payload - buf);
+	return true;
+}
+
+void
+hca_port_reverse(const struct hca_port *p, struct mpd_pkt *pk, uint32_t qp)
+{
+	uint8_t tmp[16];
+	uint16_t lid;
+
+	if (pk->link == MPD_LINK_IB) {
+		lid = pk->lrh.dlid;
+		pk->lrh.dlid = pk->lrh.slid;
+		/* a DR SMP to a port without a LID comes back permissive */
+		pk->lrh.slid = p->lid && lid != MPD_LID_PERMISSIVE ? p->lid : lid;
+		pk->lrh.vl = qp == 0 ? MPD_VL15 : 0;
+	} else {
+		memcpy(pk->eth.dst, pk->eth.src, 6);
+		memcpy(pk->eth.src, p->mac, 6);
+		if (pk->ip_ver == 4) {
+			memcpy(tmp, pk->ip4.dst, 4);
+			memcpy(pk->ip4.dst, pk->ip4.src, 4);
+			memcpy(pk->ip4.src, tmp, 4);
+			pk->ip4.ttl = 64;
+		} else {
+			memcpy(tmp, pk->ip6.dst, 16);
+			memcpy(pk->ip6.dst, pk->ip6.src, 16);
+			memcpy(pk->ip6.src, tmp, 16);
+			pk->ip6.hop_limit = 64;
+		}
+		pk->udp.dport = MPD_ROCE_UDP_PORT;
+	}
+	if (pk->has_grh) {
+		memcpy(tmp, pk->grh.dgid, 16);
+		memcpy(pk->grh.dgid, pk->grh.sgid, 16);
+		memcpy(pk->grh.sgid, tmp, 16);
+	}
+	pk->bth.dest_qp = pk->deth.src_qp;
+	pk->bth.se = 0;
+	pk->bth.ack_req = 0;
+	pk->bth.opcode = MPD_OP_UD_SEND_ONLY;
+	pk->deth.src_qp = qp;
+	pk->deth.qkey = qp == 0 ? 0 : MPD_QP1_QKEY;
+}
+
+enum hca_reply
+hca_node_agent(struct hca_port *p, uint32_t qp, uint8_t *mad,
+	       const struct mpd_pkt *pk, uint64_t now_ns)
+{
+	if (!mpd_mad_is_get_set(mad))
+		return HCA_NOT_MINE;
+	if (qp == 0)
+		return hca_sma_handle(p, mad, pk, now_ns);
+	if (qp == 1 && mpd_mad_class(mad) == MPD_CLASS_PERF)
+		return hca_pma_handle(p, mad) ? HCA_REPLY : HCA_NO_REPLY;
+	return HCA_NOT_MINE;
+}
+
+uint32_t
+hca_port_rate_mbps(const struct hca_port *p)
+{
+	/* IBA 14.2.5.6 LinkSpeedActive (per lane) x LinkWidthActive */
+	static const uint32_t lane_mbps[] = { [1] = 2500, [2] = 5000,
+					      [4] = 10000 };
+	static const uint32_t lanes[] = { [1] = 1, [2] = 4, [4] = 8, [8] = 12 };
+	unsigned int s = p->link_speed_active, w = p->link_width_active;
+
+	return (s < sizeof(lane_mbps) / sizeof(lane_mbps[0]) ? lane_mbps[s] : 0) *
+	       (w < sizeof(lanes) / sizeof(lanes[0]) ? lanes[w] : 0);
+}

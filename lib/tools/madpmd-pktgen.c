@@ -25,7 +25,7 @@
 #include "madpmd/sa.h"
 #include "madpmd/wire.h"
 
-#define QP1_QKEY	0x80010000u
+#define QP1_QKEY	MPD_QP1_QKEY
 
 struct gen {
 	struct mpd_pcapng *w;

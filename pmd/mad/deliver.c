@@ -3,7 +3,7 @@
  * address (the kernel's ib_mad_recv_wc, as ib_umad fills ib_user_mad). */
 #include <string.h>
 
-#include <rte_byteorder.h>
+#include <endian.h>
 
 #include "mad_priv.h"
 
@@ -11,9 +11,9 @@ static void
 desc_from_pkt(const struct hca_port *p, const struct mpd_pkt *pk,
 	      struct hca_mad_desc *d)
 {
-	d->qpn = rte_cpu_to_be_32(pk->deth.src_qp);
-	d->qkey = rte_cpu_to_be_32(pk->deth.qkey);
-	d->lid = rte_cpu_to_be_16(pk->lrh.slid);
+	d->qpn = htobe32(pk->deth.src_qp);
+	d->qkey = htobe32(pk->deth.qkey);
+	d->lid = htobe16(pk->lrh.slid);
 	d->sl = pk->lrh.sl;
 	d->path_bits = (uint8_t)(pk->lrh.dlid & ((1u << p->lmc) - 1));
 	d->pkey_index = hca_port_pkey_index(p, pk->bth.pkey);
@@ -22,7 +22,7 @@ desc_from_pkt(const struct hca_port *p, const struct mpd_pkt *pk,
 		d->hop_limit = pk->grh.hop_limit;
 		d->traffic_class = pk->grh.tclass;
 		memcpy(d->gid, pk->grh.sgid, 16);
-		d->flow_label = rte_cpu_to_be_32(pk->grh.flow_label);
+		d->flow_label = htobe32(pk->grh.flow_label);
 	}
 }
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_byteorder.h>
+#include <endian.h>
 
 #include "mad_priv.h"
 
@@ -230,7 +230,7 @@ pkt_from_desc(const struct hca_port *p, const struct hca_mad_desc *d,
 	      const struct hca_mad_agent *a, const uint8_t *mad,
 	      struct mpd_pkt *pk)
 {
-	uint16_t dlid = rte_be_to_cpu_16(d->lid);
+	uint16_t dlid = be16toh(d->lid);
 	bool dr = mpd_mad_class(mad) == MPD_CLASS_SUBN_DR;
 
 	memset(pk, 0, sizeof(*pk));
@@ -249,7 +249,7 @@ pkt_from_desc(const struct hca_port *p, const struct hca_mad_desc *d,
 		pk->has_grh = true;
 		pk->grh.ip_ver = 6;
 		pk->grh.tclass = d->traffic_class;
-		pk->grh.flow_label = rte_be_to_cpu_32(d->flow_label) & 0xfffff;
+		pk->grh.flow_label = be32toh(d->flow_label) & 0xfffff;
 		pk->grh.next_hdr = MPD_GRH_NEXT_HDR_IBA;
 		pk->grh.hop_limit = d->hop_limit;
 		mpd_put_be64(pk->grh.sgid, p->gid_prefix);
@@ -259,8 +259,8 @@ pkt_from_desc(const struct hca_port *p, const struct hca_mad_desc *d,
 	pk->bth.opcode = MPD_OP_UD_SEND_ONLY;
 	pk->bth.pkey = a->qpn == 0 ? 0xffff :
 		       p->pkeys[d->pkey_index % HCA_PKEY_TABLE_LEN];
-	pk->bth.dest_qp = rte_be_to_cpu_32(d->qpn) & 0xffffff;
-	pk->deth.qkey = a->qpn == 0 ? 0 : rte_be_to_cpu_32(d->qkey);
+	pk->bth.dest_qp = be32toh(d->qpn) & 0xffffff;
+	pk->deth.qkey = a->qpn == 0 ? 0 : be32toh(d->qkey);
 	pk->deth.src_qp = a->qpn;
 }
 

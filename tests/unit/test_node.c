@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The node layer alone (pmd/node): the port's receive checks, the SMA and
+ * the PMA as functions of the port's state, the frame's bytes and a time
+ * given by the test. No EAL, no lcore, no clock.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "madpmd/attr.h"
+#include "madpmd/mad.h"
+#include "node/node.h"
+#include "tap.h"
+
+#define NODE_GUID	0x6d61640000123400ull
+#define SEC		1000000000ull
+
+static void
+port_init(struct hca_port *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->node_name, sizeof(p->node_name), "hca1");
+	snprintf(p->node_desc, sizeof(p->node_desc), "hca1 desc");
+	p->link = MPD_LINK_IB;
+	p->node_guid = NODE_GUID;
+	p->port_guid = NODE_GUID + 1;
+	p->sys_guid = NODE_GUID;
+	p->port_num = 1;
+	p->num_ports = 1;
+	p->lid = 5;
+	p->port_state = HCA_PORT_ACTIVE;
+	p->phys_state = HCA_PHYS_LINKUP;
+	p->link_width_active = 2;
+	p->link_speed_active = 4;
+	p->mtu_cap = 5;
+	p->vl_cap = 4;		/* VL0-7 */
+	p->op_vls = 1;		/* VL0 */
+	p->pkeys[0] = 0xffff;
+	p->pkeys[1] = 0x8001;
+	hca_sma_init(p);
+}
+
+/* A frame of mad to the port: QP qp, on VL15 when vl15. */
+static int
+frame(uint8_t *buf, size_t cap, const uint8_t *mad, uint32_t qp, bool vl15,
+      uint16_t pkey, uint32_t qkey)
+{
+	struct mpd_pkt pk;
+
+	memset(&pk, 0, sizeof(pk));
+	pk.link = MPD_LINK_IB;
+	pk.lrh.vl = vl15 ? MPD_VL15 : 0;
+	pk.lrh.dlid = 5;
+	pk.lrh.slid = 9;
+	pk.bth.opcode = MPD_OP_UD_SEND_ONLY;
+	pk.bth.pkey = pkey;
+	pk.bth.dest_qp = qp;
+	pk.deth.qkey = qkey;
+	pk.deth.src_qp = qp;
+	return mpd_pkt_encode(&pk, mad, MPD_MAD_LEN, buf, cap);
+}
+
+static void
+smp(uint8_t *mad, uint8_t method, uint16_t attr, uint32_t mod, uint64_t mkey,
+    const void *data)
+{
+	struct mpd_mad m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.base_version = MPD_BASE_VERSION;
+	m.hdr.mgmt_class = MPD_CLASS_SUBN_LID;
+	m.hdr.class_version = MPD_SMP_CLASS_VERSION;
+	m.hdr.method = method;
+	m.hdr.tid = 0x1234;
+	m.hdr.attr_id = attr;
+	m.hdr.attr_mod = mod;
+	m.mkey = mkey;
+	mpd_mad_encode(&m, data, data ? MPD_SMP_DATA_LEN : 0, mad, MPD_MAD_LEN);
+}
+
+/* The port's receive path and its agents: the reply's status, or -1 when
+ * the frame was dropped, -2 when there was no reply, -3 not the node's. */
+static int
+input(struct hca_port *p, const uint8_t *mad, uint32_t qp, bool vl15,
+      uint16_t pkey, uint32_t qkey, uint64_t now, uint8_t *out)
+{
+	uint8_t buf[512], *m;
+	struct mpd_pkt pk;
+	enum hca_reply r;
+	int n = frame(buf, sizeof(buf), mad, qp, vl15, pkey, qkey);
+
+	if (n < 0 || !hca_port_rx(p, buf, (uint16_t)n, false, &pk, &m))
+		return -1;
+	r = hca_node_agent(p, qp, m, &pk, now);
+	if (r == HCA_NOT_MINE)
+		return -3;
+	if (r != HCA_REPLY)
+		return -2;
+	memcpy(out, m, MPD_MAD_LEN);
+	return mpd_get_be16(m + MPD_MAD_OFF_STATUS);
+}
+
+static void
+test_checks(void)
+{
+	struct hca_port p;
+	uint8_t mad[MPD_MAD_LEN], out[MPD_MAD_LEN];
+	struct mpd_node_info ni;
+
+	port_init(&p);
+	smp(mad, MPD_METHOD_GET, MPD_ATTR_NODE_INFO, 0, 0, NULL);
+	is_int(input(&p, mad, 0, true, 0xffff, 0, 0, out), 0,
+	       "Get(NodeInfo) on VL15/QP0: answered");
+	mpd_layout_decode(&mpd_node_info_layout, out + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &ni);
+	ok(ni.node_guid == NODE_GUID && ni.port_guid == NODE_GUID + 1,
+	   "with the node's GUIDs");
+	is_int(out[MPD_MAD_OFF_METHOD], MPD_METHOD_GET_RESP, "a GetResp");
+	is_int(input(&p, mad, 0, false, 0xffff, 0, 0, out), -1,
+	       "QP0 off VL15: dropped (IBA 7.6.5)");
+	is_int(p.cnt.rcv_errors, 1, "counted in PortRcvErrors");
+
+	/* PerfMgt on QP1: P_Key and Q_Key checked (10.9.3, 10.2.4) */
+	memset(mad, 0, sizeof(mad));
+	mad[MPD_MAD_OFF_BASE_VER] = MPD_BASE_VERSION;
+	mad[MPD_MAD_OFF_CLASS] = MPD_CLASS_PERF;
+	mad[MPD_MAD_OFF_CLASS_VER] = MPD_PERF_CLASS_VERSION;
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET;
+	mpd_put_be16(mad + MPD_MAD_OFF_ATTR_ID, MPD_ATTR_PERF_PORT_COUNTERS);
+	mad[MPD_PERF_DATA_OFF + 1] = 1;		/* PortSelect */
+	is_int(input(&p, mad, 1, false, 0xffff, MPD_QP1_QKEY, 0, out), 0,
+	       "Get(PortCounters) on QP1: answered");
+	p.pkeys[2] = 0x0002;	/* a limited member of partition 2 */
+	is_int(input(&p, mad, 1, false, 0x0002, MPD_QP1_QKEY, 0, out), -1,
+	       "limited P_Key 0x0002 against the limited 0x0002: dropped");
+	is_int(p.cnt.pkey_violations, 1, "a P_Key violation");
+	is_int(input(&p, mad, 1, false, 0x8002, MPD_QP1_QKEY, 0, out), 0,
+	       "the full 0x8002 against the limited 0x0002: answered");
+	is_int(input(&p, mad, 1, false, 0x0001, MPD_QP1_QKEY, 0, out), 0,
+	       "the limited 0x0001 against the full 0x8001: answered");
+	is_int(input(&p, mad, 1, false, 0x0003, MPD_QP1_QKEY, 0, out), -1,
+	       "a partition the port is not in: dropped");
+	is_int(p.cnt.pkey_violations, 2, "another violation");
+	is_int(input(&p, mad, 1, false, 0xffff, 0x1234, 0, out), -1,
+	       "a wrong Q_Key: dropped");
+	is_int(p.cnt.qkey_violations, 1, "a Q_Key violation");
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	is_int(input(&p, mad, 1, false, 0xffff, MPD_QP1_QKEY, 0, out), -3,
+	       "a response is not the PMA's: up to the MAD layer");
+	mad[MPD_MAD_OFF_CLASS] = MPD_CLASS_SUBN_ADM;
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET;
+	is_int(input(&p, mad, 1, false, 0xffff, MPD_QP1_QKEY, 0, out), -3,
+	       "an SA Get is not the node's either");
+}
+
+/* IBA 14.2.4.3: a lapsed M_Key lease drops the protection; the time is
+ * the caller's. */
+static void
+test_mkey_lease(void)
+{
+	struct hca_port p;
+	uint8_t mad[MPD_MAD_LEN], out[MPD_MAD_LEN];
+
+	port_init(&p);
+	p.mkey = 0x1111;
+	p.mkey_protect = 2;
+	p.mkey_lease = 2;		/* seconds */
+	p.sm_lid = 0;
+	smp(mad, MPD_METHOD_GET, MPD_ATTR_PORT_INFO, 1, 0x2222, NULL);
+	is_int(input(&p, mad, 0, true, 0xffff, 0, 10 * SEC, out), -2,
+	       "a wrong M_Key at protect level 2: no answer");
+	is_int(p.cnt.mkey_violations, 1, "an M_Key violation");
+	is_int(input(&p, mad, 0, true, 0xffff, 0, 11 * SEC, out), -2,
+	       "one second later: still protected");
+	is_int(input(&p, mad, 0, true, 0xffff, 0, 12 * SEC + 1, out), 0,
+	       "past the 2 s lease: the protection lapsed, answered");
+	is_int(p.mkey_protect, 0, "and the protect bits are 0");
+}
+
+/* IBA 14.2.5.8: SL2VL entries name data VLs below OperationalVLs' count
+ * (1: VL0, 2: VL0-1, 3: VL0-3 ...), or VL15. */
+static void
+test_sl2vl(void)
+{
+	struct mpd_sl2vl_table t;
+	struct hca_port p;
+	uint8_t mad[MPD_MAD_LEN], out[MPD_MAD_LEN], data[MPD_SMP_DATA_LEN];
+
+	port_init(&p);
+	memset(&t, 0, sizeof(t));
+	t.vl[3] = 3;
+	mpd_layout_encode(&mpd_sl2vl_table_layout, &t, data, sizeof(data));
+	smp(mad, MPD_METHOD_SET, MPD_ATTR_SL2VL_TABLE, 0, 0, data);
+	is_int(input(&p, mad, 0, true, 0xffff, 0, 0, out),
+	       MPD_STATUS_INVALID_FIELD, "SL3 to VL3 with only VL0: invalid");
+	p.op_vls = 3;
+	smp(mad, MPD_METHOD_SET, MPD_ATTR_SL2VL_TABLE, 0, 0, data);
+	is_int(input(&p, mad, 0, true, 0xffff, 0, 0, out), 0,
+	       "SL3 to VL3 with VL0-3 (OperationalVLs 3): taken");
+	is_int(p.sl2vl[3], 3, "and kept");
+	t.vl[3] = 4;
+	mpd_layout_encode(&mpd_sl2vl_table_layout, &t, data, sizeof(data));
+	smp(mad, MPD_METHOD_SET, MPD_ATTR_SL2VL_TABLE, 0, 0, data);
+	is_int(input(&p, mad, 0, true, 0xffff, 0, 0, out),
+	       MPD_STATUS_INVALID_FIELD, "VL4 with VL0-3: invalid");
+	t.vl[3] = MPD_VL15;
+	mpd_layout_encode(&mpd_sl2vl_table_layout, &t, data, sizeof(data));
+	smp(mad, MPD_METHOD_SET, MPD_ATTR_SL2VL_TABLE, 0, 0, data);
+	is_int(input(&p, mad, 0, true, 0xffff, 0, 0, out), 0,
+	       "VL15 (drop) is always allowed");
+}
+
+int
+main(void)
+{
+	test_checks();
+	test_mkey_lease();
+	test_sl2vl();
+	return tap_done();
+}

@@ -22,8 +22,6 @@
 #include "../rte_pmd_hca.h"
 #include "hca.h"
 
-RTE_LOG_REGISTER(hca_logtype, pmd.net.hca, NOTICE);
-
 #define ARG_NODE	"node"
 #define ARG_DESC	"desc"
 #define ARG_NODE_GUID	"node_guid"

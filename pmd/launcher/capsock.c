@@ -5,8 +5,10 @@
  * [ib=infiniband|madpmd_ib]",
  * and reads a pcapng stream of the fabric while it runs, or one line
  * "ERR <sentence>" for a request we cannot serve. madpmd-extcap is such a
- * client. This thread only accepts and sets a capture up; the polling
- * lcore writes to it, and cuts it off if it does not keep up.
+ * client. This thread only accepts and sets a capture up, for many clients
+ * at once: each has REQ_TIMEOUT_S in all to send its line (a client that
+ * trickles bytes holds up nobody); the polling lcore writes to the
+ * capture, and cuts it off if it does not keep up.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,13 +21,15 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capsock.h"
 #include "madpmd/pcapng.h"
 
 #define REQ_MAX		1024
-#define REQ_TIMEOUT_S	2		/* to send the request line */
+#define REQ_TIMEOUT_MS	2000		/* to send the whole request line */
+#define PENDING_MAX	16		/* clients still sending theirs */
 #define SNDBUF		(4 << 20)	/* slack for a reader that lags */
 
 static struct {
@@ -69,51 +73,61 @@ parse_ports(const struct fabric *f, char *list, bool *sel)
 	return NULL;
 }
 
-/* Read the request line; its length, or -1. */
-static int
-read_request(int fd, char *buf, size_t cap)
+/* A client still sending its request line */
+struct pending {
+	int fd;
+	size_t n;
+	uint64_t deadline;		/* ms */
+	char buf[REQ_MAX];
+};
+
+static uint64_t
+now_ms(void)
 {
-	size_t n = 0;
+	struct timespec ts;
 
-	while (n < cap - 1) {
-		ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
-		char *nl;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
 
-		if (r <= 0)
-			return -1;
-		n += (size_t)r;
-		buf[n] = '\0';
-		nl = strchr(buf, '\n');
-		if (nl) {
-			*nl = '\0';
-			if (nl > buf && nl[-1] == '\r')
-				nl[-1] = '\0';
-			return (int)(nl - buf);
-		}
-	}
-	return -1;
+/* Read what the client sent: 1 with the line in buf, 0 for more to come,
+ * -1 when it closed, failed or sent more than a line holds. */
+static int
+read_more(struct pending *c)
+{
+	ssize_t r = recv(c->fd, c->buf + c->n, sizeof(c->buf) - 1 - c->n,
+			 MSG_DONTWAIT);
+	char *nl;
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (r <= 0)
+		return -1;
+	c->n += (size_t)r;
+	c->buf[c->n] = '\0';
+	nl = strchr(c->buf, '\n');
+	if (!nl)
+		return c->n < sizeof(c->buf) - 1 ? 0 : -1;
+	*nl = '\0';
+	if (nl > c->buf && nl[-1] == '\r')
+		nl[-1] = '\0';
+	return 1;
 }
 
 static void
-serve(int fd)
+serve(int fd, char *req)
 {
-	struct timeval tv = { .tv_sec = REQ_TIMEOUT_S };
 	static bool sel[FAB_MAX_PORTS];
 	uint32_t kinds = FAB_CAP_ALL;
 	const char *ib = NULL;
 	bool some_port = false;
-	char req[REQ_MAX], what[96], *save = NULL, *tok;
+	char what[96], *save = NULL, *tok;
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
 	struct mpd_pcapng *w;
 	struct fab_sink *s;
 	int sndbuf = SNDBUF, fl;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (read_request(fd, req, sizeof(req)) < 0) {
-		reply_err(fd, "%s", "send one line: CAPTURE [ports=NODE:PORT,...] [kinds=wire,umad,port,wc,cm]");
-		goto out;
-	}
 	/* what we echo back in an ERR line is printable */
 	for (tok = req; *tok; tok++)
 		if ((unsigned char)*tok < 0x20 && *tok != '\t')
@@ -196,21 +210,73 @@ out:
 	close(fd);
 }
 
+static void
+drop_pending(struct pending *c, int *n, int i, const char *why)
+{
+	if (why)
+		reply_err(c[i].fd, "%s", why);
+	close(c[i].fd);
+	c[i] = c[--*n];
+}
+
+static void
+accept_one(struct pending *c, int *n)
+{
+	int fd = accept4(cs.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	/* the longest waiting gives way to the newcomer */
+	if (*n == PENDING_MAX)
+		drop_pending(c, n, 0, "too many capture clients sending their request at once");
+	c[*n].fd = fd;
+	c[*n].n = 0;
+	c[*n].deadline = now_ms() + REQ_TIMEOUT_MS;
+	(*n)++;
+}
+
 static void *
 accept_loop(void *arg)
 {
-	struct pollfd p = { .fd = cs.fd, .events = POLLIN };
+	static struct pending c[PENDING_MAX];
+	struct pollfd p[PENDING_MAX + 1];
+	int n = 0, i;
 
 	(void)arg;
 	while (!cs.stop) {
-		int fd;
+		uint64_t now;
 
-		if (poll(&p, 1, 200) <= 0)
+		p[0].fd = cs.fd;
+		p[0].events = POLLIN;
+		for (i = 0; i < n; i++) {
+			p[i + 1].fd = c[i].fd;
+			p[i + 1].events = POLLIN;
+			p[i + 1].revents = 0;
+		}
+		if (poll(p, (nfds_t)n + 1, 100) < 0)
 			continue;
-		fd = accept4(cs.fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd >= 0)
-			serve(fd);
+		now = now_ms();
+		/* from the end: dropping one moves the last into its place */
+		for (i = n - 1; i >= 0; i--) {
+			int rc = p[i + 1].revents ? read_more(&c[i]) : 0;
+
+			if (rc > 0) {
+				int fd = c[i].fd;
+
+				c[i].fd = -1;
+				serve(fd, c[i].buf);
+				c[i] = c[--n];
+			} else if (rc < 0) {
+				drop_pending(c, &n, i, "send one line: CAPTURE [ports=NODE:PORT,...] [kinds=wire,umad,port,wc,cm]");
+			} else if (now >= c[i].deadline) {
+				drop_pending(c, &n, i, "the request line took too long: send it at once");
+			}
+		}
+		if (p[0].revents & POLLIN)
+			accept_one(c, &n);
 	}
+	while (n > 0)
+		drop_pending(c, &n, n - 1, NULL);
 	return NULL;
 }
 

@@ -53,6 +53,45 @@ a=$(ask $'CAPTURE ports=hca2:1 kinds=wire\n')
 [ "$a" = 0a0d0d0a ]
 ok $? "a good request gets a pcapng stream (then the client vanishes)"
 
+# a client that trickles its request, a byte every 1.5 s, holds up nobody:
+# another gets its stream at once, and the trickler is told off in time
+python3 - "$sock" > "$tmp/trickle.out" 2>&1 <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+try:
+    for b in b"CAPTURE kinds=wire\n":
+        s.send(bytes([b]))
+        time.sleep(1.5)
+    print("trickler: no answer")
+except OSError:
+    pass
+s.settimeout(5)
+try:
+    print("trickler:", s.recv(200).decode("latin-1").splitlines()[0])
+except Exception as e:
+    print("trickler:", e)
+PY
+trickler=$!
+pids+=($trickler)
+sleep 0.5
+read -r a ms < <(python3 - "$sock" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+t = time.monotonic()
+s.connect(sys.argv[1])
+s.sendall(b"CAPTURE ports=hca2:1 kinds=wire\n")
+s.settimeout(5)
+data = s.recv(4)
+print(data.hex() or "EOF", int((time.monotonic() - t) * 1000))
+PY
+)
+[ "$a" = 0a0d0d0a ] && [ "${ms:-9999}" -lt 1000 ]
+ok $? "beside a client trickling its request, another gets its stream in ${ms:-?} ms"
+wait $trickler
+grep -q "trickler: ERR the request line took too long" "$tmp/trickle.out"
+ok $? "and the trickler is cut off after its 2 s: $(cat "$tmp/trickle.out")"
+
 # one client that never reads, one that reads for 6 s
 python3 - "$sock" > "$tmp/stuck.out" 2>&1 <<'PY' &
 import socket, sys, time

@@ -18,6 +18,25 @@ struct rte_pmd_hca_port_info {
 	uint32_t cap_mask;
 };
 
+/*
+ * The address table of a RoCE port: where a GID is (its GID 0, prefix +
+ * port GUID, or its IPv4-mapped GID 1), so that umad sends with a GRH
+ * reach the right MAC without asking the network. The launcher adds every
+ * port of its fabric to every RoCE port; a port always knows itself.
+ */
+struct rte_pmd_hca_neigh {
+	uint8_t gid[16];
+	uint8_t mac[6];
+	uint8_t ip4[4];
+};
+
+/* The port's own entry. 0, -ENODEV or -ENOTSUP. */
+int rte_pmd_hca_neigh_self(uint16_t port_id, struct rte_pmd_hca_neigh *n);
+/* Add (or update, by GID) an entry. 0, -ENODEV, -ENOTSUP, -ENOMEM or
+ * -ENOSPC (4096 entries). */
+int rte_pmd_hca_neigh_add(uint16_t port_id,
+			  const struct rte_pmd_hca_neigh *n);
+
 /* 0, -ENODEV (no such port) or -ENOTSUP (not a net_hca port). */
 int rte_pmd_hca_port_info_get(uint16_t port_id,
 			      struct rte_pmd_hca_port_info *info);

@@ -44,6 +44,9 @@ struct umad_sess {
 	/* the session's shares of the port (madpmd/chan.h), under tx_lock */
 	uint64_t posted[3];		/* sends of each share we queued */
 	uint32_t share[3];		/* how many may be held at once */
+	bool roce;			/* an Ethernet port: sends need a GRH */
+	uint8_t gids[8][16];		/* RoCE GIDs the daemon resolved */
+	unsigned int ngids;		/* under ctl_lock */
 };
 
 /* How long umad_recv() and umad_poll() spin on the ring before sleeping in
@@ -481,6 +484,7 @@ umad_open_port(const char *ca_name, int portnum)
 	s->port_num = (int)h.rep.port.port_num;
 	s->share[MPD_CHAN_SHARE_OUT] = h.rep.share_out;
 	s->share[MPD_CHAN_SHARE_XFER] = h.rep.share_xfer;
+	s->roce = h.rep.port.link_layer == 1;
 	s->spin_ns = spin_ns_from_env();
 	snprintf(s->node, sizeof(s->node), "%s", n.name);
 	pthread_mutex_init(&s->tx_lock, NULL);
@@ -591,6 +595,43 @@ ring_send(struct umad_sess *s, enum mpd_chan_share share,
 	}
 }
 
+/*
+ * A RoCE send needs a GRH whose destination GID the fabric has (the
+ * kernel's ib_resolve_eth_dmac()): 0, EINVAL or EHOSTUNREACH. The daemon
+ * answers from its address table once per GID; the last few are kept.
+ */
+static int
+sess_resolve(struct umad_sess *s, const struct ib_user_mad *mad)
+{
+	struct mpd_chan_msg m;
+	unsigned int i;
+	int rc, old;
+
+	if (!s->roce)
+		return 0;
+	if (!mad->addr.grh_present)
+		return EINVAL;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	pthread_mutex_lock(&s->ctl_lock);
+	for (i = 0; i < s->ngids && i < 8; i++)
+		if (!memcmp(s->gids[i], mad->addr.gid, 16))
+			break;
+	rc = 0;
+	if (i == s->ngids || i == 8) {
+		memset(&m, 0, sizeof(m));
+		m.type = MPD_CHAN_RESOLVE;
+		m.len = sizeof(m.u.resolve_req);
+		memcpy(m.u.resolve_req.gid, mad->addr.gid, 16);
+		rc = umad_chan_call(s->sock, &s->seq, &m, NULL, 0, NULL);
+		rc = rc < 0 ? EIO : m.status;
+		if (!rc)
+			memcpy(s->gids[s->ngids++ % 8], mad->addr.gid, 16);
+	}
+	pthread_mutex_unlock(&s->ctl_lock);
+	pthread_setcancelstate(old, NULL);
+	return rc;
+}
+
 /* umad_send() on a session: 0 or the errno of the -EIO. */
 static int
 sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
@@ -621,6 +662,9 @@ sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
 	} else if (length > UMAD_SEG_SIZE) {
 		return EINVAL;
 	}
+	rc = sess_resolve(s, mad);
+	if (rc)
+		return rc;
 	memcpy(&hdr, mad, sizeof(hdr));
 	hdr.status = 0;
 	hdr.length = (uint32_t)(UMAD_HDR_SIZE + length);

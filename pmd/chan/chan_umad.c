@@ -6,6 +6,7 @@
  * writes them. It is the MAD layer's client: deliveries land in the
  * session's receive ring, and the session's shares are published to it.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_log.h>
@@ -184,10 +185,29 @@ umad_port_info(struct hca_chan *ch, struct hca_session *s,
 	return 0;
 }
 
+static int
+umad_resolve(struct hca_chan *ch, struct hca_session *s,
+	     struct mpd_chan_msg *m)
+{
+	struct hca_neigh n;
+	int rc = 0;
+
+	(void)s;
+	rte_spinlock_lock(ch->cfg.lock);
+	if (ch->cfg.port->link == MPD_LINK_IB)
+		rc = EINVAL;
+	else if (!hca_port_resolve(ch->cfg.port, m->u.resolve_req.gid, &n))
+		rc = EHOSTUNREACH;
+	rte_spinlock_unlock(ch->cfg.lock);
+	m->len = 0;
+	return rc;
+}
+
 static const struct hca_chan_handler umad_handlers[] = {
 	{ MPD_CHAN_REGISTER, umad_register },
 	{ MPD_CHAN_UNREGISTER, umad_unregister },
 	{ MPD_CHAN_PORT_INFO, umad_port_info },
+	{ MPD_CHAN_RESOLVE, umad_resolve },
 	{ 0, NULL },
 };
 

@@ -467,6 +467,9 @@ eth_dev_close(struct rte_eth_dev *dev)
 	drain_egress(hi);
 	rte_ring_free(hi->egress);
 	hca_rec_release(&hi->rec);
+	rte_free(hi->port.neigh);
+	hi->port.neigh = NULL;
+	hi->port.nneigh = 0;
 	hi->egress = NULL;
 	/* mac_addrs lives in dev_private: not for rte_free */
 	dev->data->mac_addrs = NULL;
@@ -913,4 +916,76 @@ rte_pmd_hca_records_dequeue(uint16_t port_id, struct rte_pmd_hca_record **recs,
 	struct hca_internals *hi = hca_of_port(port_id);
 
 	return hi ? hca_rec_dequeue(&hi->rec, recs, n) : 0;
+}
+
+static struct hca_internals *
+hca_of_port_checked(uint16_t port_id, int *rc)
+{
+	struct hca_internals *hi;
+
+	*rc = 0;
+	if (!rte_eth_dev_is_valid_port(port_id)) {
+		*rc = -ENODEV;
+		return NULL;
+	}
+	hi = hca_of_port(port_id);
+	if (!hi)
+		*rc = -ENOTSUP;
+	return hi;
+}
+
+int
+rte_pmd_hca_neigh_self(uint16_t port_id, struct rte_pmd_hca_neigh *n)
+{
+	struct hca_internals *hi;
+	struct hca_neigh self;
+	int rc;
+
+	hi = hca_of_port_checked(port_id, &rc);
+	if (!hi)
+		return rc;
+	rte_spinlock_lock(&hi->lock);
+	hca_port_neigh(&hi->port, &self);
+	rte_spinlock_unlock(&hi->lock);
+	memcpy(n->gid, self.gid, sizeof(n->gid));
+	memcpy(n->mac, self.mac, sizeof(n->mac));
+	memcpy(n->ip4, self.ip4, sizeof(n->ip4));
+	return 0;
+}
+
+int
+rte_pmd_hca_neigh_add(uint16_t port_id, const struct rte_pmd_hca_neigh *n)
+{
+	struct hca_internals *hi;
+	struct hca_neigh *tbl, e;
+	uint32_t i;
+	int rc;
+
+	hi = hca_of_port_checked(port_id, &rc);
+	if (!hi)
+		return rc;
+	/* the table is made once, without the lock: it allocates */
+	tbl = hi->port.neigh;
+	if (!tbl) {
+		tbl = rte_zmalloc("hca_neigh", HCA_NEIGH_MAX * sizeof(*tbl), 0);
+		if (!tbl)
+			return -ENOMEM;
+	}
+	memcpy(e.gid, n->gid, sizeof(e.gid));
+	memcpy(e.mac, n->mac, sizeof(e.mac));
+	memcpy(e.ip4, n->ip4, sizeof(e.ip4));
+	rc = 0;
+	rte_spinlock_lock(&hi->lock);
+	hi->port.neigh = tbl;
+	for (i = 0; i < hi->port.nneigh; i++)
+		if (!memcmp(tbl[i].gid, e.gid, sizeof(e.gid)))
+			break;
+	if (i < hi->port.nneigh)
+		tbl[i] = e;
+	else if (hi->port.nneigh < HCA_NEIGH_MAX)
+		tbl[hi->port.nneigh++] = e;
+	else
+		rc = -ENOSPC;
+	rte_spinlock_unlock(&hi->lock);
+	return rc;
 }

@@ -200,6 +200,34 @@ bad:
 	return -1;
 }
 
+/* Every RoCE port learns where every HCA port of the fabric is: its GIDs
+ * and MAC, so that a GRH-addressed send never asks the network. */
+static int
+fab_addresses(struct fabric *f)
+{
+	struct rte_pmd_hca_neigh n;
+	unsigned int i, j;
+	int rc;
+
+	for (i = 0; i < f->nports; i++) {
+		if (!f->port[i].hca || f->port[i].link == MPD_LINK_IB)
+			continue;
+		for (j = 0; j < f->nports; j++) {
+			if (j == i || !f->port[j].hca ||
+			    rte_pmd_hca_neigh_self(f->port[j].port_id, &n) != 0)
+				continue;
+			rc = rte_pmd_hca_neigh_add(f->port[i].port_id, &n);
+			if (rc) {
+				fprintf(stderr, "madpmd: %s cannot learn where %s is: %s\n",
+					f->port[i].dev, f->port[j].dev,
+					rte_strerror(-rc));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 int
 fab_start(struct fabric *f)
 {
@@ -215,6 +243,9 @@ fab_start(struct fabric *f)
 			rte_strerror(rte_errno));
 		return -1;
 	}
+	/* before any port moves a frame */
+	if (fab_addresses(f) != 0)
+		return -1;
 	memset(&conf, 0, sizeof(conf));
 	for (i = 0; i < f->nports; i++) {
 		uint16_t pid = f->port[i].port_id;

@@ -17,7 +17,23 @@ desc_from_pkt(const struct hca_port *p, const struct mpd_pkt *pk,
 	d->sl = pk->lrh.sl;
 	d->path_bits = (uint8_t)(pk->lrh.dlid & ((1u << p->lmc) - 1));
 	d->pkey_index = hca_port_pkey_index(p, pk->bth.pkey);
-	if (pk->has_grh) {
+	if (pk->link == MPD_LINK_ROCE_V2) {
+		/* RoCEv2: the GRH is the IP header's (IBA A17.4.5.1) */
+		static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+		d->grh_present = 1;
+		if (pk->ip_ver == 4) {
+			memcpy(d->gid, mapped, sizeof(mapped));
+			memcpy(d->gid + 12, pk->ip4.src, 4);
+			d->hop_limit = pk->ip4.ttl;
+			d->traffic_class = pk->ip4.tos;
+		} else {
+			memcpy(d->gid, pk->ip6.src, 16);
+			d->hop_limit = pk->ip6.hop_limit;
+			d->traffic_class = pk->ip6.tclass;
+			d->flow_label = htobe32(pk->ip6.flow_label);
+		}
+	} else if (pk->has_grh) {
 		d->grh_present = 1;
 		d->hop_limit = pk->grh.hop_limit;
 		d->traffic_class = pk->grh.tclass;

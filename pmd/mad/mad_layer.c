@@ -216,8 +216,13 @@ dr_send(const struct hca_port *p, uint8_t *mad)
 
 /* Where a send goes: true when to the port itself (no wire). */
 static bool
-is_local(const struct hca_port *p, const uint8_t *mad, uint16_t dlid)
+is_local(const struct hca_port *p, const uint8_t *mad,
+	 const struct mpd_pkt *pk)
 {
+	uint16_t dlid = pk->lrh.dlid;
+
+	if (p->link != MPD_LINK_IB)
+		return !memcmp(pk->eth.dst, p->mac, sizeof(p->mac));
 	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR &&
 	    !(mad[MPD_MAD_OFF_STATUS] & (MPD_SMP_STATUS_D >> 8)) &&
 	    mad[MPD_SMP_OFF_HOP_CNT] == 0)
@@ -225,16 +230,51 @@ is_local(const struct hca_port *p, const uint8_t *mad, uint16_t dlid)
 	return hca_port_owns_lid(p, dlid);
 }
 
-static void
+/*
+ * RoCEv2 carries the GRH's addresses in IP (IBA A17.4): the destination
+ * GID is resolved through the fabric's address table, never by asking the
+ * network. A send without a GRH cannot be addressed (the kernel's
+ * ib_resolve_eth_dmac(): EINVAL), nor one to a GID nobody has.
+ */
+static int
+roce_from_desc(const struct hca_port *p, const struct hca_mad_desc *d,
+	       struct mpd_pkt *pk)
+{
+	struct hca_neigh n;
+
+	if (!d->grh_present)
+		return EINVAL;
+	if (!hca_port_resolve(p, d->gid, &n))
+		return EHOSTUNREACH;
+	memcpy(pk->eth.dst, n.mac, 6);
+	memcpy(pk->eth.src, p->mac, 6);
+	pk->ip_ver = 4;
+	pk->ip4.tos = d->traffic_class;
+	pk->ip4.ttl = d->hop_limit ? d->hop_limit : 64;
+	pk->ip4.frag = 0x4000;		/* don't fragment */
+	memcpy(pk->ip4.src, p->ip4, 4);
+	memcpy(pk->ip4.dst, n.ip4, 4);
+	/* the source port spreads flows (RoCEv2 annex): from the QPs */
+	pk->udp.sport = (uint16_t)(0xc000 | ((be32toh(d->qpn) * 31u +
+					      d->agent_id) & 0x3fff));
+	pk->udp.dport = MPD_ROCE_UDP_PORT;
+	return 0;
+}
+
+/* A send's headers: 0, or the errno it is handed back with. */
+static int
 pkt_from_desc(const struct hca_port *p, const struct hca_mad_desc *d,
 	      const struct hca_mad_agent *a, const uint8_t *mad,
 	      struct mpd_pkt *pk)
 {
 	uint16_t dlid = be16toh(d->lid);
 	bool dr = mpd_mad_class(mad) == MPD_CLASS_SUBN_DR;
+	int rc;
 
 	memset(pk, 0, sizeof(*pk));
 	pk->link = p->link;
+	if (p->link == MPD_LINK_ROCE_V2 && (rc = roce_from_desc(p, d, pk)))
+		return rc;
 	pk->lrh.vl = a->qpn == 0 ? MPD_VL15 : 0;
 	pk->lrh.sl = d->sl & 0xf;
 	pk->lrh.dlid = dlid;
@@ -245,7 +285,7 @@ pkt_from_desc(const struct hca_port *p, const struct hca_mad_desc *d,
 	else
 		pk->lrh.slid = (uint16_t)(p->lid | (d->path_bits &
 					  ((1u << p->lmc) - 1)));
-	if (d->grh_present && a->qpn) {
+	if (d->grh_present && a->qpn && p->link == MPD_LINK_IB) {
 		pk->has_grh = true;
 		pk->grh.ip_ver = 6;
 		pk->grh.tclass = d->traffic_class;
@@ -262,6 +302,7 @@ pkt_from_desc(const struct hca_port *p, const struct hca_mad_desc *d,
 	pk->bth.dest_qp = be32toh(d->qpn) & 0xffffff;
 	pk->deth.qkey = a->qpn == 0 ? 0 : be32toh(d->qkey);
 	pk->deth.src_qp = a->qpn;
+	return 0;
 }
 
 /*
@@ -304,9 +345,13 @@ send_rmpp(struct hca_mad_layer *ml, struct hca_mad_client *c,
 	if (!mpd_mad_is_response(msg))
 		mpd_put_be64(msg + MPD_MAD_OFF_TID, (uint64_t)a->hi_tid << 32 |
 			     (mpd_mad_tid(msg) & 0xffffffffu));
-	pkt_from_desc(ml->port, d, a, msg, &pk);
+	rc = pkt_from_desc(ml->port, d, a, msg, &pk);
+	if (rc) {
+		free(msg);
+		return rc;
+	}
 	c->sent++;
-	if (is_local(ml->port, msg, pk.lrh.dlid)) {
+	if (is_local(ml->port, msg, &pk)) {
 		pk.lrh.slid = ml->port->lid;
 		if (!mad_deliver(ml, &pk, msg, len))
 			ml->port->cnt.drop_no_agent++;
@@ -373,14 +418,16 @@ hca_mad_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
 		c->dropped++;
 		return 0;
 	}
-	pkt_from_desc(p, d, a, mad, &pk);
+	rc = pkt_from_desc(p, d, a, mad, &pk);
+	if (rc)
+		goto out;
 	if (d->timeout_ms && !mpd_mad_is_response(mad)) {
 		rc = send_wait(ml, c, d, mad, now_ns);
 		if (rc)
 			goto out;
 	}
 	c->sent++;
-	if (is_local(p, mad, pk.lrh.dlid))
+	if (is_local(p, mad, &pk))
 		local_send(ml, &pk, mad, now_ns);
 	else
 		mad_emit(out, &pk, mad);
@@ -421,9 +468,10 @@ run_timeouts(struct hca_mad_layer *ml, uint64_t now_ns,
 			o->retries_left--;
 			o->deadline = now_ns + o->timeout_ms * 1000000ull;
 			memcpy(mad, o->mad, sizeof(mad));
-			pkt_from_desc(ml->port, &o->desc,
-				      &c->agent[o->agent], mad, &pk);
-			if (is_local(ml->port, mad, pk.lrh.dlid))
+			if (pkt_from_desc(ml->port, &o->desc,
+					  &c->agent[o->agent], mad, &pk))
+				continue;	/* not addressable now */
+			if (is_local(ml->port, mad, &pk))
 				local_send(ml, &pk, mad, now_ns);
 			else
 				mad_emit(out, &pk, mad);

@@ -99,18 +99,7 @@ reply_tmpl(const struct hca_port *p, const struct mpd_pkt *pk,
 	   struct mpd_pkt *t)
 {
 	*t = *pk;
-	t->lrh.dlid = pk->lrh.slid;
-	t->lrh.slid = p->lid ? p->lid : MPD_LID_PERMISSIVE;
-	t->lrh.vl = 0;
-	if (pk->has_grh) {
-		memcpy(t->grh.dgid, pk->grh.sgid, 16);
-		memcpy(t->grh.sgid, pk->grh.dgid, 16);
-	}
-	t->bth.dest_qp = pk->deth.src_qp;
-	t->bth.se = 0;
-	t->bth.ack_req = 0;
-	t->deth.src_qp = pk->bth.dest_qp;
-	t->deth.qkey = MPD_QP1_QKEY;
+	hca_port_reverse(p, t, pk->bth.dest_qp);
 }
 
 /* A finished transfer into the port's RMPP counters. */

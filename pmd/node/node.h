@@ -16,6 +16,7 @@
 #include "madpmd/wire.h"
 
 #define HCA_PKEY_TABLE_LEN	32
+#define HCA_NEIGH_MAX		4096	/* a RoCE port's address table */
 #define HCA_NODE_DESC_LEN	64
 
 /* IBA 14.2.5.6 PortState / PortPhysicalState */
@@ -35,6 +36,14 @@ enum hca_phys_state {
 };
 
 /* Port counters (IBA 16.1.3.5 and 16.1.4); data in 4-byte words. */
+/* Where a GID is on a RoCE fabric: the fabric's own address table, so that
+ * nothing is ever asked of the network (no ARP, no ND). */
+struct hca_neigh {
+	uint8_t gid[16];		/* the port's GID 0: prefix + port GUID */
+	uint8_t mac[6];
+	uint8_t ip4[4];			/* its GID 1 is ::ffff:ip4 */
+};
+
 struct hca_counters {
 	uint64_t symbol_errors;
 	uint64_t link_error_recovery;
@@ -126,6 +135,8 @@ struct hca_port {
 	uint8_t ip4[4];
 	uint8_t node_info[40];		/* NodeInfo as sent: it never changes */
 	uint64_t trap_tid;
+	struct hca_neigh *neigh;	/* RoCE: the fabric's ports, nneigh */
+	uint32_t nneigh;
 	struct hca_counters cnt;
 };
 
@@ -164,6 +175,12 @@ uint16_t hca_port_pkey_index(const struct hca_port *p, uint16_t pkey);
 bool hca_port_pkey_ok(const struct hca_port *p, uint16_t pkey);
 /* True when dlid is one of the port's LIDs (LID .. LID + 2^LMC - 1). */
 bool hca_port_owns_lid(const struct hca_port *p, uint16_t dlid);
+/* The neighbour a RoCE GID names (its GID 0, prefix + port GUID, or its
+ * IPv4-mapped GID 1), the port itself included: true with *n filled. */
+bool hca_port_resolve(const struct hca_port *p, const uint8_t gid[16],
+		      struct hca_neigh *n);
+/* The port's own entry in an address table. */
+void hca_port_neigh(const struct hca_port *p, struct hca_neigh *n);
 /* Count one frame the port sends, of len bytes (IBA 16.1.3.5). */
 void hca_port_count_xmit(struct hca_port *p, uint32_t len);
 /* Undo hca_port_count_xmit() for a frame that could not leave after all. */

@@ -74,6 +74,46 @@ hca_port_owns_lid(const struct hca_port *p, uint16_t dlid)
 }
 
 void
+hca_port_neigh(const struct hca_port *p, struct hca_neigh *n)
+{
+	mpd_put_be64(n->gid, p->gid_prefix);
+	mpd_put_be64(n->gid + 8, p->port_guid);
+	memcpy(n->mac, p->mac, sizeof(n->mac));
+	memcpy(n->ip4, p->ip4, sizeof(n->ip4));
+}
+
+/* GID 1 of a RoCEv2 port: its IPv4 address, mapped (RFC 4291 2.5.5.2) */
+static bool
+gid_is_ip4(const uint8_t gid[16], const uint8_t ip4[4])
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return memcmp(gid, mapped, sizeof(mapped)) == 0 &&
+	       memcmp(gid + 12, ip4, 4) == 0;
+}
+
+bool
+hca_port_resolve(const struct hca_port *p, const uint8_t gid[16],
+		 struct hca_neigh *n)
+{
+	struct hca_neigh self;
+	uint32_t i;
+
+	hca_port_neigh(p, &self);
+	if (!memcmp(self.gid, gid, 16) || gid_is_ip4(gid, self.ip4)) {
+		*n = self;
+		return true;
+	}
+	for (i = 0; i < p->nneigh; i++)
+		if (!memcmp(p->neigh[i].gid, gid, 16) ||
+		    gid_is_ip4(gid, p->neigh[i].ip4)) {
+			*n = p->neigh[i];
+			return true;
+		}
+	return false;
+}
+
+void
 hca_port_count_xmit(struct hca_port *p, uint32_t len)
 {
 	p->cnt.xmit_pkts++;

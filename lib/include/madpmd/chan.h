@@ -66,6 +66,7 @@ enum mpd_chan_type {
 	MPD_CHAN_REGISTER = 2,
 	MPD_CHAN_UNREGISTER = 3,
 	MPD_CHAN_PORT_INFO = 4,
+	MPD_CHAN_RESOLVE = 5,		/* RoCE: is a GID in the fabric? */
 };
 
 struct mpd_chan_hello_req {
@@ -127,6 +128,12 @@ struct mpd_chan_unregister_req {
 	uint32_t agent_id;
 };
 
+/* RESOLVE: status 0 when the port's address table has the GID (its GID 0
+ * or IPv4-mapped GID 1), EHOSTUNREACH when not, EINVAL on an IB port. */
+struct mpd_chan_resolve_req {
+	uint8_t gid[16];
+};
+
 struct mpd_chan_msg {
 	uint32_t type;			/* enum mpd_chan_type */
 	uint32_t seq;
@@ -138,6 +145,7 @@ struct mpd_chan_msg {
 		struct mpd_chan_register_req reg_req;
 		struct mpd_chan_register_rep reg_rep;
 		struct mpd_chan_unregister_req unreg_req;
+		struct mpd_chan_resolve_req resolve_req;
 		struct mpd_chan_port_info port;
 	} u;
 };

@@ -67,6 +67,10 @@ struct hca_counters {
 	uint64_t unicast_rcv_pkts;
 	uint64_t multicast_xmit_pkts;
 	uint64_t multicast_rcv_pkts;
+	/* PortRcvErrorDetails (IBA 16.1.4): what rcv_errors is made of */
+	uint64_t rcv_local_phys_errors;	/* bad ICRC/VCRC, link not up */
+	uint64_t rcv_malformed_errors;	/* lengths, versions, headers, VL */
+	uint64_t rcv_buffer_overruns;	/* no receive buffer holds it */
 	/* PortInfo violation counters (IBA 14.2.5.6), 16 bits on the wire */
 	uint64_t mkey_violations;
 	uint64_t pkey_violations;

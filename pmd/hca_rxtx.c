@@ -16,6 +16,9 @@
 
 #define QP1_QKEY	0x80010000u	/* IBA 13.5.1.1.1 */
 
+/* PortRcvErrors and its detail (IBA 16.1.4 PortRcvErrorDetails): a bad
+ * ICRC or VCRC is a local physical error, anything else a malformed
+ * packet (lengths, versions, headers, VL) */
 static void
 count_drop(struct hca_port *p, int status)
 {
@@ -23,15 +26,19 @@ count_drop(struct hca_port *p, int status)
 	switch (status) {
 	case MPD_ETRUNC:
 	case MPD_ELEN:
+		p->cnt.rcv_malformed_errors++;
 		p->cnt.drop_truncated++;
 		break;
 	case MPD_EICRC:
+		p->cnt.rcv_local_phys_errors++;
 		p->cnt.drop_bad_icrc++;
 		break;
 	case MPD_EVCRC:
+		p->cnt.rcv_local_phys_errors++;
 		p->cnt.drop_bad_vcrc++;
 		break;
 	default:
+		p->cnt.rcv_malformed_errors++;
 		p->cnt.drop_bad_header++;
 		break;
 	}
@@ -141,10 +148,11 @@ hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
 	qp = pk.bth.dest_qp;
 
 	if (p->link == MPD_LINK_IB) {
-		/* IBA 7.6.5: VL15 carries QP0 only, and QP0 only VL15 */
+		/* IBA 7.6.5: VL15 carries QP0 only, and QP0 only VL15; a
+		 * packet on the wrong VL is malformed (VL15Dropped is for
+		 * VL15 packets the port had no room for) */
 		if ((pk.lrh.vl == MPD_VL15) != (qp == 0)) {
-			p->cnt.vl15_dropped += pk.lrh.vl == MPD_VL15;
-			p->cnt.rcv_errors += pk.lrh.vl != MPD_VL15;
+			count_drop(p, MPD_EINVAL);	/* a bad header */
 			return 0;
 		}
 		if (!dlid_ok(p, pk.lrh.dlid)) {
@@ -220,9 +228,18 @@ hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		int rlen;
 
 		bytes += m->pkt_len;
-		if (!hi->started || hi->port.phys_state != HCA_PHYS_LINKUP ||
-		    (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)) {
+		if (!hi->started || hi->port.phys_state != HCA_PHYS_LINKUP) {
+			/* to a receiver whose link is not up a packet is
+			 * noise: a local physical error */
 			hi->port.cnt.rcv_errors += hi->started;
+			hi->port.cnt.rcv_local_phys_errors += hi->started;
+			drop[ndrop++] = m;
+			continue;
+		}
+		if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
+			/* no receive buffer holds it whole: an overrun */
+			hi->port.cnt.rcv_errors++;
+			hi->port.cnt.rcv_buffer_overruns++;
 			drop[ndrop++] = m;
 			continue;
 		}
@@ -276,6 +293,17 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 
 	got = (uint16_t)rte_ring_dequeue_burst(hi->egress, (void **)bufs, n,
 					       NULL);
+	/*
+	 * IBA 16.1.3.5 PortXmitWait: ticks in which the port had data to
+	 * send and sent none. The wire takes at most n packets a poll (its
+	 * credit); when it took them all and answers are still queued, they
+	 * wait the tick until the next poll.
+	 */
+	if (got == n && !rte_ring_empty(hi->egress)) {
+		rte_spinlock_lock(&hi->lock);
+		hi->port.cnt.xmit_wait++;
+		rte_spinlock_unlock(&hi->lock);
+	}
 	/* then what the port's clients send */
 	if (got < n && hi->srv) {
 		rte_spinlock_lock(&hi->lock);

@@ -160,6 +160,17 @@ hca_sat(uint64_t v, unsigned int bits)
 	return v > max ? max : v;
 }
 
+/* PortXmitData/PortRcvData of a frame of len bytes, in 4-byte words (IBA
+ * 16.1.3.5): on IB the octets from the LRH to the ICRC, VCRC excluded;
+ * on RoCE the whole frame. */
+static inline uint32_t
+hca_data_words(enum mpd_link link, uint32_t len)
+{
+	if (link == MPD_LINK_IB)
+		return len > MPD_VCRC_LEN ? (len - MPD_VCRC_LEN + 3u) / 4 : 0;
+	return (len + 3u) / 4;
+}
+
 /* What the last port event record said (hca_records.c) */
 struct hca_rec_port_state {
 	uint8_t state;

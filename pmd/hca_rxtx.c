@@ -118,6 +118,16 @@ dlid_ok(const struct hca_port *p, uint16_t dlid)
 	return dlid >= p->lid && (unsigned int)(dlid - p->lid) < (1u << p->lmc);
 }
 
+/* IBA 7.11.1: multicast LIDs are 0xC000..0xFFFE; on RoCE, a group MAC */
+static bool
+pkt_is_multicast(const struct mpd_pkt *pk)
+{
+	if (pk->link == MPD_LINK_IB)
+		return pk->lrh.dlid >= MPD_LID_MCAST_LO &&
+		       pk->lrh.dlid != MPD_LID_PERMISSIVE;
+	return pk->eth.dst[0] & 1;
+}
+
 /* Get and Set are for the port's own agents (the SMA and PMA); responses,
  * traps and everything else for clients. */
 static bool
@@ -143,8 +153,11 @@ hca_port_input(struct hca_internals *hi, uint8_t *buf, uint16_t len,
 		return 0;
 	}
 	p->cnt.rcv_pkts++;
-	p->cnt.rcv_data += (len + 3u) / 4;	/* 4-byte words, 16.1.3.5 */
-	p->cnt.unicast_rcv_pkts++;
+	p->cnt.rcv_data += hca_data_words(p->link, len);
+	if (pkt_is_multicast(&pk))
+		p->cnt.multicast_rcv_pkts++;
+	else
+		p->cnt.unicast_rcv_pkts++;
 	qp = pk.bth.dest_qp;
 
 	if (p->link == MPD_LINK_IB) {
@@ -260,7 +273,8 @@ hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		 * this burst sees the answers before it */
 		hi->port.cnt.xmit_pkts++;
 		hi->port.cnt.unicast_xmit_pkts++;
-		hi->port.cnt.xmit_data += ((uint32_t)rlen + 3u) / 4;
+		hi->port.cnt.xmit_data += hca_data_words(hi->port.link,
+							 (uint32_t)rlen);
 	}
 	sent = (uint16_t)rte_ring_enqueue_burst(hi->egress, (void **)out,
 						nout, NULL);
@@ -268,7 +282,8 @@ hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 	for (i = sent; i < nout; i++) {
 		hi->port.cnt.xmit_pkts--;
 		hi->port.cnt.unicast_xmit_pkts--;
-		hi->port.cnt.xmit_data -= (out[i]->pkt_len + 3u) / 4;
+		hi->port.cnt.xmit_data -= hca_data_words(hi->port.link,
+							 out[i]->pkt_len);
 		hi->port.cnt.drop_egress_full++;
 		hi->port.cnt.xmit_discards++;
 		drop[ndrop++] = out[i];

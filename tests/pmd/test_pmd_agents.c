@@ -524,6 +524,46 @@ test_pma_rcv_err_details(void)
 	   "Get(PortXmitDiscardDetails): served, four true zeros");
 }
 
+static int
+counters_ext(struct mpd_port_counters_ext *pe)
+{
+	memset(pe, 0, sizeof(*pe));
+	pe->port_select = 1;
+	return perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+			 MPD_ATTR_PERF_PORT_COUNTERS_EXT, 0xffff, 0x80010000,
+			 pe, &mpd_port_counters_ext_layout);
+}
+
+/* PortXmitData/PortRcvData count LRH to ICRC (IBA 16.1.3.5): a MAD is
+ * 72 words; multicast DLIDs count as multicast. */
+static void
+test_pma_data_words(void)
+{
+	struct mpd_port_counters_ext e1, e2;
+	uint8_t frame[512], resp[512];
+	uint64_t mc;
+	int len;
+
+	counters_ext(&e1);
+	ok(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+		     MPD_ATTR_CLASS_PORT_INFO, 0xffff, 0x80010000, NULL,
+		     NULL) == 0, "one Get between two Get(PortCountersExt)");
+	counters_ext(&e2);
+	is_int(e2.port_rcv_data - e1.port_rcv_data, 2 * 72,
+	       "PortRcvData: 72 words a MAD (the VCRC is not data)");
+	is_int(e2.port_xmit_data - e1.port_xmit_data, 2 * 72,
+	       "PortXmitData: 72 words an answer");
+	mc = hca_test_xstat(IB_PORT, "ib_port_multicast_rcv_pkts");
+	len = perf_frame(0xc001, 0, MPD_ATTR_CLASS_PORT_INFO, frame,
+			 sizeof(frame));
+	hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp));
+	counters_ext(&e1);
+	is_int(e1.port_multicast_rcv_pkts, mc + 1,
+	       "a packet to multicast LID 0xC001: PortMulticastRcvPkts");
+	is_int(e1.port_unicast_rcv_pkts, e2.port_unicast_rcv_pkts + 1,
+	       "and not unicast (only the Get since is)");
+}
+
 /* PortXmitWait (IBA 16.1.3.5): answers the wire could not take in one
  * poll wait a tick until the next. */
 static void
@@ -726,6 +766,7 @@ main(void)
 	test_pma(MPD_LINK_IB, IB_PORT, "IB");
 	test_pma_caps();
 	test_pma_rcv_err_details();
+	test_pma_data_words();
 	test_pma_xmit_wait();
 	test_pma_two_ports(TWO_PORTS);
 	test_pkey_qkey();

@@ -81,3 +81,36 @@ static const struct mpd_field port_counters_ext_fields[] = { /* IBA 16.1.4 */
 #undef F
 const struct mpd_layout mpd_port_counters_ext_layout =
 	MPD_LAYOUT("PortCountersExtended", 72, port_counters_ext_fields);
+
+/* IBA 16.1.4 */
+#define F(m, o, w) MPD_FIELD(struct mpd_port_rcv_error_details, m, o, w)
+static const struct mpd_field port_rcv_error_details_fields[] = {
+	/* 0..7 reserved */
+	F(port_select, 8, 8),
+	F(counter_select, 16, 16),
+	F(port_local_physical_errors, 32, 16),
+	F(port_malformed_packet_errors, 48, 16),
+	F(port_buffer_overrun_errors, 64, 16),
+	F(port_dlid_mapping_errors, 80, 16),
+	F(port_vl_mapping_errors, 96, 16),
+	F(port_looping_errors, 112, 16),
+};
+#undef F
+const struct mpd_layout mpd_port_rcv_error_details_layout =
+	MPD_LAYOUT("PortRcvErrorDetails", 16, port_rcv_error_details_fields);
+
+/* IBA 16.1.4 */
+#define F(m, o, w) MPD_FIELD(struct mpd_port_xmit_discard_details, m, o, w)
+static const struct mpd_field port_xmit_discard_details_fields[] = {
+	/* 0..7 reserved */
+	F(port_select, 8, 8),
+	F(counter_select, 16, 16),
+	F(port_inactive_discards, 32, 16),
+	F(port_neighbor_mtu_discards, 48, 16),
+	F(port_sw_lifetime_limit_discards, 64, 16),
+	F(port_sw_hoq_lifetime_limit_discards, 80, 16),
+};
+#undef F
+const struct mpd_layout mpd_port_xmit_discard_details_layout =
+	MPD_LAYOUT("PortXmitDiscardDetails", 12,
+		   port_xmit_discard_details_fields);

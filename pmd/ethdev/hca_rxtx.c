@@ -81,9 +81,18 @@ tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
 		struct rte_mbuf *m = bufs[i];
 		int rlen;
 
-		if (!hi->started || hi->port.phys_state != HCA_PHYS_LINKUP ||
-		    (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)) {
+		if (!hi->started || hi->port.phys_state != HCA_PHYS_LINKUP) {
+			/* to a receiver whose link is not up a packet is
+			 * noise: a local physical error */
 			hi->port.cnt.rcv_errors += hi->started;
+			hi->port.cnt.rcv_local_phys_errors += hi->started;
+			drop[ndrop++] = m;
+			continue;
+		}
+		if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
+			/* no receive buffer holds it whole: an overrun */
+			hi->port.cnt.rcv_errors++;
+			hi->port.cnt.rcv_buffer_overruns++;
 			drop[ndrop++] = m;
 			continue;
 		}
@@ -179,6 +188,17 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 
 	got = (uint16_t)rte_ring_dequeue_burst(hi->egress, (void **)bufs, n,
 					       NULL);
+	/*
+	 * IBA 16.1.3.5 PortXmitWait: ticks in which the port had data to
+	 * send and sent none. The wire takes at most n packets a poll (its
+	 * credit); when it took them all and answers are still queued, they
+	 * wait the tick until the next poll.
+	 */
+	if (got == n && !rte_ring_empty(hi->egress)) {
+		rte_spinlock_lock(&hi->lock);
+		hi->port.cnt.xmit_wait++;
+		rte_spinlock_unlock(&hi->lock);
+	}
 	/* then what the port's clients send, and the MAD layer's timers */
 	if (got < n && hi->chan && rxq->mp) {
 		struct emit_ctx e = { hi, rxq->mp, bufs + got, 0 };

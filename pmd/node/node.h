@@ -66,6 +66,10 @@ struct hca_counters {
 	uint64_t unicast_rcv_pkts;
 	uint64_t multicast_xmit_pkts;
 	uint64_t multicast_rcv_pkts;
+	/* PortRcvErrorDetails (IBA 16.1.4): what rcv_errors is made of */
+	uint64_t rcv_local_phys_errors;	/* bad ICRC/VCRC, link not up */
+	uint64_t rcv_malformed_errors;	/* lengths, versions, headers, VL */
+	uint64_t rcv_buffer_overruns;	/* no receive buffer holds it */
 	/* PortInfo violation counters (IBA 14.2.5.6), 16 bits on the wire */
 	uint64_t mkey_violations;
 	uint64_t pkey_violations;
@@ -148,6 +152,17 @@ hca_sat(uint64_t v, unsigned int bits)
 	uint64_t max = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
 
 	return v > max ? max : v;
+}
+
+/* PortXmitData/PortRcvData of a frame of len bytes, in 4-byte words (IBA
+ * 16.1.3.5): on IB the octets from the LRH to the ICRC, VCRC excluded;
+ * on RoCE the whole frame. */
+static inline uint32_t
+hca_data_words(enum mpd_link link, uint32_t len)
+{
+	if (link == MPD_LINK_IB)
+		return len > MPD_VCRC_LEN ? (len - MPD_VCRC_LEN + 3u) / 4 : 0;
+	return (len + 3u) / 4;
 }
 
 /* What the node makes of a MAD for its own agents, rewritten in place */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The port's Performance Management Agent (IBA 16.1): ClassPortInfo,
- * PortCounters and PortCountersExtended on QP1, counters that move with
- * the port's traffic, Set to clear selected counters.
+ * PortCounters, PortCountersExtended, PortRcvErrorDetails and
+ * PortXmitDiscardDetails on QP1, counters that move with the port's
+ * traffic, Set to clear selected counters. Every other attribute is
+ * answered with status "unsupported method/attribute combination".
  */
 #include <string.h>
 
@@ -10,10 +12,28 @@
 #include "madpmd/mad.h"
 #include "node.h"
 
-/* PerfMgt ClassPortInfo:CapabilityMask (IBA 16.1.2.1) */
+/* PerfMgt ClassPortInfo:CapabilityMask (IBA 16.1.3.1) */
+#define PM_CAP_ALL_PORT_SELECT	(1u << 8)	/* PortSelect 0xFF */
 #define PM_CAP_EXT_WIDTH	(1u << 9)	/* PortCountersExtended */
 #define PM_CAP_XMIT_WAIT	(1u << 12)	/* PortXmitWait counted */
 #define PM_ALL_PORTS		0xff
+
+/*
+ * What the PMA does: PortCountersExtended with the unicast and multicast
+ * counters, PortXmitWait (hca_rx_burst), and AllPortSelect where all
+ * ports are this one. Not: samples (no PortSamplesControl), QP1Dropped
+ * (the MAD layer does not count it yet), the additional 64-bit error
+ * counters of CapabilityMask2.
+ */
+static uint16_t
+pma_cap_mask(const struct hca_port *p)
+{
+	uint16_t cap = PM_CAP_EXT_WIDTH | PM_CAP_XMIT_WAIT;
+
+	if (p->num_ports == 1)
+		cap |= PM_CAP_ALL_PORT_SELECT;
+	return cap;
+}
 
 static void
 counters_get(const struct hca_port *p, struct mpd_port_counters *pc)
@@ -105,12 +125,58 @@ counters_ext_clear(struct hca_port *p, uint16_t sel)
 			*by_bit[i] = 0;
 }
 
+/* PortRcvErrorDetails (IBA 16.1.4). A CA relays nothing, so the DLID
+ * mapping, VL mapping and looping errors of a switch stay 0. */
+static void
+rcv_err_get(const struct hca_port *p, struct mpd_port_rcv_error_details *d)
+{
+	const struct hca_counters *c = &p->cnt;
+
+	memset(d, 0, sizeof(*d));
+	d->port_select = p->port_num;
+	d->port_local_physical_errors =
+		(uint16_t)hca_sat(c->rcv_local_phys_errors, 16);
+	d->port_malformed_packet_errors =
+		(uint16_t)hca_sat(c->rcv_malformed_errors, 16);
+	d->port_buffer_overrun_errors =
+		(uint16_t)hca_sat(c->rcv_buffer_overruns, 16);
+}
+
+static void
+rcv_err_clear(struct hca_port *p, uint16_t sel)
+{
+	struct hca_counters *c = &p->cnt;
+
+	if (sel & 1u << 0)
+		c->rcv_local_phys_errors = 0;
+	if (sel & 1u << 1)
+		c->rcv_malformed_errors = 0;
+	if (sel & 1u << 2)
+		c->rcv_buffer_overruns = 0;
+}
+
+/*
+ * PortXmitDiscardDetails (IBA 16.1.4): the port discards nothing for not
+ * being Active (it sends in every state), a MAD fits every MTU and the
+ * lifetime limits are a switch's, so all four are 0. What PortXmitDiscards
+ * counts (answers the wire did not take, no mbuf) has no detail counter.
+ */
+static void
+xmit_disc_get(const struct hca_port *p,
+	      struct mpd_port_xmit_discard_details *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->port_select = p->port_num;
+}
+
 /* A CA's PMA answers for its port; PortSelect 0 (what perfquery sends
- * when no port is named) and 0xFF (all ports) mean the same here. */
+ * when no port is named) means it too, and so does 0xFF (all ports) when
+ * the node has no other port. */
 static bool
 port_selected(const struct hca_port *p, uint8_t sel)
 {
-	return sel == p->port_num || sel == 0 || sel == PM_ALL_PORTS;
+	return sel == p->port_num || sel == 0 ||
+	       (sel == PM_ALL_PORTS && p->num_ports == 1);
 }
 
 static uint16_t
@@ -123,7 +189,7 @@ pma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data)
 		struct mpd_class_port_info ci = {
 			.base_version = MPD_BASE_VERSION,
 			.class_version = MPD_PERF_CLASS_VERSION,
-			.capability_mask = PM_CAP_EXT_WIDTH | PM_CAP_XMIT_WAIT,
+			.capability_mask = pma_cap_mask(p),
 			.resp_time_value = p->resp_time,
 		};
 
@@ -161,7 +227,36 @@ pma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data)
 				  MPD_MAD_LEN - MPD_PERF_DATA_OFF);
 		return 0;
 	}
+	case MPD_ATTR_PERF_PORT_RCV_ERROR_DETAILS: {
+		struct mpd_port_rcv_error_details d;
+
+		mpd_layout_decode(&mpd_port_rcv_error_details_layout, data,
+				  MPD_MAD_LEN - MPD_PERF_DATA_OFF, &d);
+		if (!port_selected(p, d.port_select))
+			return MPD_STATUS_INVALID_FIELD;
+		if (set)
+			rcv_err_clear(p, d.counter_select);
+		rcv_err_get(p, &d);
+		mpd_layout_encode(&mpd_port_rcv_error_details_layout, &d, data,
+				  MPD_MAD_LEN - MPD_PERF_DATA_OFF);
+		return 0;
+	}
+	case MPD_ATTR_PERF_PORT_XMIT_DISCARD_DETAILS: {
+		struct mpd_port_xmit_discard_details d;
+
+		mpd_layout_decode(&mpd_port_xmit_discard_details_layout, data,
+				  MPD_MAD_LEN - MPD_PERF_DATA_OFF, &d);
+		if (!port_selected(p, d.port_select))
+			return MPD_STATUS_INVALID_FIELD;
+		/* Set: nothing to clear, all four are 0 */
+		xmit_disc_get(p, &d);
+		mpd_layout_encode(&mpd_port_xmit_discard_details_layout, &d,
+				  data, MPD_MAD_LEN - MPD_PERF_DATA_OFF);
+		return 0;
+	}
 	default:
+		/* IBA 13.4.7 Table 116 has no code of its own for an unknown
+		 * attribute: "method/attribute combination not supported" */
 		return MPD_STATUS_METHOD_ATTR_UNSUP;
 	}
 }
@@ -174,6 +269,7 @@ hca_pma_handle(struct hca_port *p, uint8_t *mad)
 
 	if (mpd_mad_decode(mad, MPD_MAD_LEN, &m) < 0) {
 		p->cnt.rcv_errors++;
+		p->cnt.rcv_malformed_errors++;
 		return false;
 	}
 	if (m.hdr.method != MPD_METHOD_GET && m.hdr.method != MPD_METHOD_SET)

@@ -9,6 +9,9 @@
 #include "madpmd/mad.h"
 #include "node.h"
 
+/* PortRcvErrors and its detail (IBA 16.1.4 PortRcvErrorDetails): a bad
+ * ICRC or VCRC is a local physical error, anything else a malformed
+ * packet (lengths, versions, headers, VL) */
 static void
 count_drop(struct hca_port *p, int status)
 {
@@ -16,18 +19,32 @@ count_drop(struct hca_port *p, int status)
 	switch (status) {
 	case MPD_ETRUNC:
 	case MPD_ELEN:
+		p->cnt.rcv_malformed_errors++;
 		p->cnt.drop_truncated++;
 		break;
 	case MPD_EICRC:
+		p->cnt.rcv_local_phys_errors++;
 		p->cnt.drop_bad_icrc++;
 		break;
 	case MPD_EVCRC:
+		p->cnt.rcv_local_phys_errors++;
 		p->cnt.drop_bad_vcrc++;
 		break;
 	default:
+		p->cnt.rcv_malformed_errors++;
 		p->cnt.drop_bad_header++;
 		break;
 	}
+}
+
+/* IBA 7.11.1: multicast LIDs are 0xC000..0xFFFE; on RoCE, a group MAC */
+static bool
+pkt_is_multicast(const struct mpd_pkt *pk)
+{
+	if (pk->link == MPD_LINK_IB)
+		return pk->lrh.dlid >= MPD_LID_MCAST_LO &&
+		       pk->lrh.dlid != MPD_LID_PERMISSIVE;
+	return pk->eth.dst[0] & 1;
 }
 
 bool
@@ -118,7 +135,7 @@ hca_port_count_xmit(struct hca_port *p, uint32_t len)
 {
 	p->cnt.xmit_pkts++;
 	p->cnt.unicast_xmit_pkts++;
-	p->cnt.xmit_data += (len + 3u) / 4;	/* 4-byte words, 16.1.3.5 */
+	p->cnt.xmit_data += hca_data_words(p->link, len);
 }
 
 void
@@ -126,7 +143,7 @@ hca_port_uncount_xmit(struct hca_port *p, uint32_t len)
 {
 	p->cnt.xmit_pkts--;
 	p->cnt.unicast_xmit_pkts--;
-	p->cnt.xmit_data -= (len + 3u) / 4;
+	p->cnt.xmit_data -= hca_data_words(p->link, len);
 }
 
 bool
@@ -142,15 +159,19 @@ hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len, bool promisc,
 		return false;
 	}
 	p->cnt.rcv_pkts++;
-	p->cnt.rcv_data += (len + 3u) / 4;
-	p->cnt.unicast_rcv_pkts++;
+	p->cnt.rcv_data += hca_data_words(p->link, len);
+	if (pkt_is_multicast(pk))
+		p->cnt.multicast_rcv_pkts++;
+	else
+		p->cnt.unicast_rcv_pkts++;
 	qp = pk->bth.dest_qp;
 
 	if (p->link == MPD_LINK_IB) {
-		/* IBA 7.6.5: VL15 carries QP0 only, and QP0 only VL15 */
+		/* IBA 7.6.5: VL15 carries QP0 only, and QP0 only VL15; a
+		 * packet on the wrong VL is malformed (VL15Dropped is for
+		 * VL15 packets the port had no room for) */
 		if ((pk->lrh.vl == MPD_VL15) != (qp == 0)) {
-			p->cnt.vl15_dropped += pk->lrh.vl == MPD_VL15;
-			p->cnt.rcv_errors += pk->lrh.vl != MPD_VL15;
+			count_drop(p, MPD_EINVAL);	/* a bad header */
 			return false;
 		}
 		if (!dlid_ok(p, pk->lrh.dlid)) {

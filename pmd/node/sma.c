@@ -381,6 +381,7 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
 
 	if (mpd_mad_decode(mad, MPD_MAD_LEN, &m) < 0) {
 		p->cnt.rcv_errors++;
+		p->cnt.rcv_malformed_errors++;
 		return HCA_NO_REPLY;
 	}
 	dr = mpd_mad_is_dr(&m.hdr);

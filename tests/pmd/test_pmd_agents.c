@@ -20,6 +20,7 @@
 #define NODE_GUID	0x0002c90300a0b0c0ull
 #define IB_PORT		0
 #define ROCE_PORT	1
+#define TWO_PORTS	2	/* port 1 of a two-port node */
 
 static uint64_t tid = 0x1000;
 
@@ -334,6 +335,289 @@ test_pma(enum mpd_link link, uint16_t port, const char *name)
 	       "%s: unknown PerfMgt attribute gets unsupported status", name);
 }
 
+/* A PerfMgt Get(attr) to dlid on the IB port, on VL vl; returns the frame
+ * length. */
+static int
+perf_frame(uint16_t dlid, uint8_t vl, uint16_t attr, uint8_t *frame,
+	   size_t cap)
+{
+	uint8_t mad[MPD_MAD_LEN];
+	struct mpd_mad m;
+	struct mpd_pkt p;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.base_version = 1;
+	m.hdr.mgmt_class = MPD_CLASS_PERF;
+	m.hdr.class_version = 1;
+	m.hdr.method = MPD_METHOD_GET;
+	m.hdr.tid = ++tid;
+	m.hdr.attr_id = attr;
+	mpd_mad_encode(&m, NULL, 0, mad, sizeof(mad));
+	memset(&p, 0, sizeof(p));
+	p.link = MPD_LINK_IB;
+	p.lrh.vl = vl;
+	p.lrh.dlid = dlid;
+	p.lrh.slid = 99;
+	p.bth.opcode = MPD_OP_UD_SEND_ONLY;
+	p.bth.pkey = 0xffff;
+	p.bth.dest_qp = 1;
+	p.deth.qkey = 0x80010000;
+	p.deth.src_qp = 1;
+	return mpd_pkt_encode(&p, mad, MPD_MAD_LEN, frame, cap);
+}
+
+/* What ClassPortInfo claims (IBA 16.1.3.1), and status 0x000C for every
+ * attribute the PMA does not serve (IBA 13.4.7). */
+static void
+test_pma_caps(void)
+{
+	static const uint16_t unserved[] = {
+		0x0010,	/* PortSamplesControl */
+		0x0011,	/* PortSamplesResult */
+		0x0017,	/* PortOpRcvCounters */
+		0x0018,	/* PortFlowCtlCounters */
+		0x001c,	/* PortVLXmitWaitCounters */
+		0x001e,	/* PortExtendedSpeedsCounters */
+		0x0036,	/* PortXmitDataSL */
+		0x0037,	/* PortRcvDataSL */
+	};
+	struct mpd_class_port_info ci;
+	struct mpd_port_counters pc;
+	unsigned int i, bad = 0;
+
+	memset(&ci, 0, sizeof(ci));
+	ok(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+		     MPD_ATTR_CLASS_PORT_INFO, 0xffff, 0x80010000, &ci,
+		     &mpd_class_port_info_layout) == 0, "Get(ClassPortInfo)");
+	is_int(ci.capability_mask, 0x1300,
+	       "CapabilityMask: AllPortSelect, PortCountersExtended, "
+	       "PortXmitWait; no samples, no QP1Dropped");
+	is_int(ci.capability_mask2, 0, "CapabilityMask2: nothing");
+	is_int(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_SET,
+			 MPD_ATTR_CLASS_PORT_INFO, 0xffff, 0x80010000, &ci,
+			 &mpd_class_port_info_layout),
+	       MPD_STATUS_METHOD_ATTR_UNSUP, "Set(ClassPortInfo) refused");
+	memset(&pc, 0, sizeof(pc));
+	pc.port_select = 0xff;
+	ok(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+		     MPD_ATTR_PERF_PORT_COUNTERS, 0xffff, 0x80010000, &pc,
+		     &mpd_port_counters_layout) == 0 && pc.port_select == 1,
+	   "PortSelect 0xFF on a one-port node: its port");
+	for (i = 0; i < sizeof(unserved) / sizeof(unserved[0]); i++) {
+		int st = perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+				   unserved[i], 0xffff, 0x80010000, NULL,
+				   NULL);
+
+		if (st != MPD_STATUS_METHOD_ATTR_UNSUP) {
+			tap_diag("attribute 0x%04x: status %d", unserved[i],
+				 st);
+			bad++;
+		}
+	}
+	is_int(bad, 0, "%u attributes not served: GetResp with status 0x000C",
+	       i);
+}
+
+/* A node of two ports: port 1 cannot speak for port 2, so no
+ * AllPortSelect and PortSelect 0xFF is an invalid field. */
+static void
+test_pma_two_ports(uint16_t port)
+{
+	struct mpd_class_port_info ci;
+	struct mpd_port_counters pc;
+
+	memset(&ci, 0, sizeof(ci));
+	ok(perf_xchg(MPD_LINK_IB, port, MPD_METHOD_GET,
+		     MPD_ATTR_CLASS_PORT_INFO, 0xffff, 0x80010000, &ci,
+		     &mpd_class_port_info_layout) == 0,
+	   "port 1 of 2: Get(ClassPortInfo)");
+	is_int(ci.capability_mask, 0x1200,
+	       "port 1 of 2: CapabilityMask without AllPortSelect");
+	memset(&pc, 0, sizeof(pc));
+	pc.port_select = 0xff;
+	is_int(perf_xchg(MPD_LINK_IB, port, MPD_METHOD_GET,
+			 MPD_ATTR_PERF_PORT_COUNTERS, 0xffff, 0x80010000, &pc,
+			 &mpd_port_counters_layout), MPD_STATUS_INVALID_FIELD,
+	       "port 1 of 2: PortSelect 0xFF is an invalid field");
+}
+
+static int
+rcv_err_details(uint8_t method, uint16_t sel,
+		struct mpd_port_rcv_error_details *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->port_select = 1;
+	d->counter_select = sel;
+	return perf_xchg(MPD_LINK_IB, IB_PORT, method,
+			 MPD_ATTR_PERF_PORT_RCV_ERROR_DETAILS, 0xffff,
+			 0x80010000, d, &mpd_port_rcv_error_details_layout);
+}
+
+static uint64_t
+rcv_errors(void)
+{
+	return hca_test_xstat(IB_PORT, "ib_port_rcv_errors");
+}
+
+/* PortRcvErrorDetails (IBA 16.1.4): bad CRCs are local physical errors,
+ * bad lengths and a GMP on VL15 malformed packets; PortRcvErrors is
+ * their sum; Set clears what CounterSelect names. */
+static void
+test_pma_rcv_err_details(void)
+{
+	struct mpd_port_rcv_error_details d0, d;
+	struct mpd_port_xmit_discard_details x;
+	uint8_t frame[512], resp[512];
+	uint64_t e0;
+	int len;
+
+	if (!ok(rcv_err_details(MPD_METHOD_GET, 0, &d0) == 0,
+		"Get(PortRcvErrorDetails)"))
+		return;
+	e0 = rcv_errors();
+	len = perf_frame(7, 0, MPD_ATTR_CLASS_PORT_INFO, frame, sizeof(frame));
+	frame[40] ^= 0x10;	/* in the MAD: bad ICRC */
+	hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp));
+	frame[40] ^= 0x10;
+	frame[len - 1] ^= 0x01;	/* bad VCRC */
+	hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp));
+	frame[len - 1] ^= 0x01;
+	hca_test_xchg(IB_PORT, frame, (size_t)len - 6, resp, sizeof(resp));
+	len = perf_frame(7, MPD_VL15, MPD_ATTR_CLASS_PORT_INFO, frame,
+			 sizeof(frame));
+	is_int(hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp)),
+	       0, "a GMP on VL15 is dropped (IBA 7.6.5)");
+	ok(rcv_err_details(MPD_METHOD_GET, 0, &d) == 0, "and again");
+	is_int(d.port_local_physical_errors,
+	       d0.port_local_physical_errors + 2,
+	       "PortLocalPhysicalErrors: the bad ICRC and the bad VCRC");
+	is_int(d.port_malformed_packet_errors,
+	       d0.port_malformed_packet_errors + 2,
+	       "PortMalformedPktErrors: the cut frame and the VL15 GMP");
+	is_int(rcv_errors(), e0 + 4, "PortRcvErrors counts the four");
+	ok(d.port_select == 1 && d.port_buffer_overrun_errors == 0 &&
+	   d.port_dlid_mapping_errors == 0 && d.port_vl_mapping_errors == 0 &&
+	   d.port_looping_errors == 0,
+	   "a CA relays nothing: no DLID/VL mapping or looping errors");
+	ok(rcv_err_details(MPD_METHOD_SET, 0x0001, &d) == 0 &&
+	   d.port_local_physical_errors == 0 &&
+	   d.port_malformed_packet_errors >= 2,
+	   "Set with CounterSelect bit 0 clears PortLocalPhysicalErrors only");
+	ok(rcv_err_details(MPD_METHOD_SET, 0xffff, &d) == 0 &&
+	   d.port_malformed_packet_errors == 0, "CounterSelect 0xFFFF all");
+	d.port_select = 9;
+	is_int(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+			 MPD_ATTR_PERF_PORT_RCV_ERROR_DETAILS, 0xffff,
+			 0x80010000, &d, &mpd_port_rcv_error_details_layout),
+	       MPD_STATUS_INVALID_FIELD, "PortSelect of another port refused");
+
+	memset(&x, 0xee, sizeof(x));
+	x.port_select = 1;
+	x.counter_select = 0;
+	ok(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+		     MPD_ATTR_PERF_PORT_XMIT_DISCARD_DETAILS, 0xffff,
+		     0x80010000, &x, &mpd_port_xmit_discard_details_layout) ==
+	   0 && x.port_select == 1 && x.port_inactive_discards == 0 &&
+	   x.port_neighbor_mtu_discards == 0 &&
+	   x.port_sw_lifetime_limit_discards == 0 &&
+	   x.port_sw_hoq_lifetime_limit_discards == 0,
+	   "Get(PortXmitDiscardDetails): served, four true zeros");
+}
+
+static int
+counters_ext(struct mpd_port_counters_ext *pe)
+{
+	memset(pe, 0, sizeof(*pe));
+	pe->port_select = 1;
+	return perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+			 MPD_ATTR_PERF_PORT_COUNTERS_EXT, 0xffff, 0x80010000,
+			 pe, &mpd_port_counters_ext_layout);
+}
+
+/* PortXmitData/PortRcvData count LRH to ICRC (IBA 16.1.3.5): a MAD is
+ * 72 words; multicast DLIDs count as multicast. */
+static void
+test_pma_data_words(void)
+{
+	struct mpd_port_counters_ext e1, e2;
+	uint8_t frame[512], resp[512];
+	uint64_t mc;
+	int len;
+
+	counters_ext(&e1);
+	ok(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+		     MPD_ATTR_CLASS_PORT_INFO, 0xffff, 0x80010000, NULL,
+		     NULL) == 0, "one Get between two Get(PortCountersExt)");
+	counters_ext(&e2);
+	is_int(e2.port_rcv_data - e1.port_rcv_data, 2 * 72,
+	       "PortRcvData: 72 words a MAD (the VCRC is not data)");
+	is_int(e2.port_xmit_data - e1.port_xmit_data, 2 * 72,
+	       "PortXmitData: 72 words an answer");
+	mc = hca_test_xstat(IB_PORT, "ib_port_multicast_rcv_pkts");
+	len = perf_frame(0xc001, 0, MPD_ATTR_CLASS_PORT_INFO, frame,
+			 sizeof(frame));
+	hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp));
+	counters_ext(&e1);
+	is_int(e1.port_multicast_rcv_pkts, mc + 1,
+	       "a packet to multicast LID 0xC001: PortMulticastRcvPkts");
+	is_int(e1.port_unicast_rcv_pkts, e2.port_unicast_rcv_pkts + 1,
+	       "and not unicast (only the Get since is)");
+}
+
+/* PortXmitWait (IBA 16.1.3.5): answers the wire could not take in one
+ * poll wait a tick until the next. */
+static void
+test_pma_xmit_wait(void)
+{
+	struct rte_mempool *mp;
+	struct rte_mbuf *m[8];
+	struct mpd_port_counters pc;
+	uint8_t frame[512];
+	uint32_t w0;
+	unsigned int i, got[3];
+	int len;
+
+	memset(&pc, 0, sizeof(pc));
+	pc.port_select = 1;
+	perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+		  MPD_ATTR_PERF_PORT_COUNTERS, 0xffff, 0x80010000, &pc,
+		  &mpd_port_counters_layout);
+	w0 = pc.port_xmit_wait;
+	mp = rte_pktmbuf_pool_create("pma_wait", 63, 0, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE,
+				     rte_socket_id());
+	if (!ok(mp && rte_pktmbuf_alloc_bulk(mp, m, 8) == 0, "8 mbufs"))
+		return;
+	for (i = 0; i < 8; i++) {
+		len = perf_frame(7, 0, MPD_ATTR_CLASS_PORT_INFO, frame,
+				 sizeof(frame));
+		memcpy(rte_pktmbuf_append(m[i], (uint16_t)len), frame,
+		       (size_t)len);
+	}
+	ok(rte_eth_tx_burst(IB_PORT, 0, m, 8) == 8, "8 Gets in one burst");
+	for (i = 0; i < 3; i++) {
+		got[i] = rte_eth_rx_burst(IB_PORT, 0, m, 4);
+		rte_pktmbuf_free_bulk(m, got[i]);
+	}
+	ok(got[0] == 4 && got[1] == 4 && got[2] == 0,
+	   "taken 4 at a time: %u, %u, %u", got[0], got[1], got[2]);
+	memset(&pc, 0, sizeof(pc));
+	pc.port_select = 1;
+	perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_GET,
+		  MPD_ATTR_PERF_PORT_COUNTERS, 0xffff, 0x80010000, &pc,
+		  &mpd_port_counters_layout);
+	is_int(pc.port_xmit_wait, w0 + 1,
+	       "PortXmitWait: one tick with answers left behind");
+	memset(&pc, 0, sizeof(pc));
+	pc.port_select = 1;
+	pc.counter_select2 = 1;
+	ok(perf_xchg(MPD_LINK_IB, IB_PORT, MPD_METHOD_SET,
+		     MPD_ATTR_PERF_PORT_COUNTERS, 0xffff, 0x80010000, &pc,
+		     &mpd_port_counters_layout) == 0 && pc.port_xmit_wait == 0,
+	   "CounterSelect2 bit 0 clears it");
+	rte_mempool_free(mp);
+}
+
 static void
 test_pkey_qkey(void)
 {
@@ -364,6 +648,7 @@ test_garbage(void)
 	uint64_t icrc = hca_test_xstat(IB_PORT, "drop_bad_icrc");
 	uint64_t vcrc = hca_test_xstat(IB_PORT, "drop_bad_vcrc");
 	uint64_t trunc = hca_test_xstat(IB_PORT, "drop_truncated");
+	uint64_t hdr = hca_test_xstat(IB_PORT, "drop_bad_header");
 	unsigned int i, bad = 0;
 	int len;
 
@@ -377,7 +662,7 @@ test_garbage(void)
 		bad += hca_test_xchg(IB_PORT, frame, i, resp, sizeof(resp)) != 0;
 	is_int(bad, 0, "no truncated frame is answered (%d lengths)", len);
 	is_int(hca_test_xstat(IB_PORT, "drop_truncated") - trunc +
-	       hca_test_xstat(IB_PORT, "drop_bad_header"), (uint64_t)len,
+	       hca_test_xstat(IB_PORT, "drop_bad_header") - hdr, (uint64_t)len,
 	       "every truncated frame counted as a drop");
 	frame[40] ^= 0x10;	/* inside the MAD: ICRC and VCRC break */
 	is_int(hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp)),
@@ -460,16 +745,18 @@ main(void)
 	static const char *const vdevs[] = {
 		"net_hca0,node=alpha,desc=alpha HCA-1,node_guid=0x0002c90300a0b0c0",
 		"net_hca1,node=beta,link=roce",
+		"net_hca2,node=gamma,port=1,num_ports=2",
 	};
 	struct rte_eth_link l;
 
 	tap_seed();
-	if (!ok(hca_test_eal_init("test_pmd_agents", vdevs, 2) == 0,
-		"EAL up with two net_hca ports"))
+	if (!ok(hca_test_eal_init("test_pmd_agents", vdevs, 3) == 0,
+		"EAL up with three net_hca ports"))
 		return tap_done();
-	ok(rte_eth_dev_count_avail() == 2, "two ethdevs probed");
+	ok(rte_eth_dev_count_avail() == 3, "three ethdevs probed");
 	ok(hca_test_port_start(IB_PORT) == 0 &&
-	   hca_test_port_start(ROCE_PORT) == 0, "ports started");
+	   hca_test_port_start(ROCE_PORT) == 0 &&
+	   hca_test_port_start(TWO_PORTS) == 0, "ports started");
 	ok(rte_eth_link_get_nowait(IB_PORT, &l) == 0 && l.link_status == 1,
 	   "link is up after start");
 	test_dr_node_info();
@@ -477,6 +764,11 @@ main(void)
 	test_port_state_machine();
 	test_mkey();
 	test_pma(MPD_LINK_IB, IB_PORT, "IB");
+	test_pma_caps();
+	test_pma_rcv_err_details();
+	test_pma_data_words();
+	test_pma_xmit_wait();
+	test_pma_two_ports(TWO_PORTS);
 	test_pkey_qkey();
 	test_garbage();
 	test_roce();

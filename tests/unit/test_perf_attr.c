@@ -26,6 +26,10 @@ static const struct attr attrs[] = {
 	{ &mpd_port_counters_layout, sizeof(struct mpd_port_counters) },
 	{ &mpd_port_counters_ext_layout,
 	  sizeof(struct mpd_port_counters_ext) },
+	{ &mpd_port_rcv_error_details_layout,
+	  sizeof(struct mpd_port_rcv_error_details) },
+	{ &mpd_port_xmit_discard_details_layout,
+	  sizeof(struct mpd_port_xmit_discard_details) },
 };
 
 static void
@@ -168,6 +172,58 @@ golden_port_counters_ext(void)
 	       &pc, want);
 }
 
+static void
+golden_port_rcv_error_details(void)
+{
+	struct mpd_port_rcv_error_details d;
+	static const uint8_t want[16] = {
+		0x00, 0x01,		/* reserved, PortSelect */
+		0x00, 0x3f,		/* 2: CounterSelect */
+		0x01, 0x02,		/* 4: PortLocalPhysicalErrors */
+		0x03, 0x04,		/* 6: PortMalformedPacketErrors */
+		0x05, 0x06,		/* 8: PortBufferOverrunErrors */
+		0x07, 0x08,		/* 10: PortDLIDMappingErrors */
+		0x09, 0x0a,		/* 12: PortVLMappingErrors */
+		0x0b, 0x0c,		/* 14: PortLoopingErrors */
+	};
+
+	memset(&d, 0, sizeof(d));
+	d.port_select = 1;
+	d.counter_select = 0x003f;
+	d.port_local_physical_errors = 0x0102;
+	d.port_malformed_packet_errors = 0x0304;
+	d.port_buffer_overrun_errors = 0x0506;
+	d.port_dlid_mapping_errors = 0x0708;
+	d.port_vl_mapping_errors = 0x090a;
+	d.port_looping_errors = 0x0b0c;
+	LC_GOLDEN(mpd_port_rcv_error_details_layout,
+		  struct mpd_port_rcv_error_details, &d, want);
+}
+
+static void
+golden_port_xmit_discard_details(void)
+{
+	struct mpd_port_xmit_discard_details d;
+	static const uint8_t want[12] = {
+		0x00, 0x02,		/* reserved, PortSelect */
+		0x00, 0x0f,		/* 2: CounterSelect */
+		0x11, 0x12,		/* 4: PortInactiveDiscards */
+		0x13, 0x14,		/* 6: PortNeighborMTUDiscards */
+		0x15, 0x16,		/* 8: PortSwLifetimeLimitDiscards */
+		0x17, 0x18,		/* 10: PortSwHOQLifetimeLimitDiscards */
+	};
+
+	memset(&d, 0, sizeof(d));
+	d.port_select = 2;
+	d.counter_select = 0x000f;
+	d.port_inactive_discards = 0x1112;
+	d.port_neighbor_mtu_discards = 0x1314;
+	d.port_sw_lifetime_limit_discards = 0x1516;
+	d.port_sw_hoq_lifetime_limit_discards = 0x1718;
+	LC_GOLDEN(mpd_port_xmit_discard_details_layout,
+		  struct mpd_port_xmit_discard_details, &d, want);
+}
+
 int
 main(void)
 {
@@ -184,6 +240,8 @@ main(void)
 	golden_class_port_info();
 	golden_port_counters();
 	golden_port_counters_ext();
+	golden_port_rcv_error_details();
+	golden_port_xmit_discard_details();
 	is_int(mpd_class_port_info_layout.wire_len, 72,
 	       "ClassPortInfo is 72 bytes");
 	is_int(mpd_port_counters_ext_layout.wire_len, 72,

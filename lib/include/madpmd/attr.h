@@ -294,6 +294,32 @@ struct mpd_port_counters_ext {
 };
 extern const struct mpd_layout mpd_port_counters_ext_layout;
 
+/* PortRcvErrorDetails (IBA 16.1.4), 16 bytes: what PortRcvErrors is made
+ * of; CounterSelect bit n selects the n-th counter */
+struct mpd_port_rcv_error_details {
+	uint8_t port_select;
+	uint16_t counter_select;
+	uint16_t port_local_physical_errors;
+	uint16_t port_malformed_packet_errors;
+	uint16_t port_buffer_overrun_errors;
+	uint16_t port_dlid_mapping_errors;
+	uint16_t port_vl_mapping_errors;
+	uint16_t port_looping_errors;
+};
+extern const struct mpd_layout mpd_port_rcv_error_details_layout;
+
+/* PortXmitDiscardDetails (IBA 16.1.4), 12 bytes: why PortXmitDiscards
+ * moved; CounterSelect bit n selects the n-th counter */
+struct mpd_port_xmit_discard_details {
+	uint8_t port_select;
+	uint16_t counter_select;
+	uint16_t port_inactive_discards;
+	uint16_t port_neighbor_mtu_discards;
+	uint16_t port_sw_lifetime_limit_discards;
+	uint16_t port_sw_hoq_lifetime_limit_discards;
+};
+extern const struct mpd_layout mpd_port_xmit_discard_details_layout;
+
 #ifdef __cplusplus
 }
 #endif

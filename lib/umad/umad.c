@@ -606,6 +606,9 @@ sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
 		return ENOMEM;
 	case -EMSGSIZE:
 		return EMSGSIZE;
+	case -EBADMSG:
+		UMAD_DBG("%s: send ring corrupt (the daemon's tail)", s->node);
+		return EIO;
 	default:
 		return EIO;
 	}

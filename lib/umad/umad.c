@@ -655,6 +655,10 @@ rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 	uint32_t len, kind, mlen;
 	int rc, room = *length;
 
+	/* ib_umad_read() refuses a count under the 64-byte header before it
+	 * looks at the queue or at a dead device */
+	if (room < 0)
+		return -EINVAL;
 	for (;;) {
 		rc = mpd_ring_peek(&s->rx, &rec, &len, &kind);
 		if (rc < 0) {
@@ -674,7 +678,7 @@ rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 	}
 	mlen = len - UMAD_HDR_SIZE;
 	/* room for the whole MAD, or for the first segment of a longer one */
-	if (room < 0 || (mlen <= UMAD_SEG_SIZE && (uint32_t)room < mlen) ||
+	if ((mlen <= UMAD_SEG_SIZE && (uint32_t)room < mlen) ||
 	    (mlen > UMAD_SEG_SIZE && room < UMAD_SEG_SIZE))
 		return -EINVAL;
 	memcpy(mad, rec, UMAD_HDR_SIZE);

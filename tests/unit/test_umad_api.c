@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -1136,6 +1137,30 @@ test_session(void)
 	is_int(umad_poll(fd, 20), -ETIMEDOUT, "poll: -ETIMEDOUT");
 	is_int(umad_poll(fd, 0), -ETIMEDOUT, "poll, timeout 0: -ETIMEDOUT");
 
+	/* the length rule of ib_umad_read(): a count under the 64-byte
+	 * header is refused before the queue is looked at; any other is
+	 * measured against a queued message only (not the man page's 256) */
+	len = -1;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EINVAL,
+	       "recv, nothing queued, length -1: -EINVAL");
+	is_int(err_, EINVAL, "errno EINVAL");
+	is_int(len, -1, "*length left as it was");
+	len = INT_MIN;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EINVAL,
+	       "recv, nothing queued, length INT_MIN: -EINVAL");
+	is_int(err_, EINVAL, "errno EINVAL");
+	len = -1;
+	is_int(E(umad_recv(fd, buf, &len, 20)), -ETIMEDOUT,
+	       "length -1 with a timeout: the wait comes first, -ETIMEDOUT (rdma-core polls, then reads)");
+	is_int(err_, ETIMEDOUT, "errno ETIMEDOUT");
+	len = 0;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EWOULDBLOCK,
+	       "length 0, nothing queued: -EWOULDBLOCK, as the kernel");
+	len = 255;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EWOULDBLOCK,
+	       "length 255, nothing queued: -EWOULDBLOCK, as the kernel");
+	is_int(err_, EWOULDBLOCK, "errno EWOULDBLOCK");
+
 	for (i = 0; i < 256; i++)
 		mad[i] = (uint8_t)(255 - i);
 	is_int(srv_inject(s, (uint32_t)a_perf, 0, mad, 256, true), 0,
@@ -1146,8 +1171,16 @@ test_session(void)
 	is_int(umad_recv(fd, buf, &len, 0), -EINVAL,
 	       "recv with room for 100 bytes: -EINVAL");
 	ok(fd_readable(fd), "the MAD stays queued");
+	len = 255;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EINVAL,
+	       "recv with room for 255 bytes: -EINVAL");
+	is_int(err_, EINVAL, "errno EINVAL");
 	len = -5;
 	is_int(umad_recv(fd, buf, &len, 0), -EINVAL, "negative length: -EINVAL");
+	len = -5;
+	is_int(umad_recv(fd, buf, &len, 10), -EINVAL,
+	       "negative length, with a timeout: -EINVAL");
+	ok(fd_readable(fd), "the MAD stays queued");
 	len = 256;
 	memset(buf, 0, sizeof(buf));
 	is_int(umad_recv(fd, buf, &len, 0), a_perf, "recv: the agent id");
@@ -1257,6 +1290,9 @@ test_session(void)
 	is_int(umad_recv(fd, buf, &len, -1), -EIO,
 	       "blocking recv after the daemon hung up: -EIO");
 	is_int(umad_recv(fd, buf, &len, 0), -EIO, "non-blocking recv: -EIO");
+	len = -1;
+	is_int(umad_recv(fd, buf, &len, 0), -EINVAL,
+	       "a negative length is -EINVAL even then (checked first, as the kernel)");
 	is_int(umad_poll(fd, -1), -EIO, "poll: -EIO");
 	is_int(E(umad_register(fd, 0x05, 1, 0, NULL)), -EPERM,
 	       "register after the daemon hung up: -EPERM");

@@ -555,6 +555,28 @@ srv_inject(struct tsess *s, uint32_t agent, uint32_t status,
 	return rc;
 }
 
+/* A daemon gone wrong: a record of any kind and length, whose header (if
+ * len holds one) names agent; the rest is zeros. No wake-up. */
+static int
+srv_inject_raw(struct tsess *s, uint32_t kind, uint32_t agent, uint32_t len)
+{
+	uint8_t *rec = calloc(1, len + 1);
+	struct ib_user_mad hdr;
+	int rc;
+
+	if (!rec)
+		return -ENOMEM;
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.agent_id = agent;
+	hdr.length = len;
+	memcpy(rec, &hdr, len < sizeof(hdr) ? len : sizeof(hdr));
+	pthread_mutex_lock(&srv.lock);
+	rc = mpd_ring_put(&s->d2c, kind, rec, len, NULL, 0);
+	pthread_mutex_unlock(&srv.lock);
+	free(rec);
+	return rc;
+}
+
 /* The lcore's side: the next record the client sent (0: none). */
 static uint32_t
 srv_take(struct tsess *s, struct ib_user_mad *hdr, uint8_t *mad, uint32_t max)
@@ -1247,6 +1269,50 @@ test_session(void)
 	len = 256;
 	is_int(umad_recv(fd, buf, &len, 0), 1,
 	       "recv with timeout 0 looks at the ring itself");
+
+	/* a daemon writing garbage into the receive ring: what no kernel
+	 * would queue is skipped, a broken ring is -EIO */
+	ok(!srv_inject_raw(s, 7, 1, 300) &&
+	   !srv_inject_raw(s, MPD_CHAN_REC_UMAD, 1, 20) &&
+	   !srv_inject_raw(s, MPD_CHAN_REC_UMAD, 32, 64 + 256) &&
+	   !srv_inject_raw(s, MPD_CHAN_REC_UMAD, 0xffffffffu, 64 + 256) &&
+	   !srv_inject_raw(s, MPD_CHAN_REC_UMAD, 0x80000000u, 64 + 24) &&
+	   !srv_inject_raw(s, MPD_CHAN_REC_UMAD, 1, MPD_CHAN_MAX_MSG + 8),
+	   "the daemon queues: an unknown kind, a record shorter than its header, records for agents 32, 0xffffffff and 0x80000000, one over 2 MiB");
+	srv_inject(s, 2, 0, mad, 256, true);
+	len = 256;
+	memset(buf, 0, sizeof(buf));
+	is_int(umad_recv(fd, buf, &len, 0), 2,
+	       "recv skips them all: the good MAD, agent 2");
+	ok(len == 256 && !memcmp(buf + 64, mad, 256) && um->agent_id == 2,
+	   "its bytes and header");
+	ok(!fd_readable(fd), "nothing left queued");
+	srv_inject(s, 1, 0, mad, 256, true);
+	pthread_mutex_lock(&srv.lock);
+	s->d2c.r->head = ~0ull;
+	pthread_mutex_unlock(&srv.lock);
+	len = 256;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EIO,
+	       "a receive ring whose head is garbage: -EIO");
+	is_int(err_, EIO, "errno EIO");
+	pthread_mutex_lock(&srv.lock);
+	s->d2c.r->head = s->d2c.head;
+	pthread_mutex_unlock(&srv.lock);
+	is_int(umad_recv(fd, buf, &len, 0), 1, "the head set right: the MAD");
+	/* and the send ring's tail, which the daemon writes */
+	pthread_mutex_lock(&srv.lock);
+	s->c2d.r->tail = s->c2d.tail + 8;
+	pthread_mutex_unlock(&srv.lock);
+	memcpy(buf + 64, mad, 256);
+	is_int(E(umad_send(fd, a_perf, buf, 256, 0, 0)), -EIO,
+	       "a send ring whose tail is past its head: -EIO");
+	is_int(err_, EIO, "errno EIO");
+	pthread_mutex_lock(&srv.lock);
+	s->c2d.r->tail = s->c2d.tail;
+	pthread_mutex_unlock(&srv.lock);
+	is_int(umad_send(fd, a_perf, buf, 256, 0, 0), 0,
+	       "the tail set right: send 0");
+	is_int(srv_take(s, &hdr, NULL, 0), 256, "and the daemon has it");
 
 	/* blocking receive, woken by the daemon */
 	in.s = s;

@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* SPSC byte rings in shared memory (see madpmd/chan.h). */
+/*
+ * SPSC byte rings in shared memory (see madpmd/chan.h). Each side's own
+ * position lives in its view; what the ring holds of it is advice for the
+ * peer, stored and never loaded. The peer's position is loaded and
+ * checked against ours first, so a peer that scribbles over the ring can
+ * make it look full, empty or corrupt, but never move our writes or the
+ * records we hand out outside data[].
+ */
 #include <errno.h>
 #include <string.h>
 
@@ -19,6 +26,20 @@ store_rel(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
+static bool
+size_ok(uint32_t size)
+{
+	return size >= 64 && !(size & (size - 1));
+}
+
+/* head and tail as a ring of size bytes can hold them: records are
+ * 8-aligned and the consumer is never ahead nor more than size behind */
+static bool
+positions_ok(uint64_t head, uint64_t tail, uint32_t size)
+{
+	return !((head | tail) & 7) && tail <= head && head - tail <= size;
+}
+
 uint32_t
 mpd_ring_rec_size(uint32_t len)
 {
@@ -28,7 +49,7 @@ mpd_ring_rec_size(uint32_t len)
 int
 mpd_ring_init(struct mpd_chan_ring *r, uint32_t size)
 {
-	if (size < 64 || (size & (size - 1)))
+	if (!size_ok(size))
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
 	r->size = size;
@@ -39,11 +60,34 @@ int
 mpd_ring_attach(struct mpd_ring_view *v, struct mpd_chan_ring *r,
 		uint32_t size)
 {
-	if (!r || size < 64 || (size & (size - 1)))
+	uint64_t head, tail;
+
+	if (!r || !size_ok(size))
+		return -EINVAL;
+	/* the only time a side reads its own position back */
+	head = load_acq(&r->head);
+	tail = load_acq(&r->tail);
+	if (!positions_ok(head, tail, size))
 		return -EINVAL;
 	v->r = r;
 	v->size = size;
+	v->head = head;
+	v->tail = tail;
 	v->peeked = 0;
+	return 0;
+}
+
+/* Producer: the consumer's tail, checked against our head and the last
+ * tail seen (it only moves forward). */
+static int
+prod_tail(struct mpd_ring_view *v, uint64_t *tail)
+{
+	uint64_t t = load_acq(&v->r->tail);
+
+	if (!positions_ok(v->head, t, v->size) || t < v->tail)
+		return -EBADMSG;
+	v->tail = t;
+	*tail = t;
 	return 0;
 }
 
@@ -52,9 +96,10 @@ mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
 	     uint32_t alen, const void *b, uint32_t blen)
 {
 	struct mpd_chan_ring *r = v->r;
-	uint64_t head = r->head, tail = load_acq(&r->tail);
 	uint32_t len = alen + blen, need, off, room_end;
+	uint64_t head = v->head, tail;
 	struct mpd_chan_rec rec;
+	int rc;
 
 	/* at most half the ring less a header: with the padding before it
 	 * a record then always fits an empty ring (never ENOSPC forever);
@@ -62,7 +107,12 @@ mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
 	if (alen > v->size / 2 || blen > v->size / 2 ||
 	    len > v->size / 2 - REC_HDR)
 		return -EMSGSIZE;
+	rc = prod_tail(v, &tail);
+	if (rc)
+		return rc;
 	need = mpd_ring_rec_size(len);
+	/* head is ours and 8-aligned: off <= size - 8, and the writes below
+	 * stay in data[] whatever tail says */
 	off = (uint32_t)(head & (v->size - 1));
 	room_end = v->size - off;
 	/* a record does not wrap: pad to the end first if it must */
@@ -84,7 +134,8 @@ mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
 		memcpy(r->data + off + REC_HDR, a, alen);
 	if (blen)
 		memcpy(r->data + off + REC_HDR + alen, b, blen);
-	store_rel(&r->head, head + need);
+	v->head = head + need;
+	store_rel(&r->head, v->head);
 	return 0;
 }
 
@@ -92,7 +143,7 @@ int
 mpd_ring_put_wake(struct mpd_ring_view *v, uint32_t kind, const void *a,
 		  uint32_t alen, const void *b, uint32_t blen, bool *wake)
 {
-	uint64_t before = v->r->head;
+	uint64_t before = v->head;
 	int rc = mpd_ring_put(v, kind, a, alen, b, blen);
 
 	*wake = false;
@@ -100,7 +151,9 @@ mpd_ring_put_wake(struct mpd_ring_view *v, uint32_t kind, const void *a,
 		return rc;
 	/* head is published; only now look at the consumer. Paired with the
 	 * consumer's fence between clearing its wake-up and looking at head:
-	 * one of the two sides sees the other's store. */
+	 * one of the two sides sees the other's store. Only a comparison:
+	 * a garbage tail here costs a wake-up at most, and the next put
+	 * reports it. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	*wake = load_acq(&v->r->tail) == before;
 	return 0;
@@ -111,18 +164,19 @@ mpd_ring_peek(struct mpd_ring_view *v, const uint8_t **data, uint32_t *len,
 	      uint32_t *kind)
 {
 	struct mpd_chan_ring *r = v->r;
-	uint64_t tail = r->tail, head = load_acq(&r->head);
+	uint64_t tail = v->tail, head = load_acq(&r->head);
 	struct mpd_chan_rec rec;
 	uint32_t off;
 
+	/* the producer's head only moves forward, by whole records */
+	if (!positions_ok(head, tail, v->size) || head < v->head)
+		return -EBADMSG;
+	v->head = head;
 	for (;;) {
 		if (head == tail)
 			return 0;
-		if (head - tail > v->size || (tail & 7))
-			return -EBADMSG;
+		/* tail is ours and 8-aligned: the header is inside data[] */
 		off = (uint32_t)(tail & (v->size - 1));
-		if (v->size - off < REC_HDR)
-			return -EBADMSG;
 		memcpy(&rec, r->data + off, REC_HDR);
 		if (rec.len > v->size - off - REC_HDR ||
 		    mpd_ring_rec_size(rec.len) > head - tail)
@@ -130,6 +184,7 @@ mpd_ring_peek(struct mpd_ring_view *v, const uint8_t **data, uint32_t *len,
 		if (rec.kind != MPD_CHAN_REC_PAD)
 			break;
 		tail += mpd_ring_rec_size(rec.len);
+		v->tail = tail;
 		store_rel(&r->tail, tail);
 	}
 	*data = r->data + off + REC_HDR;
@@ -142,13 +197,15 @@ mpd_ring_peek(struct mpd_ring_view *v, const uint8_t **data, uint32_t *len,
 void
 mpd_ring_consume(struct mpd_ring_view *v)
 {
-	if (v->peeked)
-		store_rel(&v->r->tail, v->peeked);
+	if (!v->peeked)
+		return;
+	v->tail = v->peeked;
 	v->peeked = 0;
+	store_rel(&v->r->tail, v->tail);
 }
 
 bool
 mpd_ring_empty(const struct mpd_ring_view *v)
 {
-	return load_acq(&v->r->head) == load_acq(&v->r->tail);
+	return load_acq(&v->r->head) == v->tail;
 }

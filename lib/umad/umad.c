@@ -189,7 +189,7 @@ static int
 map_shm(struct umad_sess *s, const struct umad_hello *h)
 {
 	const uint64_t span = sizeof(struct mpd_chan_ring) + MPD_CHAN_RING_SIZE;
-	const struct mpd_chan_shm *hdr;
+	struct mpd_chan_shm hdr;
 	struct stat st;
 	void *p;
 
@@ -202,15 +202,17 @@ map_shm(struct umad_sess *s, const struct umad_hello *h)
 	if (p == MAP_FAILED)
 		return -errno;
 	s->shm = p;
-	hdr = p;
-	if (hdr->magic != MPD_CHAN_MAGIC || hdr->version != MPD_CHAN_VERSION)
+	/* one copy of the header: the daemon can rewrite it under us, and
+	 * the offsets checked must be the offsets used */
+	memcpy(&hdr, p, sizeof(hdr));
+	if (hdr.magic != MPD_CHAN_MAGIC || hdr.version != MPD_CHAN_VERSION)
 		return -EPROTO;
 	/* the two rings must not overlap */
-	if ((uint64_t)hdr->tx_off < (uint64_t)hdr->rx_off + span &&
-	    (uint64_t)hdr->rx_off < (uint64_t)hdr->tx_off + span)
+	if ((uint64_t)hdr.tx_off < (uint64_t)hdr.rx_off + span &&
+	    (uint64_t)hdr.rx_off < (uint64_t)hdr.tx_off + span)
 		return -EPROTO;
-	if (attach_ring(s, hdr->tx_off, &s->tx) ||
-	    attach_ring(s, hdr->rx_off, &s->rx))
+	if (attach_ring(s, hdr.tx_off, &s->tx) ||
+	    attach_ring(s, hdr.rx_off, &s->rx))
 		return -EPROTO;
 	return 0;
 }
@@ -684,6 +686,9 @@ sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
 		return ENOMEM;
 	case -EMSGSIZE:
 		return EMSGSIZE;
+	case -EBADMSG:
+		UMAD_DBG("%s: send ring corrupt (the daemon's tail)", s->node);
+		return EIO;
 	default:
 		return EIO;
 	}
@@ -720,16 +725,48 @@ umad_send(int portid, int agentid, void *umad, int length, int timeout_ms,
 }
 
 /*
+ * Whether a record in the receive ring is a message to hand out: the
+ * daemon writes the ring, so kind, length and agent id are checked, on a
+ * private copy of the header (the ring can change under us). Anything
+ * else is skipped, as the kernel never queues it.
+ */
+static bool
+rx_usable(struct umad_sess *s, const uint8_t *rec, uint32_t len,
+	  uint32_t kind, struct ib_user_mad *hdr)
+{
+	if (kind != MPD_CHAN_REC_UMAD || len < (uint32_t)UMAD_HDR_SIZE ||
+	    len > MPD_CHAN_MAX_MSG) {
+		UMAD_DBG("%s: skipping a record of kind %u, %u bytes", s->node,
+			 kind, len);
+		return false;
+	}
+	memcpy(hdr, rec, UMAD_HDR_SIZE);
+	/* the return value of umad_recv(): never negative, never past the
+	 * agents a port can have */
+	if (hdr->agent_id >= MPD_CHAN_MAX_AGENTS) {
+		UMAD_DBG("%s: skipping a record for agent %u", s->node,
+			 hdr->agent_id);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Take the next record for a caller with room for *length data bytes;
  * the kernel's ib_umad_read()/copy_recv_mad() rules. rx_lock held.
  */
 static int
 rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 {
+	struct ib_user_mad hdr;
 	const uint8_t *rec;
 	uint32_t len, kind, mlen;
 	int rc, room = *length;
 
+	/* ib_umad_read() refuses a count under the 64-byte header before it
+	 * looks at the queue or at a dead device */
+	if (room < 0)
+		return -EINVAL;
 	for (;;) {
 		rc = mpd_ring_peek(&s->rx, &rec, &len, &kind);
 		if (rc < 0) {
@@ -741,19 +778,17 @@ rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 				continue;
 			return sess_dead(s) ? -EIO : -EWOULDBLOCK;
 		}
-		if (kind == MPD_CHAN_REC_UMAD && len >= (uint32_t)UMAD_HDR_SIZE)
+		if (rx_usable(s, rec, len, kind, &hdr))
 			break;
-		UMAD_DBG("%s: skipping a record of kind %u, %u bytes", s->node,
-			 kind, len);
 		mpd_ring_consume(&s->rx);
 	}
 	mlen = len - UMAD_HDR_SIZE;
 	/* room for the whole MAD, or for the first segment of a longer one */
-	if (room < 0 || (mlen <= UMAD_SEG_SIZE && (uint32_t)room < mlen) ||
+	if ((mlen <= UMAD_SEG_SIZE && (uint32_t)room < mlen) ||
 	    (mlen > UMAD_SEG_SIZE && room < UMAD_SEG_SIZE))
 		return -EINVAL;
-	memcpy(mad, rec, UMAD_HDR_SIZE);
-	mad->length = UMAD_HDR_SIZE + mlen;
+	hdr.length = UMAD_HDR_SIZE + mlen;
+	memcpy(mad, &hdr, UMAD_HDR_SIZE);
 	if ((uint32_t)room < mlen) {
 		/* the first segment (it carries the RMPP payload length);
 		 * the message stays queued for a bigger buffer */
@@ -766,7 +801,7 @@ rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 	if (mpd_ring_empty(&s->rx))
 		rx_settle(s);
 	*length = (int)mlen;
-	return (int)mad->agent_id;
+	return (int)hdr.agent_id;
 }
 
 UMAD_EXPORT int

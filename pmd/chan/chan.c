@@ -169,10 +169,11 @@ session_shm(struct hca_session *s, int *memfd)
 	mpd_ring_init((struct mpd_chan_ring *)(base + PAGE), MPD_CHAN_RING_SIZE);
 	mpd_ring_init((struct mpd_chan_ring *)(base + rx_off),
 		      MPD_CHAN_RING_SIZE);
-	mpd_ring_attach(&s->tx, (struct mpd_chan_ring *)(base + PAGE),
-			MPD_CHAN_RING_SIZE);
-	mpd_ring_attach(&s->rx, (struct mpd_chan_ring *)(base + rx_off),
-			MPD_CHAN_RING_SIZE);
+	if (mpd_ring_attach(&s->tx, (struct mpd_chan_ring *)(base + PAGE),
+			    MPD_CHAN_RING_SIZE) != 0 ||
+	    mpd_ring_attach(&s->rx, (struct mpd_chan_ring *)(base + rx_off),
+			    MPD_CHAN_RING_SIZE) != 0)
+		return EINVAL;
 	return 0;
 }
 

@@ -42,11 +42,15 @@ umad_deliver(struct hca_mad_client *c, const struct hca_mad_desc *d,
 	struct hca_session *s = chan_session_of(c);
 	struct hca_chan *ch = s->ch;
 	bool wake;
+	int rc;
 
 	if (c->dead)
 		return false;
-	if (mpd_ring_put_wake(&s->rx, MPD_CHAN_REC_UMAD, d, UMAD_HDR, mad, len,
-			      &wake) != 0)
+	rc = mpd_ring_put_wake(&s->rx, MPD_CHAN_REC_UMAD, d, UMAD_HDR, mad, len,
+			       &wake);
+	if (rc == -EBADMSG)
+		chan_session_kill(s, "garbage in its receive ring's tail");
+	if (rc)
 		return false;
 	hca_rec_umad(ch->cfg.rec, ch->cfg.port, (uint32_t)s->pid, s->mc.id,
 		     MPD_REC_UMAD_RECV, d, mad, len);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -555,6 +556,28 @@ srv_inject(struct tsess *s, uint32_t agent, uint32_t status,
 	if (!rc && wake && write(s->efd, &one, sizeof(one)) != sizeof(one))
 		rc = -EIO;
 	pthread_mutex_unlock(&srv.lock);
+	return rc;
+}
+
+/* A daemon gone wrong: a record of any kind and length, whose header (if
+ * len holds one) names agent; the rest is zeros. No wake-up. */
+static int
+srv_inject_raw(struct tsess *s, uint32_t kind, uint32_t agent, uint32_t len)
+{
+	uint8_t *rec = calloc(1, len + 1);
+	struct ib_user_mad hdr;
+	int rc;
+
+	if (!rec)
+		return -ENOMEM;
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.agent_id = agent;
+	hdr.length = len;
+	memcpy(rec, &hdr, len < sizeof(hdr) ? len : sizeof(hdr));
+	pthread_mutex_lock(&srv.lock);
+	rc = mpd_ring_put(&s->d2c, kind, rec, len, NULL, 0);
+	pthread_mutex_unlock(&srv.lock);
+	free(rec);
 	return rc;
 }
 
@@ -1161,6 +1184,30 @@ test_session(void)
 	is_int(umad_poll(fd, 20), -ETIMEDOUT, "poll: -ETIMEDOUT");
 	is_int(umad_poll(fd, 0), -ETIMEDOUT, "poll, timeout 0: -ETIMEDOUT");
 
+	/* the length rule of ib_umad_read(): a count under the 64-byte
+	 * header is refused before the queue is looked at; any other is
+	 * measured against a queued message only (not the man page's 256) */
+	len = -1;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EINVAL,
+	       "recv, nothing queued, length -1: -EINVAL");
+	is_int(err_, EINVAL, "errno EINVAL");
+	is_int(len, -1, "*length left as it was");
+	len = INT_MIN;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EINVAL,
+	       "recv, nothing queued, length INT_MIN: -EINVAL");
+	is_int(err_, EINVAL, "errno EINVAL");
+	len = -1;
+	is_int(E(umad_recv(fd, buf, &len, 20)), -ETIMEDOUT,
+	       "length -1 with a timeout: the wait comes first, -ETIMEDOUT (rdma-core polls, then reads)");
+	is_int(err_, ETIMEDOUT, "errno ETIMEDOUT");
+	len = 0;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EWOULDBLOCK,
+	       "length 0, nothing queued: -EWOULDBLOCK, as the kernel");
+	len = 255;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EWOULDBLOCK,
+	       "length 255, nothing queued: -EWOULDBLOCK, as the kernel");
+	is_int(err_, EWOULDBLOCK, "errno EWOULDBLOCK");
+
 	for (i = 0; i < 256; i++)
 		mad[i] = (uint8_t)(255 - i);
 	is_int(srv_inject(s, (uint32_t)a_perf, 0, mad, 256, true), 0,
@@ -1171,8 +1218,16 @@ test_session(void)
 	is_int(umad_recv(fd, buf, &len, 0), -EINVAL,
 	       "recv with room for 100 bytes: -EINVAL");
 	ok(fd_readable(fd), "the MAD stays queued");
+	len = 255;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EINVAL,
+	       "recv with room for 255 bytes: -EINVAL");
+	is_int(err_, EINVAL, "errno EINVAL");
 	len = -5;
 	is_int(umad_recv(fd, buf, &len, 0), -EINVAL, "negative length: -EINVAL");
+	len = -5;
+	is_int(umad_recv(fd, buf, &len, 10), -EINVAL,
+	       "negative length, with a timeout: -EINVAL");
+	ok(fd_readable(fd), "the MAD stays queued");
 	len = 256;
 	memset(buf, 0, sizeof(buf));
 	is_int(umad_recv(fd, buf, &len, 0), a_perf, "recv: the agent id");
@@ -1240,6 +1295,50 @@ test_session(void)
 	is_int(umad_recv(fd, buf, &len, 0), 1,
 	       "recv with timeout 0 looks at the ring itself");
 
+	/* a daemon writing garbage into the receive ring: what no kernel
+	 * would queue is skipped, a broken ring is -EIO */
+	ok(!srv_inject_raw(s, 7, 1, 300) &&
+	   !srv_inject_raw(s, MPD_CHAN_REC_UMAD, 1, 20) &&
+	   !srv_inject_raw(s, MPD_CHAN_REC_UMAD, 32, 64 + 256) &&
+	   !srv_inject_raw(s, MPD_CHAN_REC_UMAD, 0xffffffffu, 64 + 256) &&
+	   !srv_inject_raw(s, MPD_CHAN_REC_UMAD, 0x80000000u, 64 + 24) &&
+	   !srv_inject_raw(s, MPD_CHAN_REC_UMAD, 1, MPD_CHAN_MAX_MSG + 8),
+	   "the daemon queues: an unknown kind, a record shorter than its header, records for agents 32, 0xffffffff and 0x80000000, one over 2 MiB");
+	srv_inject(s, 2, 0, mad, 256, true);
+	len = 256;
+	memset(buf, 0, sizeof(buf));
+	is_int(umad_recv(fd, buf, &len, 0), 2,
+	       "recv skips them all: the good MAD, agent 2");
+	ok(len == 256 && !memcmp(buf + 64, mad, 256) && um->agent_id == 2,
+	   "its bytes and header");
+	ok(!fd_readable(fd), "nothing left queued");
+	srv_inject(s, 1, 0, mad, 256, true);
+	pthread_mutex_lock(&srv.lock);
+	s->d2c.r->head = ~0ull;
+	pthread_mutex_unlock(&srv.lock);
+	len = 256;
+	is_int(E(umad_recv(fd, buf, &len, 0)), -EIO,
+	       "a receive ring whose head is garbage: -EIO");
+	is_int(err_, EIO, "errno EIO");
+	pthread_mutex_lock(&srv.lock);
+	s->d2c.r->head = s->d2c.head;
+	pthread_mutex_unlock(&srv.lock);
+	is_int(umad_recv(fd, buf, &len, 0), 1, "the head set right: the MAD");
+	/* and the send ring's tail, which the daemon writes */
+	pthread_mutex_lock(&srv.lock);
+	s->c2d.r->tail = s->c2d.tail + 8;
+	pthread_mutex_unlock(&srv.lock);
+	memcpy(buf + 64, mad, 256);
+	is_int(E(umad_send(fd, a_perf, buf, 256, 0, 0)), -EIO,
+	       "a send ring whose tail is past its head: -EIO");
+	is_int(err_, EIO, "errno EIO");
+	pthread_mutex_lock(&srv.lock);
+	s->c2d.r->tail = s->c2d.tail;
+	pthread_mutex_unlock(&srv.lock);
+	is_int(umad_send(fd, a_perf, buf, 256, 0, 0), 0,
+	       "the tail set right: send 0");
+	is_int(srv_take(s, &hdr, NULL, 0), 256, "and the daemon has it");
+
 	/* blocking receive, woken by the daemon */
 	in.s = s;
 	in.delay_ms = 50;
@@ -1282,6 +1381,9 @@ test_session(void)
 	is_int(umad_recv(fd, buf, &len, -1), -EIO,
 	       "blocking recv after the daemon hung up: -EIO");
 	is_int(umad_recv(fd, buf, &len, 0), -EIO, "non-blocking recv: -EIO");
+	len = -1;
+	is_int(umad_recv(fd, buf, &len, 0), -EINVAL,
+	       "a negative length is -EINVAL even then (checked first, as the kernel)");
 	is_int(umad_poll(fd, -1), -EIO, "poll: -EIO");
 	is_int(E(umad_register(fd, 0x05, 1, 0, NULL)), -EPERM,
 	       "register after the daemon hung up: -EPERM");

@@ -153,8 +153,10 @@ struct mpd_chan_msg {
 /*
  * A single-producer single-consumer byte ring in the shared memory. head
  * and tail count bytes since the start (never wrap); the producer owns
- * head, the consumer tail; each is written with a release store and read
- * with an acquire load. Records are 8-byte aligned:
+ * head, the consumer tail. Each side keeps its own position privately and
+ * stores it here (release) only as advice for the peer, never reading it
+ * back; it loads the peer's (acquire) and checks it against its own
+ * before use (madpmd/ring.h). Records are 8-byte aligned:
  *   struct mpd_chan_rec { len, kind } followed by len bytes, padded to 8.
  * A record never wraps: when it does not fit before the end of data[], the
  * producer writes a MPD_CHAN_REC_PAD record covering the rest and starts at 0.

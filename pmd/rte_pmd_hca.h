@@ -37,6 +37,15 @@ int rte_pmd_hca_neigh_self(uint16_t port_id, struct rte_pmd_hca_neigh *n);
 int rte_pmd_hca_neigh_add(uint16_t port_id,
 			  const struct rte_pmd_hca_neigh *n);
 
+/*
+ * How long an application that sleeps on the port's rx interrupt
+ * (rte_eth_dev_rx_intr_enable()) may sleep: 1 (ms) while the port has
+ * sends waiting for their response or RMPP transfers (their timers are
+ * 1 ms grained), -1 when only a frame or a client can give it work (both
+ * ring the interrupt). -ENODEV or -ENOTSUP otherwise.
+ */
+int rte_pmd_hca_idle_ms(uint16_t port_id);
+
 /* 0, -ENODEV (no such port) or -ENOTSUP (not a net_hca port). */
 int rte_pmd_hca_port_info_get(uint16_t port_id,
 			      struct rte_pmd_hca_port_info *info);

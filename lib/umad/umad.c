@@ -40,11 +40,13 @@ struct umad_sess {
 	char node[UMAD_NODE_MAX];
 	int port_num;
 	uint64_t spin_ns;		/* umad_recv() spins this long first */
+	uint64_t spin_off_until;	/* ns: preempted while spinning */
 	uint64_t alive_at;		/* ns: the daemon was there */
 	/* the session's shares of the port (madpmd/chan.h), under tx_lock */
 	uint64_t posted[3];		/* sends of each share we queued */
 	uint32_t share[3];		/* how many may be held at once */
 	bool roce;			/* an Ethernet port: sends need a GRH */
+	int doorbell;			/* the daemon's, or -1 (madpmd/chan.h) */
 	uint8_t gids[8][16];		/* RoCE GIDs the daemon resolved */
 	unsigned int ngids;		/* under ctl_lock */
 };
@@ -81,6 +83,8 @@ sess_free(struct umad_sess *s)
 {
 	if (s->sock >= 0)
 		close(s->sock);
+	if (s->doorbell >= 0)
+		close(s->doorbell);
 	if (s->shm)
 		munmap(s->shm, s->shm_size);
 	pthread_mutex_destroy(&s->tx_lock);
@@ -357,23 +361,40 @@ cpu_relax(void)
 #endif
 }
 
+/*
+ * A spin the scheduler interrupted says the CPU is shared: spinning then
+ * only takes it from whoever must answer (the daemon's lcore, a peer).
+ * For a while after, umad_recv() waits in poll() at once, and the daemon's
+ * eventfd write wakes it, ahead of a busy process.
+ */
+#define SPIN_PREEMPTED_NS	20000u		/* a gap between two looks */
+#define SPIN_OFF_NS		100000000u	/* then no spinning for 100 ms */
+
 /* Spin up to spin_ns for a record; true when one is queued. */
 static bool
 spin(struct umad_sess *s)
 {
-	uint64_t end;
+	uint64_t now = now_ns(), last, end;
 	unsigned int i;
 
-	if (!s->spin_ns)
+	if (!s->spin_ns ||
+	    now < __atomic_load_n(&s->spin_off_until, __ATOMIC_RELAXED))
 		return false;
-	end = now_ns() + s->spin_ns;
+	end = now + s->spin_ns;
 	do {
 		for (i = 0; i < 64; i++) {
 			if (!mpd_ring_empty(&s->rx))
 				return true;
 			cpu_relax();
 		}
-	} while (now_ns() < end);
+		last = now;
+		now = now_ns();
+		if (now - last > SPIN_PREEMPTED_NS) {
+			__atomic_store_n(&s->spin_off_until, now + SPIN_OFF_NS,
+					 __ATOMIC_RELAXED);
+			return !mpd_ring_empty(&s->rx);
+		}
+	} while (now < end);
 	return false;
 }
 
@@ -482,6 +503,7 @@ umad_open_port(const char *ca_name, int portnum)
 	}
 	s->sock = h.sock;
 	s->efd = h.efd;
+	s->doorbell = h.doorbell;
 	s->seq = h.seq;
 	s->port_num = (int)h.rep.port.port_num;
 	s->share[MPD_CHAN_SHARE_OUT] = h.rep.share_out;
@@ -563,9 +585,21 @@ ring_put_share(struct umad_sess *s, enum mpd_chan_share share,
 		return -ENOBUFS;
 	rc = mpd_ring_put(&s->tx, MPD_CHAN_REC_UMAD, hdr, UMAD_HDR_SIZE, data,
 			  (uint32_t)length);
-	if (rc == 0)
-		s->posted[share]++;
-	return rc;
+	if (rc)
+		return rc;
+	s->posted[share]++;
+	/* the record is published; a daemon that went to sleep before it
+	 * could see it waits for the doorbell (madpmd/chan.h) */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (s->doorbell >= 0 &&
+	    __atomic_load_n(&h->doorbell_armed, __ATOMIC_ACQUIRE)) {
+		uint64_t one = 1;
+
+		if (write(s->doorbell, &one, sizeof(one)) < 0) {
+			/* saturated: the daemon wakes anyway */
+		}
+	}
+	return 0;
 }
 
 static int

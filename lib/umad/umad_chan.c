@@ -263,7 +263,9 @@ umad_hello_close(struct umad_hello *h)
 		close(h->memfd);
 	if (h->efd >= 0)
 		close(h->efd);
-	h->sock = h->memfd = h->efd = -1;
+	if (h->doorbell >= 0)
+		close(h->doorbell);
+	h->sock = h->memfd = h->efd = h->doorbell = -1;
 }
 
 /* The memfd is the regular file of the two. */
@@ -289,10 +291,10 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 {
 	char path[UMAD_PATH_MAX + 2 * UMAD_NODE_MAX];
 	struct mpd_chan_msg m;
-	int fds[2], nfds, rc;
+	int fds[3], nfds, rc;
 
 	memset(h, 0, sizeof(*h));
-	h->sock = h->memfd = h->efd = -1;
+	h->sock = h->memfd = h->efd = h->doorbell = -1;
 	rc = chan_connect(n, port_num, path, sizeof(path));
 	/* no socket for a port past the first: a port nobody serves, as
 	 * hello refuses one (the node's first port says if a fabric runs) */
@@ -326,7 +328,7 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 	m.u.hello_req.version = MPD_CHAN_VERSION;
 	m.u.hello_req.port_num = (uint32_t)port_num;
 	m.u.hello_req.pid = (uint32_t)getpid();
-	rc = umad_chan_call(h->sock, &h->seq, &m, fds, 2, &nfds);
+	rc = umad_chan_call(h->sock, &h->seq, &m, fds, 3, &nfds);
 	if (rc < 0) {
 		umad_once(UMAD_ONCE_PROTOCOL,
 			  "the daemon at %s did not answer HELLO (%s); is it a madpmd of this version?",
@@ -344,14 +346,17 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 			  path, strerror(m.status));
 		goto fail;
 	}
-	if (nfds != 2 || m.len < sizeof(m.u.hello_rep) ||
+	if (nfds < 2 || m.len < sizeof(m.u.hello_rep) ||
 	    m.u.hello_rep.version != MPD_CHAN_VERSION) {
 		close_fds(fds, nfds);
 		umad_once(UMAD_ONCE_PROTOCOL,
-			  "the daemon at %s answered HELLO with channel version %u and %d fds, not %u and 2",
+			  "the daemon at %s answered HELLO with channel version %u and %d fds, not %u and 2 or 3",
 			  path, m.u.hello_rep.version, nfds, MPD_CHAN_VERSION);
 		goto fail;
 	}
+	/* the doorbell, when the daemon has one, comes third */
+	if (nfds == 3)
+		h->doorbell = fds[2];
 	if (sort_fds(h, fds) < 0) {
 		close_fds(fds, 2);
 		h->memfd = h->efd = -1;

@@ -69,6 +69,7 @@ struct umad_hello {
 	int sock;
 	int memfd;
 	int efd;
+	int doorbell;			/* -1: the daemon has none */
 	uint32_t seq;
 	struct mpd_chan_hello_rep rep;
 };

@@ -102,7 +102,7 @@ static int
 send_reply(int sock, struct mpd_chan_msg *m, const int *fds, int nfds)
 {
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(3 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
@@ -182,7 +182,7 @@ session_shm(struct hca_session *s, int *memfd)
 static int
 do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
-	int fds[2], memfd = -1, rc;
+	int fds[3], memfd = -1, rc;
 
 	if (m->u.hello_req.version != MPD_CHAN_VERSION)
 		return EPROTONOSUPPORT;
@@ -217,7 +217,8 @@ do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	rte_spinlock_unlock(ch->cfg.lock);
 	fds[0] = memfd;
 	fds[1] = s->efd;
-	if (send_reply(s->sock, m, fds, 2) != 0) {
+	fds[2] = ch->cfg.doorbell;
+	if (send_reply(s->sock, m, fds, ch->cfg.doorbell >= 0 ? 3 : 2) != 0) {
 		close(memfd);
 		return -1;
 	}
@@ -230,6 +231,7 @@ do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	ch->nsessions++;
 	s->listed = true;
 	hca_mad_client_attach(ch->cfg.ml, &s->mc);
+	((struct mpd_chan_shm *)s->shm)->doorbell_armed = ch->armed;
 	rte_spinlock_unlock(ch->cfg.lock);
 	CHAN_LOG(INFO, "%s: client pid %d connected", ch->node, (int)s->pid);
 	return 0;
@@ -597,6 +599,20 @@ hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 		}
 		ch->rr = s;
 	}
+}
+
+void
+hca_chan_arm(struct hca_chan *ch, bool on)
+{
+	struct hca_session *s;
+
+	rte_spinlock_lock(ch->cfg.lock);
+	ch->armed = on;
+	TAILQ_FOREACH(s, &ch->sessions, next)
+		__atomic_store_n(&((struct mpd_chan_shm *)s->shm)->doorbell_armed,
+				 on, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(ch->cfg.lock);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 unsigned int

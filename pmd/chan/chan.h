@@ -28,6 +28,7 @@ struct hca_chan_cfg {
 	const char *run_dir;
 	unsigned int mode;		/* permissions of socket and ISSM */
 	uint16_t port_id;
+	int doorbell;			/* the port's rx interrupt eventfd */
 };
 
 /* 0 (also when run_dir is empty: no channel, *pc NULL) or -EIO. */
@@ -38,6 +39,12 @@ void hca_chan_stop(struct hca_chan *ch);
  * layer; frames into out. */
 void hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 			 struct hca_mad_out *out);
+/* The lcore goes to sleep on the doorbell (on) or is awake again: every
+ * session's client is told to ring it after queueing a send. Takes the
+ * port lock; a full fence after, so that the caller's last look at the
+ * send rings cannot miss a client that did not see it. */
+void hca_chan_arm(struct hca_chan *ch, bool on);
+
 /* Wake-ups owed to clients: taken with the port lock held (into w, at
  * most HCA_CHAN_WAKE_MAX), written after it is released. */
 #define HCA_CHAN_WAKE_MAX	64

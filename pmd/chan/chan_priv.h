@@ -64,6 +64,7 @@ struct hca_chan {
 	struct hca_session_list pending;	/* before; thread only */
 	unsigned int nsessions, npending;
 	struct hca_session *rr;		/* next to serve; lock held */
+	bool armed;			/* the lcore sleeps on the doorbell */
 	struct hca_session *wake[CHAN_WAKE_MAX];	/* lcore only */
 	unsigned int nwake;
 	/* ISSM (issm.c) */

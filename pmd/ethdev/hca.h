@@ -52,6 +52,10 @@ struct hca_internals {
 	 * channel's control thread and the ethdev ops */
 	rte_spinlock_t lock;
 	struct rte_ring *egress;	/* responses waiting for rx_burst */
+	/* rx interrupts: one eventfd for every queue, which clients ring
+	 * when they queue a send while the lcore sleeps */
+	struct rte_intr_handle *intr;
+	int doorbell;
 	struct hca_queue rxq[HCA_MAX_QUEUES];
 	struct hca_queue txq[HCA_MAX_QUEUES];
 	uint16_t port_id;

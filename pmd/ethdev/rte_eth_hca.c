@@ -11,10 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
 #include <ethdev_vdev.h>
+#include <rte_interrupts.h>
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -404,6 +407,53 @@ eth_dev_configure(struct rte_eth_dev *dev)
 	return 0;
 }
 
+/*
+ * Rx interrupts (the l3fwd-power model): every queue's vector is the
+ * port's doorbell eventfd. Enabled, the port tells its clients to ring it
+ * after queueing a send; a frame from the wire needs no ring, since the
+ * application that sleeps is the one that would have brought it.
+ */
+static int
+intr_vec_install(struct rte_eth_dev *dev)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+	uint16_t q, n = dev->data->nb_rx_queues;
+
+	rte_intr_vec_list_free(hi->intr);
+	if (rte_intr_vec_list_alloc(hi->intr, "hca_intr_vec", n) != 0)
+		return -1;
+	for (q = 0; q < n; q++)
+		if (rte_intr_vec_list_index_set(hi->intr, q,
+						RTE_INTR_VEC_RXTX_OFFSET) != 0)
+			return -1;
+	return 0;
+}
+
+static int
+eth_rx_intr_enable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+
+	if (hi->chan)
+		hca_chan_arm(hi->chan, true);
+	return 0;
+}
+
+static int
+eth_rx_intr_disable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+	uint64_t v;
+
+	if (hi->chan)
+		hca_chan_arm(hi->chan, false);
+	/* the EAL read it if it woke someone; else clear it here */
+	if (read(hi->doorbell, &v, sizeof(v)) < 0) {
+		/* nothing rang */
+	}
+	return 0;
+}
+
 static int
 eth_dev_start(struct rte_eth_dev *dev)
 {
@@ -420,6 +470,8 @@ eth_dev_start(struct rte_eth_dev *dev)
 	hi->started = true;
 	hca_rec_port_check(&hi->rec, p);
 	rte_spinlock_unlock(&hi->lock);
+	if (dev->data->dev_conf.intr_conf.rxq && intr_vec_install(dev) != 0)
+		return -ENOMEM;
 	dev->data->dev_started = 1;
 	return eth_link_update(dev, 0);
 }
@@ -440,8 +492,44 @@ eth_dev_stop(struct rte_eth_dev *dev)
 	hi->started = false;
 	hca_rec_port_check(&hi->rec, p);
 	rte_spinlock_unlock(&hi->lock);
+	rte_intr_vec_list_free(hi->intr);
 	dev->data->dev_started = 0;
 	return eth_link_update(dev, 0);
+}
+
+/* The doorbell and the interrupt handle that carries it: 0 or -1. */
+static int
+intr_alloc(struct rte_eth_dev *dev)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+
+	hi->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	hi->intr = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (hi->doorbell < 0 || !hi->intr ||
+	    rte_intr_type_set(hi->intr, RTE_INTR_HANDLE_VDEV) != 0 ||
+	    rte_intr_efd_counter_size_set(hi->intr, sizeof(uint64_t)) != 0 ||
+	    rte_intr_efds_index_set(hi->intr, 0, hi->doorbell) != 0 ||
+	    rte_intr_nb_efd_set(hi->intr, 1) != 0 ||
+	    rte_intr_max_intr_set(hi->intr, 2) != 0)
+		return -1;
+	dev->intr_handle = hi->intr;
+	return 0;
+}
+
+static void
+intr_free(struct rte_eth_dev *dev)
+{
+	struct hca_internals *hi = dev->data->dev_private;
+
+	if (hi->intr) {
+		rte_intr_vec_list_free(hi->intr);
+		rte_intr_instance_free(hi->intr);
+	}
+	if (hi->doorbell >= 0)
+		close(hi->doorbell);
+	hi->intr = NULL;
+	hi->doorbell = -1;
+	dev->intr_handle = NULL;
 }
 
 static void
@@ -470,6 +558,7 @@ eth_dev_close(struct rte_eth_dev *dev)
 	rte_free(hi->port.neigh);
 	hi->port.neigh = NULL;
 	hi->port.nneigh = 0;
+	intr_free(dev);
 	hi->egress = NULL;
 	/* mac_addrs lives in dev_private: not for rte_free */
 	dev->data->mac_addrs = NULL;
@@ -745,6 +834,8 @@ static const struct eth_dev_ops hca_ops = {
 	.promiscuous_enable = eth_promisc_enable,
 	.promiscuous_disable = eth_promisc_disable,
 	.mtu_set = eth_mtu_set,
+	.rx_queue_intr_enable = eth_rx_intr_enable,
+	.rx_queue_intr_disable = eth_rx_intr_disable,
 };
 
 /* ---- probe / remove ----------------------------------------------------- */
@@ -800,6 +891,14 @@ hca_probe(struct rte_vdev_device *vdev)
 		return -ENOMEM;
 	}
 	dev->data->mac_addrs = &hi->mac;
+	if (intr_alloc(dev) != 0) {
+		HCA_LOG(ERR, "%s: cannot make the rx interrupt: %s", name,
+			strerror(errno));
+		intr_free(dev);
+		rte_ring_free(hi->egress);
+		rte_eth_dev_release_port(dev);
+		return -ENOMEM;
+	}
 	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
 	dev->dev_ops = &hca_ops;
 	dev->rx_pkt_burst = hca_rx_burst;
@@ -815,8 +914,10 @@ hca_probe(struct rte_vdev_device *vdev)
 		.run_dir = hi->run_dir,
 		.mode = umad_mode,
 		.port_id = hi->port_id,
+		.doorbell = hi->doorbell,
 	};
 	if (hca_chan_start(&hi->chan, &chan_cfg) != 0) {
+		intr_free(dev);
 		rte_ring_free(hi->egress);
 		rte_eth_dev_release_port(dev);
 		return -EIO;
@@ -991,4 +1092,20 @@ rte_pmd_hca_neigh_add(uint16_t port_id, const struct rte_pmd_hca_neigh *n)
 		rc = -ENOSPC;
 	rte_spinlock_unlock(&hi->lock);
 	return rc;
+}
+
+int
+rte_pmd_hca_idle_ms(uint16_t port_id)
+{
+	struct hca_internals *hi;
+	bool timers;
+	int rc;
+
+	hi = hca_of_port_checked(port_id, &rc);
+	if (!hi)
+		return rc;
+	rte_spinlock_lock(&hi->lock);
+	timers = hca_mad_timers(&hi->ml);
+	rte_spinlock_unlock(&hi->lock);
+	return timers ? 1 : -1;
 }

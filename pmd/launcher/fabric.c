@@ -246,11 +246,13 @@ fab_start(struct fabric *f)
 	/* before any port moves a frame */
 	if (fab_addresses(f) != 0)
 		return -1;
-	memset(&conf, 0, sizeof(conf));
 	for (i = 0; i < f->nports; i++) {
 		uint16_t pid = f->port[i].port_id;
 		int rc;
 
+		/* an HCA port wakes a sleeping lcore when a client sends */
+		memset(&conf, 0, sizeof(conf));
+		conf.intr_conf.rxq = f->port[i].hca;
 		rc = rte_eth_dev_configure(pid, 1, 1, &conf);
 		if (!rc)
 			rc = rte_eth_rx_queue_setup(pid, 0, RING_DESC,
@@ -469,37 +471,122 @@ replay_step(struct fabric *f, struct fab_port *p)
 	return (uint16_t)(n + got);
 }
 
+/* One round over every port: what moved. */
+static uint64_t
+poll_once(struct fabric *f)
+{
+	uint64_t moved = 0;
+	unsigned int i;
+
+	apply_capture_request(f);
+	for (i = 0; i < f->nports; i++) {
+		struct fab_port *p = &f->port[i];
+
+		if (p->replay)
+			moved += replay_step(f, p);
+		else if (p->peer >= 0)
+			moved += forward(f, p);
+	}
+	f->forwarded += moved;
+	return moved + fab_capture_poll(f);
+}
+
+/*
+ * A fabric of HCA ports only gets work from its clients (a send rings the
+ * port's rx interrupt) and its timers: the lcore can sleep on the
+ * interrupts instead of waking to look, and so costs nothing while idle
+ * and gets the CPU back at once when it shares its core with a busy
+ * process (a sleeper that wakes preempts it; a poller that used its share
+ * waits for the scheduler's next turn).
+ */
+static bool
+intr_sleep_setup(struct fabric *f)
+{
+	unsigned int i;
+
+	/* a lossy wire holds frames back until the next empty poll */
+	if (f->opts.no_intr || f->opts.lossy.reorder)
+		return false;
+	for (i = 0; i < f->nports; i++)
+		if (!f->port[i].hca || f->port[i].replay)
+			return false;
+	for (i = 0; i < f->nports; i++)
+		if (rte_eth_dev_rx_intr_ctl_q(f->port[i].port_id, 0,
+					      RTE_EPOLL_PER_THREAD,
+					      RTE_INTR_EVENT_ADD, NULL) != 0)
+			return false;
+	return true;
+}
+
+#define INTR_SLEEP_MAX_MS	100	/* for capture requests and stop */
+
+static void
+intr_sleep(struct fabric *f)
+{
+	struct rte_epoll_event ev[8];
+	int timeout = INTR_SLEEP_MAX_MS;
+	unsigned int i;
+
+	for (i = 0; i < f->nports; i++) {
+		int ms = rte_pmd_hca_idle_ms(f->port[i].port_id);
+
+		if (ms >= 0 && ms < timeout)
+			timeout = ms;
+		rte_eth_dev_rx_intr_enable(f->port[i].port_id, 0);
+	}
+	/* a client that queued a send before it saw the interrupt armed
+	 * did not ring: one more look (madpmd/chan.h) */
+	if (!poll_once(f) && !f->stop && !f->cap_request) {
+		rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, RTE_DIM(ev), timeout);
+		f->idle_sleeps++;
+	}
+	for (i = 0; i < f->nports; i++)
+		rte_eth_dev_rx_intr_disable(f->port[i].port_id, 0);
+}
+
+/*
+ * A poll round that took much longer than a round takes means the
+ * scheduler gave the core to someone else: the lcore is not alone on it.
+ * For a while after, it sleeps on the interrupts at the first empty round
+ * instead of busy-polling what it no longer owns.
+ */
+#define SHARED_GAP_US		50
+#define SHARED_FOR_MS		100
+
 int
 fab_poll_loop(void *arg)
 {
 	struct fabric *f = arg;
 	unsigned int idle = 0, sleep_us = 1, i;
+	bool intr = intr_sleep_setup(f);
+	uint64_t hz = rte_get_tsc_hz(), last = rte_get_tsc_cycles(), now;
+	uint64_t gap = hz * SHARED_GAP_US / 1000000, shared_until = 0;
 
 	/* a 1 us back-off sleep would last the default 50 us timer slack */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	while (!f->stop) {
-		uint64_t moved = 0;
+		uint64_t moved = poll_once(f);
 
-		apply_capture_request(f);
-		for (i = 0; i < f->nports; i++) {
-			struct fab_port *p = &f->port[i];
-
-			if (p->replay)
-				moved += replay_step(f, p);
-			else if (p->peer >= 0)
-				moved += forward(f, p);
-		}
-		f->forwarded += moved;
-		moved += fab_capture_poll(f);
+		now = rte_get_tsc_cycles();
+		if (now - last > gap)
+			shared_until = now + hz * SHARED_FOR_MS / 1000;
+		last = now;
 		if (moved) {
 			idle = 0;
 			sleep_us = 1;
 			continue;
 		}
-		/* busy-poll, then back off so a 2-core machine stays usable */
-		if (++idle < f->opts.idle_polls)
+		/* busy-poll, then sleep so a 2-core machine stays usable */
+		if (++idle < (intr && now < shared_until ? 1 :
+			      f->opts.idle_polls))
 			continue;
 		fab_capture_flush(f);
+		if (intr) {
+			intr_sleep(f);
+			idle = 0;
+			last = rte_get_tsc_cycles();
+			continue;
+		}
 		rte_delay_us_sleep(sleep_us);
 		f->idle_sleeps++;
 		if (sleep_us < f->opts.idle_sleep_us)

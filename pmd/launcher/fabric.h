@@ -76,6 +76,7 @@ struct fab_opts {
 	enum mpd_link link;		/* for every HCA port */
 	unsigned int idle_polls;	/* empty polls before sleeping */
 	unsigned int idle_sleep_us;	/* longest sleep when idle */
+	bool no_intr;			/* never sleep on rx interrupts */
 	const char *run_dir;		/* where the HCAs serve clients */
 	unsigned int umad_mode;		/* client and capture sockets */
 	const char *ib_dissector;	/* "infiniband" (stock) or "madpmd_ib" */

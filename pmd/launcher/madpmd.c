@@ -4,7 +4,8 @@
  *
  *   madpmd [EAL options] -- [--topology NETFILE] [--run-dir DIR]
  *          [--capture FILE] [-i] [--link ib|roce] [--wire NODE:PORT=ETHDEV]
- *          [--idle-polls N] [--idle-sleep-us N] [--duration SECONDS]
+ *          [--idle-polls N] [--idle-sleep-us N] [--no-intr]
+ *          [--duration SECONDS]
  *          [--lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]]
  *          [--replay NODE:PORT=FILE[,...]] [--exit-after-replay[=S]]
  *          [--umad-mode MODE]
@@ -84,6 +85,7 @@ usage(FILE *out)
 		"  --wire NODE:PORT=DEV   connect a node's port to ethdev DEV (from --vdev)\n"
 		"  --idle-polls N         empty polls before the lcore sleeps (default 256)\n"
 		"  --idle-sleep-us N      longest idle sleep in microseconds (default 200)\n"
+		"  --no-intr              idle: sleep by the clock, not until a client sends\n"
 		"  --duration SECONDS     stop after this long (default: until SIGINT/SIGTERM)\n"
 		"  --lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]\n"
 		"                         drop, duplicate and reorder frames on the wires\n"
@@ -179,6 +181,7 @@ parse_app(int argc, char **argv, struct app_opts *o)
 		{ "wire", required_argument, NULL, 'w' },
 		{ "idle-polls", required_argument, NULL, 'p' },
 		{ "idle-sleep-us", required_argument, NULL, 's' },
+		{ "no-intr", no_argument, NULL, 'N' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "lossy", required_argument, NULL, 'L' },
 		{ "replay", required_argument, NULL, 'R' },
@@ -234,6 +237,9 @@ parse_app(int argc, char **argv, struct app_opts *o)
 			if (parse_uint("--idle-sleep-us", optarg, 1000000,
 				       &fab.opts.idle_sleep_us))
 				return -1;
+			break;
+		case 'N':
+			fab.opts.no_intr = true;
 			break;
 		case 'd':
 			if (parse_uint("--duration", optarg, 86400 * 365,

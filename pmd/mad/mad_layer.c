@@ -479,6 +479,19 @@ run_timeouts(struct hca_mad_layer *ml, uint64_t now_ns,
 	}
 }
 
+bool
+hca_mad_timers(const struct hca_mad_layer *ml)
+{
+	const struct hca_mad_client *c;
+
+	if (ml->out_used)
+		return true;
+	TAILQ_FOREACH(c, &ml->clients, next)
+		if (c->xfer_held)
+			return true;
+	return false;
+}
+
 void
 hca_mad_poll(struct hca_mad_layer *ml, uint64_t now_ns,
 	     struct hca_mad_out *out)

@@ -177,6 +177,10 @@ int hca_mad_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
 void hca_mad_poll(struct hca_mad_layer *ml, uint64_t now_ns,
 		  struct hca_mad_out *out);
 
+/* True while a send waits for its response or an RMPP transfer runs: the
+ * port has timers (1 ms grained) and must be polled. */
+bool hca_mad_timers(const struct hca_mad_layer *ml);
+
 /* True when a client agent takes this SMP (an SM registered on the port
  * answers SMInfo; the SMA everything else). */
 bool hca_mad_smp_for_client(const struct hca_mad_layer *ml,

@@ -195,6 +195,9 @@ struct mpd_chan_shm {
 	/* written by the daemon only: sends of each share it has taken
 	 * off the ring and holds nothing for any more (enum mpd_chan_share) */
 	uint64_t share_done[3];
+	/* written by the daemon only: non-zero while its lcore sleeps until
+	 * the doorbell (HELLO's third fd) rings */
+	uint32_t doorbell_armed;
 };
 
 /*
@@ -228,6 +231,13 @@ mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
 #define MPD_CHAN_MAGIC	0x6d706463	/* "mpdc" */
 
 /*
+ * Doorbell: while the daemon's lcore has nothing to do it may sleep on the
+ * port's doorbell, an eventfd (the third fd of HELLO, when there is one;
+ * the ethdev's rx interrupt). It sets doorbell_armed first, fences, and
+ * looks at every send ring once more; a client publishes its record,
+ * fences, and writes 1 to the doorbell when it finds doorbell_armed set.
+ * One of the two sees the other, so no send waits for a timer.
+ *
  * Wake-ups: the daemon's lcore polls every send ring. For the other
  * direction the daemon writes 1 to the eventfd after queueing a record
  * into an empty receive ring (it publishes the record, fences, and finds

@@ -69,35 +69,13 @@ rec_hdr(struct hca_recorder *rc, const struct hca_port *p,
 	h->seq = rc->seq++;
 }
 
-/* struct ib_user_mad without data, as the record copies it */
-struct umad_hdr {
-	uint32_t agent_id;
-	uint32_t status;
-	uint32_t timeout_ms;
-	uint32_t retries;
-	uint32_t length;
-	uint32_t qpn;		/* big endian */
-	uint32_t qkey;		/* big endian */
-	uint16_t lid;		/* big endian */
-	uint8_t sl;
-	uint8_t path_bits;
-	uint8_t grh_present;
-	uint8_t gid_index;
-	uint8_t hop_limit;
-	uint8_t traffic_class;
-	uint8_t gid[16];
-	uint32_t flow_label;	/* big endian */
-	uint16_t pkey_index;
-	uint8_t reserved[6];
-};
-
 void
 hca_rec_umad(struct hca_recorder *rc, struct hca_port *p, uint32_t pid,
 	     uint32_t session, uint8_t direction, const void *hdr,
 	     const uint8_t *mad, uint32_t len)
 {
 	struct rte_pmd_hca_record *r;
-	struct umad_hdr u;
+	struct hca_mad_desc u;
 	struct mpd_rec_umad ru;
 	struct mpd_rec_hdr h;
 	int n;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../mad/mad_layer.h"	/* struct hca_mad_desc */
 #include "../node/node.h"
 
 struct rte_ring;
@@ -35,7 +36,8 @@ struct hca_recorder {
 };
 
 /* A umad message a client sent (MPD_REC_UMAD_SEND) or will read
- * (MPD_REC_UMAD_RECV): its 64-byte ib_user_mad header and the MAD. */
+ * (MPD_REC_UMAD_RECV): its 64-byte ib_user_mad header (struct
+ * hca_mad_desc) and the MAD. */
 void hca_rec_umad(struct hca_recorder *r, struct hca_port *p, uint32_t pid,
 		  uint32_t session, uint8_t direction, const void *hdr,
 		  const uint8_t *mad, uint32_t len);

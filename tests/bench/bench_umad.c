@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * MAD round trips through libibumad: directed-route SMP Get(NodeInfo)
- * along a path (default 0,1: the HCA at the other end of port 1), with 1
- * and with 32 MADs outstanding. Linked against rdma-core's libibumad, so
+ * MAD round trips through libibumad: SMP Get(NodeInfo) to another port,
+ * directed route along a path (default 0,1: the HCA at the other end of
+ * port 1) or LID-routed (-L: to that port's LID, which needs an SM to
+ * have given LIDs out; -l: to a LID given), with 1 and with 32 MADs
+ * outstanding. Linked against rdma-core's libibumad, so
  * the same binary runs over madpmd (madpmd-run puts the drop-in first on
  * the library path) and over ibsim (LD_PRELOAD=libumad2sim.so).
  *
  *   bench_umad [-t seconds] [-w window]... [-W warm-up ms] [-C ca] [-P port]
- *              [-D path] [-s]
+ *              [-D path] [-L | -l lid] [-s]
  *
  * One line per window on standard output:
  *   window=W rate=MADS_PER_S p50_us=X p99_us=Y n=N timeouts=T errors=E
@@ -31,10 +33,12 @@
 #define SEND_TIMEOUT_MS	1000
 #define RECV_TIMEOUT_MS	1000
 
+#define CLASS_SUBN_LID	0x01
 #define CLASS_SUBN_DR	0x81
 #define METHOD_GET	0x01
 #define METHOD_GET_RESP	0x81
 #define ATTR_NODE_INFO	0x0011
+#define ATTR_PORT_INFO	0x0015
 #define LID_PERMISSIVE	0xffff
 
 struct slot {
@@ -50,7 +54,10 @@ struct lat_log {
 
 struct bench {
 	int fd;
-	int agent;
+	int agent;		/* directed route */
+	int agent_lid;		/* LID-routed */
+	int lid;		/* > 0: LID-routed to it; < 0: learn it (-L) */
+	uint8_t cls;		/* the class sent */
 	uint8_t path[MAX_HOPS + 1];
 	int hops;
 	void *sbuf;
@@ -132,20 +139,31 @@ lat_pct_us(const struct lat_log *l, double pct)
 	return l->ns[i] / 1000.0;
 }
 
-/* A DR SMP as IBA 14.2.1.2 lays it out; only the TID changes per send. */
+/*
+ * An SMP Get(attr) as IBA 14.2.1 lays it out: directed route along the
+ * path, or LID-routed to b->lid when it is set; only the TID changes per
+ * send.
+ */
 static void
-build_smp(struct bench *b)
+build_smp(struct bench *b, uint16_t attr)
 {
 	uint8_t *m = umad_get_mad(b->sbuf);
 
 	memset(m, 0, MAD_LEN);
 	m[0] = 1;			/* BaseVersion */
-	m[1] = CLASS_SUBN_DR;
 	m[2] = 1;			/* ClassVersion */
 	m[3] = METHOD_GET;
+	put_be16(m + 16, attr);
+	if (b->lid > 0) {
+		b->cls = CLASS_SUBN_LID;
+		m[1] = CLASS_SUBN_LID;
+		umad_set_addr(b->sbuf, b->lid, 0, 0, 0);
+		return;
+	}
+	b->cls = CLASS_SUBN_DR;
+	m[1] = CLASS_SUBN_DR;
 	m[6] = 0;			/* HopPointer */
 	m[7] = (uint8_t)b->hops;	/* HopCount */
-	put_be16(m + 16, ATTR_NODE_INFO);
 	put_be16(m + 32, LID_PERMISSIVE);	/* DrSLID */
 	put_be16(m + 34, LID_PERMISSIVE);	/* DrDLID */
 	memcpy(m + 128, b->path, (size_t)b->hops + 1);	/* InitialPath */
@@ -164,8 +182,8 @@ send_slot(struct bench *b, int i, int window)
 	put_be32(m + 12, s->tid);
 	s->sent_ns = now_ns();
 	s->busy = 1;
-	if (umad_send(b->fd, b->agent, b->sbuf, MAD_LEN, SEND_TIMEOUT_MS,
-		      0) < 0) {
+	if (umad_send(b->fd, b->cls == CLASS_SUBN_LID ? b->agent_lid : b->agent,
+		      b->sbuf, MAD_LEN, SEND_TIMEOUT_MS, 0) < 0) {
 		fprintf(stderr, "bench_umad: umad_send: %s (window %d)\n",
 			strerror(errno), window);
 		s->busy = 0;
@@ -213,7 +231,7 @@ recv_one(struct bench *b, uint64_t *ns, int *ok)
 	if (umad_status(b->rbuf)) {
 		b->timeouts++;
 		*ok = 0;
-	} else if (m[1] != CLASS_SUBN_DR || m[3] != METHOD_GET_RESP ||
+	} else if (m[1] != b->cls || m[3] != METHOD_GET_RESP ||
 		   (get_be16(m + 4) & 0x7fff)) {
 		b->errors++;
 		*ok = 0;
@@ -307,30 +325,67 @@ cleanup:
 	return rc;
 }
 
-/* One SMP before the clock starts: says on stderr who answers, or why not. */
+/* One SMP and its answer, in b->rbuf; 0, or -1 said on stderr. */
 static int
-probe(struct bench *b)
+one_smp(struct bench *b, const char *what, uint64_t *ns)
 {
-	uint64_t ns;
-	uint8_t *m;
 	int i, ok;
 
 	memset(b->slots, 0, sizeof(b->slots));
 	if (send_slot(b, 0, 1) < 0)
 		return -1;
 	do
-		i = recv_one(b, &ns, &ok);
+		i = recv_one(b, ns, &ok);
 	while (i == -2);
 	if (i < 0 || !ok) {
-		fprintf(stderr, "bench_umad: no answer to Get(NodeInfo) along the path (%s)\n",
+		fprintf(stderr, "bench_umad: no answer to %s (%s)\n", what,
 			i < 0 ? "receive failed" :
 			b->timeouts ? "timed out" : "error status");
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * -L: the LID of the port at the end of the path, from a directed-route
+ * Get(PortInfo) (LID at byte 16 of the attribute); 0 before an SM ran.
+ */
+static int
+learn_lid(struct bench *b)
+{
+	uint64_t ns;
+	int lid;
+
+	b->lid = 0;
+	build_smp(b, ATTR_PORT_INFO);
+	if (one_smp(b, "Get(PortInfo) along the path", &ns) < 0)
+		return -1;
+	lid = get_be16((uint8_t *)umad_get_mad(b->rbuf) + 64 + 16);
+	if (!lid || lid >= 0xc000) {
+		fprintf(stderr, "bench_umad: the port at the end of the path has no unicast LID (%d): run an SM first (opensm -o)\n",
+			lid);
+		return -1;
+	}
+	b->lid = lid;
+	return 0;
+}
+
+/* One SMP before the clock starts: says on stderr who answers, or why not. */
+static int
+probe(struct bench *b)
+{
+	uint64_t ns;
+	uint8_t *m;
+
+	if (one_smp(b, b->lid > 0 ? "a LID-routed Get(NodeInfo)" :
+				    "Get(NodeInfo) along the path", &ns) < 0)
+		return -1;
 	m = umad_get_mad(b->rbuf);
-	fprintf(stderr, "bench_umad: Get(NodeInfo) answered by node GUID 0x%08" PRIx32
-		"%08" PRIx32 " in %.1f us\n", get_be32(m + 64 + 12),
-		get_be32(m + 64 + 16), (double)ns / 1000.0);
+	fprintf(stderr, "bench_umad: %s Get(NodeInfo) answered by node GUID 0x%08" PRIx32
+		"%08" PRIx32 " in %.1f us\n",
+		b->lid > 0 ? "LID-routed" : "directed-route",
+		get_be32(m + 64 + 12), get_be32(m + 64 + 16),
+		(double)ns / 1000.0);
 	return 0;
 }
 
@@ -360,12 +415,14 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-		"usage: bench_umad [-t seconds] [-w window]... [-W warm-up ms] [-C ca] [-P port] [-D path] [-s]\n"
+		"usage: bench_umad [-t seconds] [-w window]... [-W warm-up ms] [-C ca] [-P port] [-D path] [-L | -l lid] [-s]\n"
 		"  -t  seconds measured per window (default 5)\n"
 		"  -w  MADs outstanding, 1..%d, repeatable (default: 1 then 32)\n"
 		"  -W  warm-up before each window in ms (default 500)\n"
 		"  -C  CA name, -P port (default: the first CA, port 0)\n"
 		"  -D  directed route, comma separated (default 0,1)\n"
+		"  -L  LID-routed SMPs to the LID of the port at the end of the path\n"
+		"  -l  LID-routed SMPs to this LID\n"
 		"  -s  spin on umad_recv(timeout 0) instead of sleeping in it\n",
 		MAX_WINDOW);
 }
@@ -380,7 +437,7 @@ main(int argc, char **argv)
 	double secs = 5;
 
 	parse_path(&b, "0,1");
-	while ((c = getopt(argc, argv, "t:w:W:C:P:D:sh")) != -1) {
+	while ((c = getopt(argc, argv, "t:w:W:C:P:D:Ll:sh")) != -1) {
 		switch (c) {
 		case 't':
 			secs = atof(optarg);
@@ -403,6 +460,17 @@ main(int argc, char **argv)
 			break;
 		case 's':
 			b.spin = 1;
+			break;
+		case 'L':
+			b.lid = -1;
+			break;
+		case 'l':
+			b.lid = atoi(optarg);
+			if (b.lid <= 0 || b.lid >= 0xc000) {
+				fprintf(stderr, "bench_umad: bad LID '%s': give a unicast LID, 1 to 49151\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'D':
 			if (parse_path(&b, optarg) < 0) {
@@ -447,13 +515,21 @@ main(int argc, char **argv)
 			strerror(errno));
 		goto out_close;
 	}
+	b.agent_lid = umad_register(b.fd, CLASS_SUBN_LID, 1, 0, NULL);
+	if (b.agent_lid < 0) {
+		fprintf(stderr, "bench_umad: cannot register for the SMI (LID-routed) class: %s\n",
+			strerror(errno));
+		goto out_unreg;
+	}
 	b.sbuf = umad_alloc(1, umad_size() + MAD_LEN);
 	b.rbuf = umad_alloc(1, umad_size() + MAD_LEN);
 	if (!b.sbuf || !b.rbuf) {
 		fprintf(stderr, "bench_umad: out of memory\n");
 		goto out_free;
 	}
-	build_smp(&b);
+	if (b.lid < 0 && learn_lid(&b) < 0)
+		goto out_free;
+	build_smp(&b, ATTR_NODE_INFO);
 	if (probe(&b) < 0)
 		goto out_free;
 	for (i = 0; i < nwin; i++)
@@ -463,6 +539,8 @@ main(int argc, char **argv)
 out_free:
 	umad_free(b.sbuf);
 	umad_free(b.rbuf);
+	umad_unregister(b.fd, b.agent_lid);
+out_unreg:
 	umad_unregister(b.fd, b.agent);
 out_close:
 	umad_close_port(b.fd);

@@ -35,6 +35,9 @@
 #define TAG_LISTEN	((uint64_t)-1)
 #define TAG_INOTIFY	((uint64_t)-2)
 #define SEND_BUDGET	8	/* records per session per turn */
+#define BURST_RECORDS	256	/* per call: sends that stay on the port
+				 * take no frame, and a client may write
+				 * as fast as we read */
 
 static const struct hca_chan_service *const services[] = { &hca_chan_umad };
 
@@ -551,15 +554,16 @@ hca_chan_stop(struct hca_chan *ch)
 	chan_free(ch);
 }
 
-/* Up to SEND_BUDGET records of one session; false when it has no more. */
+/* Up to SEND_BUDGET records of one session, and no more than *left;
+ * false when it has no more. */
 static bool
 session_sends(struct hca_chan *ch, struct hca_session *s, uint64_t now_ns,
-	      struct hca_mad_out *out)
+	      struct hca_mad_out *out, unsigned int *left)
 {
 	const struct hca_chan_service *svc = services[0];
 	unsigned int budget = SEND_BUDGET;
 
-	while (!s->mc.dead && out->room && budget--) {
+	while (!s->mc.dead && out->room && *left && budget--) {
 		const uint8_t *rec;
 		uint32_t len, kind;
 		int rc = mpd_ring_peek(&s->tx, &rec, &len, &kind);
@@ -572,6 +576,7 @@ session_sends(struct hca_chan *ch, struct hca_session *s, uint64_t now_ns,
 		}
 		svc->rec(ch, s, rec, len, now_ns, out);
 		mpd_ring_consume(&s->tx);
+		(*left)--;
 	}
 	return !s->mc.dead;
 }
@@ -581,17 +586,18 @@ hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 		    struct hca_mad_out *out)
 {
 	struct hca_session *s, *first;
+	unsigned int left = BURST_RECORDS;
 	bool more = true;
 
 	/* round robin: each turn starts after the session served first in
 	 * the last one, and takes a few records of each, until the room or
 	 * the sends run out */
-	while (more && out->room) {
+	while (more && out->room && left) {
 		more = false;
 		first = ch->rr ? ch->rr : TAILQ_FIRST(&ch->sessions);
 		s = first;
-		while (s && out->room) {
-			more |= session_sends(ch, s, now_ns, out);
+		while (s && out->room && left) {
+			more |= session_sends(ch, s, now_ns, out, &left);
 			s = TAILQ_NEXT(s, next) ? TAILQ_NEXT(s, next) :
 						  TAILQ_FIRST(&ch->sessions);
 			if (s == first)
@@ -601,18 +607,24 @@ hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 	}
 }
 
-void
+bool
 hca_chan_arm(struct hca_chan *ch, bool on)
 {
 	struct hca_session *s;
+	bool pending = false;
 
 	rte_spinlock_lock(ch->cfg.lock);
 	ch->armed = on;
 	TAILQ_FOREACH(s, &ch->sessions, next)
 		__atomic_store_n(&((struct mpd_chan_shm *)s->shm)->doorbell_armed,
 				 on, __ATOMIC_RELEASE);
-	rte_spinlock_unlock(ch->cfg.lock);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* sends already queued (a burst stops at BURST_RECORDS, and sends
+	 * to the port itself make no frame to show for them) */
+	TAILQ_FOREACH(s, &ch->sessions, next)
+		pending |= on && !s->mc.dead && !mpd_ring_empty(&s->tx);
+	rte_spinlock_unlock(ch->cfg.lock);
+	return pending;
 }
 
 unsigned int

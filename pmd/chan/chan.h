@@ -41,9 +41,9 @@ void hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 			 struct hca_mad_out *out);
 /* The lcore goes to sleep on the doorbell (on) or is awake again: every
  * session's client is told to ring it after queueing a send. Takes the
- * port lock; a full fence after, so that the caller's last look at the
- * send rings cannot miss a client that did not see it. */
-void hca_chan_arm(struct hca_chan *ch, bool on);
+ * port lock. true when sends are queued already (a client that did not
+ * see the doorbell armed): the caller rings it itself. */
+bool hca_chan_arm(struct hca_chan *ch, bool on);
 
 /* Wake-ups owed to clients: taken with the port lock held (into w, at
  * most HCA_CHAN_WAKE_MAX), written after it is released. */

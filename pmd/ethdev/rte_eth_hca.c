@@ -433,9 +433,12 @@ static int
 eth_rx_intr_enable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 {
 	struct hca_internals *hi = dev->data->dev_private;
+	uint64_t one = 1;
 
-	if (hi->chan)
-		hca_chan_arm(hi->chan, true);
+	if (hi->chan && hca_chan_arm(hi->chan, true) &&
+	    write(hi->doorbell, &one, sizeof(one)) < 0) {
+		/* saturated: it rings anyway */
+	}
 	return 0;
 }
 

@@ -98,8 +98,9 @@ usage(FILE *out)
 		"                         infiniband (stock, default) or madpmd_ib (plugin)\n"
 		"  --umad-mode MODE       permissions of the client and capture sockets\n"
 		"                         (default 0600, as /dev/infiniband/umad*)\n"
-		"Without EAL options madpmd uses --no-huge --no-pci -m 256 -l 0,1 and a\n"
-		"file prefix of its own, which work on a small machine without hugepages.\n");
+		"Without EAL options madpmd uses --no-huge --no-pci -m 256, two lcores\n"
+		"that may run on any CPU (--lcores '0@(0-N),1@(0-N)') and a file prefix\n"
+		"of its own, which work on a small machine without hugepages.\n");
 }
 
 /*
@@ -111,7 +112,8 @@ usage(FILE *out)
 static int
 eal_init(int argc, char **argv, int *consumed)
 {
-	static char prefix[64];
+	static char prefix[64], lcores[64];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	char *def[16];
 	int n = 0, sep = 0, i, rc;
 
@@ -130,7 +132,14 @@ eal_init(int argc, char **argv, int *consumed)
 	def[n++] = (char *)"--no-pci";
 	def[n++] = (char *)"-m";
 	def[n++] = (char *)"256";
-	def[n++] = (char *)(sysconf(_SC_NPROCESSORS_ONLN) > 1 ? "-l0,1" : "-l0");
+	/* not pinned: the scheduler moves the polling lcore away from a
+	 * busy process rather than make it share that one's CPU */
+	if (ncpu > 1)
+		snprintf(lcores, sizeof(lcores), "--lcores=0@(0-%ld),1@(0-%ld)",
+			 ncpu - 1, ncpu - 1);
+	else
+		snprintf(lcores, sizeof(lcores), "-l0");
+	def[n++] = lcores;
 	def[n++] = prefix;
 	def[n] = NULL;
 	rc = rte_eal_init(n, def);

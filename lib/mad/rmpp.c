@@ -199,7 +199,7 @@ mpd_rmpp_reply(const uint8_t *mad, size_t len, unsigned int hdr_len,
 		return MPD_ENOSPC;
 	if (type != MPD_RMPP_TYPE_ABORT && type != MPD_RMPP_TYPE_STOP)
 		return MPD_EINVAL;
-	hdr_len = hdr_len_take(hdr_len, mad[1]);
+	hdr_len = hdr_len_take(hdr_len, mpd_mad_class(mad));
 	if (!hdr_len)
 		return MPD_EINVAL;
 	ctl_build(buf, mad, hdr_len, true, type, status, 0, 0);
@@ -683,7 +683,7 @@ mpd_rmpp_recv_create(struct mpd_rmpp_recv **rp, uint64_t now,
 		return MPD_EINVAL;
 	if (cfg_take(&c, cfg) < 0)
 		return MPD_EINVAL;
-	hdr_len = hdr_len_take(hdr_len, mad[1]);
+	hdr_len = hdr_len_take(hdr_len, mpd_mad_class(mad));
 	if (!hdr_len)
 		return MPD_EINVAL;
 

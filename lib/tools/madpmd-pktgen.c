@@ -25,7 +25,6 @@
 #include "madpmd/sa.h"
 #include "madpmd/wire.h"
 
-#define QP1_QKEY	MPD_QP1_QKEY
 
 struct gen {
 	struct mpd_pcapng *w;
@@ -133,7 +132,7 @@ emit(struct gen *g, enum mpd_link link, uint32_t qp, bool resp,
 	p.bth.pkey = pkey;
 	p.bth.dest_qp = qp;
 	p.bth.psn = (uint32_t)g->frames;
-	p.deth.qkey = qp == 0 ? 0 : QP1_QKEY;
+	p.deth.qkey = qp == 0 ? 0 : MPD_QP1_QKEY;
 	p.deth.src_qp = qp;
 	n = mpd_pkt_encode(&p, mad, MPD_MAD_LEN, frame, sizeof(frame));
 	ifid = iface(g, link);

@@ -22,6 +22,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "madpmd/mad.h"
 #include "../rte_pmd_hca.h"
 #include "hca.h"
 
@@ -194,7 +195,7 @@ arg_pkeys(const char *key, const char *val, void *opaque)
 	for (tok = strtok_r(buf, ":", &save); tok;
 	     tok = strtok_r(NULL, ":", &save)) {
 		if (n == HCA_PKEY_TABLE_LEN || parse_u64(tok, &v) || v > 0xffff ||
-		    (v & 0x7fff) == 0)
+		    (v & MPD_PKEY_BASE_MASK) == 0)
 			return bad_arg(c, key, val,
 				       "1 to 32 P_Keys separated by ':', e.g. 0xffff:0x8001 (0x0000 and 0x8000 are invalid)");
 		c->p->pkeys[n++] = (uint16_t)v;

@@ -41,8 +41,6 @@ struct umad_sess {
 	int port_num;
 	uint64_t spin_ns;		/* umad_recv() spins this long first */
 	uint64_t spin_off_until;	/* ns: preempted while spinning */
-	uint64_t kicks_seen;		/* the daemon's kicks when last cleared */
-	bool self_kicked;		/* we wrote our eventfd ourselves */
 	uint64_t alive_at;		/* ns: the daemon was there */
 	/* the session's shares of the port (madpmd/chan.h), under tx_lock */
 	uint64_t posted[3];		/* sends of each share we queued */
@@ -225,19 +223,12 @@ map_shm(struct umad_sess *s, const struct umad_hello *h)
 
 /* ---- the eventfd: readable exactly when records are queued --------------- */
 
-/* Clear the eventfd: only when the daemon wrote it since the last time
- * (its kicks count), we did, or force (poll() said it is readable). */
 static void
-efd_clear(struct umad_sess *s, bool force)
+efd_clear(struct umad_sess *s)
 {
-	const struct mpd_chan_shm *h = s->shm;
-	uint64_t v, k = __atomic_load_n(&h->kicks, __ATOMIC_ACQUIRE);
+	uint64_t v;
 	int i;
 
-	if (!force && !s->self_kicked && k == s->kicks_seen)
-		return;
-	s->kicks_seen = k;
-	s->self_kicked = false;
 	/* one read clears a counter; a semaphore-mode eventfd gives 1 per
 	 * read, so read while reads give 1 */
 	for (i = 0; i < 64; i++) {
@@ -256,7 +247,6 @@ efd_signal(struct umad_sess *s)
 	uint64_t one = 1;
 	ssize_t n;
 
-	s->self_kicked = true;
 	do
 		n = write(s->efd, &one, sizeof(one));
 	while (n < 0 && errno == EINTR);
@@ -266,9 +256,9 @@ efd_signal(struct umad_sess *s)
  * then look again and re-arm it if a record slipped in meanwhile.
  * Called with rx_lock held. True when the ring is (still) empty. */
 static bool
-rx_settle(struct umad_sess *s, bool woken)
+rx_settle(struct umad_sess *s)
 {
-	efd_clear(s, woken);
+	efd_clear(s);
 	/* pairs with the daemon's fence in mpd_ring_put_wake() */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (mpd_ring_empty(&s->rx))
@@ -384,7 +374,6 @@ cpu_relax(void)
 static bool
 spin(struct umad_sess *s)
 {
-	struct mpd_chan_shm *h = s->shm;
 	uint64_t now = now_ns(), last, end;
 	unsigned int i;
 
@@ -392,12 +381,10 @@ spin(struct umad_sess *s)
 	    now < __atomic_load_n(&s->spin_off_until, __ATOMIC_RELAXED))
 		return false;
 	end = now + s->spin_ns;
-	/* the daemon need not write the eventfd while we look (chan.h) */
-	__atomic_store_n(&h->rx_awake, 1, __ATOMIC_RELAXED);
 	do {
 		for (i = 0; i < 64; i++) {
 			if (!mpd_ring_empty(&s->rx))
-				goto found;
+				return true;
 			cpu_relax();
 		}
 		last = now;
@@ -408,14 +395,7 @@ spin(struct umad_sess *s)
 			break;
 		}
 	} while (now < end);
-	/* asleep from now on: a record the daemon put while it still saw
-	 * us awake is seen here */
-	__atomic_store_n(&h->rx_awake, 0, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return !mpd_ring_empty(&s->rx);
-found:
-	__atomic_store_n(&h->rx_awake, 0, __ATOMIC_RELEASE);
-	return true;
 }
 
 /*
@@ -438,7 +418,7 @@ sess_wait_rec(struct umad_sess *s, int timeout_ms)
 			return rc;
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 		pthread_mutex_lock(&s->rx_lock);
-		empty = mpd_ring_empty(&s->rx) && rx_settle(s, true);
+		empty = mpd_ring_empty(&s->rx) && rx_settle(s);
 		pthread_mutex_unlock(&s->rx_lock);
 		pthread_setcancelstate(old, NULL);
 		if (!empty)
@@ -828,7 +808,7 @@ rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 			return -EIO;
 		}
 		if (rc == 0) {
-			if (!rx_settle(s, false))
+			if (!rx_settle(s))
 				continue;
 			return sess_dead(s) ? -EIO : -EWOULDBLOCK;
 		}
@@ -853,7 +833,7 @@ rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 	memcpy(mad->data, rec + UMAD_HDR_SIZE, mlen);
 	mpd_ring_consume(&s->rx);
 	if (mpd_ring_empty(&s->rx))
-		rx_settle(s, false);
+		rx_settle(s);
 	*length = (int)mlen;
 	return (int)hdr.agent_id;
 }

@@ -650,10 +650,6 @@ hca_chan_wake(struct hca_session **w, unsigned int n)
 		if (write(s->efd, &one, sizeof(one)) < 0) {
 			/* saturated: the client is readable anyway */
 		}
-		/* counted once written: a client that sees the count reads a
-		 * written eventfd (madpmd/chan.h) */
-		__atomic_store_n(&((struct mpd_chan_shm *)s->shm)->kicks,
-				 ++s->kicks, __ATOMIC_RELEASE);
 		session_put(s);
 	}
 }

@@ -44,7 +44,6 @@ struct hca_session {
 	bool wake;			/* in ch->wake, a write owed */
 	uint32_t refs;			/* control thread 1, wake list 1 */
 	uint64_t posted[3];		/* sends taken, per share */
-	uint64_t kicks;			/* eventfd writes, published in shm */
 };
 
 TAILQ_HEAD(hca_session_list, hca_session);

@@ -555,10 +555,7 @@ srv_inject(struct tsess *s, uint32_t agent, uint32_t status,
 	rc = mpd_ring_put(&s->d2c, MPD_CHAN_REC_UMAD, &hdr, sizeof(hdr), mad, len);
 	if (!rc && wake && write(s->efd, &one, sizeof(one)) != sizeof(one))
 		rc = -EIO;
-	/* each write counted once written, as the daemon does (chan.h) */
-	if (!rc && wake)
-		__atomic_add_fetch(&((struct mpd_chan_shm *)s->shm)->kicks, 1,
-				   __ATOMIC_RELEASE);
+
 	pthread_mutex_unlock(&srv.lock);
 	return rc;
 }

@@ -198,15 +198,6 @@ struct mpd_chan_shm {
 	/* written by the daemon only: non-zero while its lcore sleeps until
 	 * the doorbell (HELLO's third fd) rings */
 	uint32_t doorbell_armed;
-	uint32_t pad1;
-	/* written by the daemon only: its eventfd writes so far, each
-	 * counted after it is written */
-	uint64_t kicks;
-	uint8_t pad2[24];
-	/* written by the client only, a hint the daemon may use and need not
-	 * trust: non-zero while the client spins on its receive ring and will
-	 * see a record without an eventfd write */
-	uint32_t rx_awake;
 };
 
 /*
@@ -255,12 +246,7 @@ mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
  * eventfd to clear it, fences, and looks at the ring once more, writing 1
  * back if a record slipped in, so the fd is readable whenever something is
  * queued. Records queued behind others need no write: the client sees them
- * before it ever clears the eventfd. Two savings keep system calls off a
- * ping-pong: the daemon does not write while the client says rx_awake (it
- * sets it to spin, and clears it, fences and looks at the ring once more
- * before it sleeps), and a client whose ring went empty reads the eventfd
- * only when kicks moved since it last did (or after poll() said it was
- * readable, or after writing it itself).
+ * before it ever clears the eventfd.
  */
 
 #ifdef __cplusplus

@@ -362,23 +362,66 @@ cpu_relax(void)
 }
 
 /*
- * A spin the scheduler interrupted says the CPU is shared: spinning then
- * only takes it from whoever must answer (the daemon's lcore, a peer).
- * For a while after, umad_recv() waits in poll() at once, and the daemon's
- * eventfd write wakes it, ahead of a busy process.
+ * A thread that waits for a CPU while it could run (its run delay, from
+ * /proc/thread-self/schedstat; not the time a look took: a virtual CPU
+ * has gaps of its own) shares its CPU with a busy process: spinning then
+ * only takes the CPU from whoever must answer (the daemon's lcore, a
+ * peer). For a while after, umad_recv() waits in poll() at once, and the
+ * daemon's eventfd write wakes it ahead of the busy process. Looked at
+ * once every 10 ms at most; shared when it waited a tenth of that time.
  */
-#define SPIN_PREEMPTED_NS	20000u		/* a gap between two looks */
-#define SPIN_OFF_NS		100000000u	/* then no spinning for 100 ms */
+#define SPIN_CHECK_NS		10000000u
+#define SPIN_OFF_NS		100000000u	/* no spinning for 100 ms */
+
+static __thread uint64_t spin_checked_ns, spin_run_delay;
+
+/* The calling thread's run delay in ns, 0 when it cannot be read. */
+static uint64_t
+run_delay_ns(void)
+{
+	unsigned long long on_cpu, delay = 0;
+	char buf[96];
+	ssize_t n;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &on_cpu, &delay) != 2)
+		return 0;
+	return delay;
+}
+
+static bool
+spin_preempted(uint64_t now)
+{
+	uint64_t d, last = spin_checked_ns, before = spin_run_delay;
+
+	if (now - last < SPIN_CHECK_NS)
+		return false;
+	d = run_delay_ns();
+	spin_checked_ns = now;
+	spin_run_delay = d;
+	return last && d - before > (now - last) / 10;
+}
 
 /* Spin up to spin_ns for a record; true when one is queued. */
 static bool
 spin(struct umad_sess *s)
 {
-	uint64_t now = now_ns(), last, end;
+	uint64_t now = now_ns(), end;
 	unsigned int i;
 
-	if (!s->spin_ns ||
-	    now < __atomic_load_n(&s->spin_off_until, __ATOMIC_RELAXED))
+	if (!s->spin_ns)
+		return false;
+	if (spin_preempted(now))
+		__atomic_store_n(&s->spin_off_until, now + SPIN_OFF_NS,
+				 __ATOMIC_RELAXED);
+	if (now < __atomic_load_n(&s->spin_off_until, __ATOMIC_RELAXED))
 		return false;
 	end = now + s->spin_ns;
 	do {
@@ -387,15 +430,8 @@ spin(struct umad_sess *s)
 				return true;
 			cpu_relax();
 		}
-		last = now;
-		now = now_ns();
-		if (now - last > SPIN_PREEMPTED_NS) {
-			__atomic_store_n(&s->spin_off_until, now + SPIN_OFF_NS,
-					 __ATOMIC_RELAXED);
-			break;
-		}
-	} while (now < end);
-	return !mpd_ring_empty(&s->rx);
+	} while (now_ns() < end);
+	return false;
 }
 
 /*

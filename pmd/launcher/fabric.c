@@ -545,13 +545,30 @@ intr_sleep(struct fabric *f)
 }
 
 /*
- * A poll round that took much longer than a round takes means the
- * scheduler gave the core to someone else: the lcore is not alone on it.
- * For a while after, it sleeps on the interrupts at the first empty round
- * instead of busy-polling what it no longer owns.
+ * A lcore that waited for its CPU while it could run (its run delay, from
+ * /proc/thread-self/schedstat; a gap in time alone says nothing on a
+ * virtual CPU) is not alone on it. For a while after, it sleeps on the
+ * interrupts at the first empty round instead of busy-polling what it no
+ * longer owns. Looked at every 10 ms; shared when it waited a tenth of
+ * that time.
  */
-#define SHARED_GAP_US		50
+#define SHARED_CHECK_MS		10
 #define SHARED_FOR_MS		100
+
+/* The calling thread's run delay in ns, 0 when it cannot be read. */
+static uint64_t
+run_delay_ns(void)
+{
+	unsigned long long on_cpu, delay = 0;
+	FILE *fp = fopen("/proc/thread-self/schedstat", "re");
+
+	if (!fp)
+		return 0;
+	if (fscanf(fp, "%llu %llu", &on_cpu, &delay) != 2)
+		delay = 0;
+	fclose(fp);
+	return delay;
+}
 
 int
 fab_poll_loop(void *arg)
@@ -559,8 +576,8 @@ fab_poll_loop(void *arg)
 	struct fabric *f = arg;
 	unsigned int idle = 0, sleep_us = 1, i;
 	bool intr = intr_sleep_setup(f);
-	uint64_t hz = rte_get_tsc_hz(), last = rte_get_tsc_cycles(), now;
-	uint64_t gap = hz * SHARED_GAP_US / 1000000, shared_until = 0;
+	uint64_t hz = rte_get_tsc_hz(), next_check = 0, now, shared_until = 0;
+	uint64_t delay = 0, d;
 
 	/* a 1 us back-off sleep would last the default 50 us timer slack */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -568,9 +585,13 @@ fab_poll_loop(void *arg)
 		uint64_t moved = poll_once(f);
 
 		now = rte_get_tsc_cycles();
-		if (now - last > gap)
-			shared_until = now + hz * SHARED_FOR_MS / 1000;
-		last = now;
+		if (intr && now >= next_check) {
+			d = run_delay_ns();
+			if (next_check && d - delay > SHARED_CHECK_MS * 100000ull)
+				shared_until = now + hz * SHARED_FOR_MS / 1000;
+			delay = d;
+			next_check = now + hz * SHARED_CHECK_MS / 1000;
+		}
 		if (moved) {
 			idle = 0;
 			sleep_us = 1;
@@ -584,7 +605,6 @@ fab_poll_loop(void *arg)
 		if (intr) {
 			intr_sleep(f);
 			idle = 0;
-			last = rte_get_tsc_cycles();
 			continue;
 		}
 		rte_delay_us_sleep(sleep_us);

@@ -35,6 +35,7 @@
 #define TAG_LISTEN	((uint64_t)-1)
 #define TAG_INOTIFY	((uint64_t)-2)
 #define SEND_BUDGET	8	/* records per session per turn */
+#define ACCEPT_BATCH	64	/* newcomers taken per wake-up */
 #define BURST_RECORDS	256	/* per call: sends that stay on the port
 				 * take no frame, and a client may write
 				 * as fast as we read */
@@ -214,7 +215,7 @@ do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	m->u.hello_rep.version = MPD_CHAN_VERSION;
 	m->u.hello_rep.shm_size = (uint32_t)s->shm_size;
 	m->u.hello_rep.share_out = HCA_MAD_CLIENT_OUT;
-	m->u.hello_rep.share_xfer = HCA_MAD_CLIENT_XFERS;
+	m->u.hello_rep.share_xfer = HCA_MAD_CLIENT_XFER_SENDS;
 	rte_spinlock_lock(ch->cfg.lock);
 	hca_chan_port_info(ch, &m->u.hello_rep.port);
 	rte_spinlock_unlock(ch->cfg.lock);
@@ -304,25 +305,53 @@ session_input(struct hca_chan *ch, struct hca_session *s)
 	return send_reply(s->sock, &m, NULL, 0) == 0;
 }
 
-/* Past the descriptor limit: take the newcomer with the fd kept in
+/*
+ * Past the descriptor limit: take the newcomer with the descriptor kept in
  * reserve and close it, so that the backlog drains instead of waking us
- * for ever. */
-static void
-refuse_one(struct hca_chan *ch)
-{
-	int fd;
+ * for ever. One reserve for the process, handed over under a lock, so
+ * that the channels of two ports refusing at once do not take each
+ * other's. Said once a second, with how many. false: none was taken.
+ */
+static pthread_mutex_t reserve_lock = PTHREAD_MUTEX_INITIALIZER;
+static int reserve_fd = -1;
 
-	if (ch->reserve_fd >= 0) {
-		close(ch->reserve_fd);
-		ch->reserve_fd = -1;
-	}
-	fd = accept4(ch->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd >= 0)
-		close(fd);
-	ch->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+static void
+reserve_make(void)
+{
+	pthread_mutex_lock(&reserve_lock);
+	if (reserve_fd < 0)
+		reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	pthread_mutex_unlock(&reserve_lock);
 }
 
-static void
+static bool
+refuse_one(struct hca_chan *ch)
+{
+	uint64_t now = now_ms();
+	int fd;
+
+	pthread_mutex_lock(&reserve_lock);
+	if (reserve_fd >= 0) {
+		close(reserve_fd);
+		reserve_fd = -1;
+	}
+	fd = accept4(ch->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		ch->refused++;
+	}
+	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	pthread_mutex_unlock(&reserve_lock);
+	if (ch->refused && now >= ch->refused_logged + 1000) {
+		CHAN_LOG(WARNING, "%s: out of descriptors: refusing a client (%" PRIu64 " refused)",
+			 ch->node, ch->refused);
+		ch->refused_logged = now;
+	}
+	return fd >= 0;
+}
+
+/* One newcomer from the backlog; false when there is none to take. */
+static bool
 accept_client(struct hca_chan *ch)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
@@ -333,12 +362,16 @@ accept_client(struct hca_chan *ch)
 
 	fd = accept4(ch->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0) {
-		if (errno == EMFILE || errno == ENFILE) {
-			CHAN_LOG(WARNING, "%s: out of descriptors: refusing a client",
-				 ch->node);
-			refuse_one(ch);
-		}
-		return;
+		if (errno != EMFILE && errno != ENFILE)
+			return errno == EINTR || errno == ECONNABORTED;
+		if (refuse_one(ch))
+			return true;
+		/* not even the reserve: stop listening until housekeeping
+		 * gets one back, rather than wake up for ever */
+		if (!ch->listen_paused &&
+		    epoll_ctl(ch->epfd, EPOLL_CTL_DEL, ch->listen_fd, NULL) == 0)
+			ch->listen_paused = true;
+		return false;
 	}
 	/* the oldest silent connection makes room for the newcomer */
 	if (ch->npending >= CHAN_MAX_PENDING)
@@ -347,7 +380,7 @@ accept_client(struct hca_chan *ch)
 	if (!s || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0) {
 		free(s);
 		close(fd);
-		return;
+		return true;
 	}
 	s->ch = ch;
 	s->sock = fd;
@@ -359,10 +392,11 @@ accept_client(struct hca_chan *ch)
 	ev.data.ptr = s;
 	if (epoll_ctl(ch->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		session_free(s);
-		return;
+		return true;
 	}
 	TAILQ_INSERT_TAIL(&ch->pending, s, next);
 	ch->npending++;
+	return true;
 }
 
 /* Silent connections past their time; dead sessions; ISSM retries. */
@@ -377,6 +411,15 @@ housekeeping(struct hca_chan *ch)
 		CHAN_LOG(INFO, "%s: pid %d said no HELLO in %u ms: closed",
 			 ch->node, (int)s->pid, CHAN_HELLO_MS);
 		session_end(ch, s);
+	}
+	if (ch->listen_paused) {
+		struct epoll_event ev = { .events = EPOLLIN,
+					  .data.u64 = TAG_LISTEN };
+
+		reserve_make();
+		if (reserve_fd >= 0 &&
+		    epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ch->listen_fd, &ev) == 0)
+			ch->listen_paused = false;
 	}
 	/* sessions the data plane found talking garbage */
 	for (s = TAILQ_FIRST(&ch->sessions); s; s = tmp) {
@@ -394,13 +437,16 @@ ctl_thread(void *arg)
 	struct epoll_event ev[16];
 
 	while (!ch->stop) {
-		int n = epoll_wait(ch->epfd, ev, 16, 100), i;
+		int n = epoll_wait(ch->epfd, ev, 16, 100), i, k;
 
 		for (i = 0; i < n; i++) {
 			struct hca_session *s = ev[i].data.ptr;
 
 			if (ev[i].data.u64 == TAG_LISTEN) {
-				accept_client(ch);
+				/* the whole backlog, a bounded number a round */
+				for (k = 0; k < ACCEPT_BATCH && accept_client(ch);
+				     k++)
+					;
 				continue;
 			}
 			if (ev[i].data.u64 == TAG_INOTIFY)
@@ -468,8 +514,6 @@ chan_free(struct hca_chan *ch)
 		close(ch->listen_fd);
 	if (ch->epfd >= 0)
 		close(ch->epfd);
-	if (ch->reserve_fd >= 0)
-		close(ch->reserve_fd);
 	hca_issm_stop(ch);
 	free(ch);
 }
@@ -492,7 +536,7 @@ hca_chan_start(struct hca_chan **pc, const struct hca_chan_cfg *cfg)
 	ch->cfg = *cfg;
 	ch->listen_fd = ch->epfd = ch->inotify_fd = ch->issm_fd = -1;
 	ch->issm_wd = -1;
-	ch->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	reserve_make();
 	TAILQ_INIT(&ch->sessions);
 	TAILQ_INIT(&ch->pending);
 	snprintf(ch->node, sizeof(ch->node), "%s", p->node_name);

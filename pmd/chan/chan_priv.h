@@ -56,7 +56,8 @@ struct hca_chan {
 	char issm_path[600];
 	int listen_fd;
 	int epfd;
-	int reserve_fd;			/* given up to refuse past EMFILE */
+	uint64_t refused, refused_logged;	/* past EMFILE; ms logged */
+	bool listen_paused;		/* no descriptor even to refuse */
 	pthread_t thread;
 	volatile bool stop;
 	uint32_t next_session_id;

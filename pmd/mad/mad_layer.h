@@ -26,8 +26,11 @@
 /* Every client's own share of the port (a client that fills its share
  * gets ENOMEM; everyone else keeps theirs) */
 #define HCA_MAD_CLIENT_OUT	256	/* sends waiting for a response */
-#define HCA_MAD_CLIENT_XFERS	16	/* RMPP transfers, either way */
-#define HCA_MAD_CLIENT_RMPP_BYTES (16u << 20)	/* their messages */
+#define HCA_MAD_CLIENT_XFER_SENDS 8	/* RMPP sends (2 MiB each at most) */
+#define HCA_MAD_CLIENT_XFER_RECVS 8	/* RMPP receives */
+#define HCA_MAD_CLIENT_XFERS	(HCA_MAD_CLIENT_XFER_SENDS + \
+				 HCA_MAD_CLIENT_XFER_RECVS)
+#define HCA_MAD_CLIENT_RMPP_BYTES (16u << 20)	/* messages it receives */
 
 /*
  * How a MAD is addressed, sent and received: rdma-core's struct
@@ -99,7 +102,7 @@ struct hca_mad_client {
 	uint32_t out_held;
 	uint32_t xfer_send_held;	/* RMPP sends it started */
 	uint32_t xfer_held;		/* sends and receives */
-	uint64_t rmpp_bytes;
+	uint64_t rmpp_bytes;		/* reserved by its receives */
 	uint64_t sent, received, dropped;
 };
 

@@ -43,7 +43,8 @@ struct hca_xfer {
 	uint8_t mgmt_class;
 	uint16_t peer_lid;
 	uint32_t peer_qp;
-	uint32_t bytes;		/* of the client's RMPP budget */
+	bool sender;
+	uint32_t bytes;		/* of the client's receive budget */
 	struct mpd_pkt tmpl;	/* headers of what we send to the peer */
 	struct mpd_pkt first;	/* receiver: how the first segment came */
 	bool delivered;

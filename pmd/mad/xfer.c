@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * RMPP transfers (IBA 13.6) the port runs for its clients, from each
- * client's own share: at most HCA_MAD_CLIENT_XFERS at once, and
- * HCA_MAD_CLIENT_RMPP_BYTES of messages. A receiver past its client's
- * budget answers STOP (resources exhausted, 13.6.3.4) through the engine.
+ * client's own share: HCA_MAD_CLIENT_XFER_SENDS sends (what the client
+ * counts, so that umad_send() refuses the next at once; 2 MiB each at
+ * most) and HCA_MAD_CLIENT_XFER_RECVS receives, which reserve their
+ * message from HCA_MAD_CLIENT_RMPP_BYTES. A receiver past its client's
+ * budget answers STOP (resources exhausted, 13.6.3.4) through the engine;
+ * one that delivered and only lingers to re-ACK gives its bytes back, and
+ * its slot to the next first segment that needs one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,13 +26,53 @@ mad_xfer_pool_init(struct hca_mad_client *c)
 	return c->xfer ? 0 : -ENOMEM;
 }
 
-static struct hca_xfer *
-xfer_alloc(struct hca_mad_client *c, uint32_t bytes)
+static void
+xfer_free(struct hca_xfer *x)
+{
+	struct hca_mad_client *c = x->c;
+
+	if (x->snd)
+		mpd_rmpp_send_destroy(x->snd);
+	if (x->rcv)
+		mpd_rmpp_recv_destroy(x->rcv);
+	c->xfer_held--;
+	c->xfer_send_held -= x->sender;
+	c->rmpp_bytes -= x->bytes;
+	memset(x, 0, sizeof(*x));
+	c->ops->credit(c);
+}
+
+/* A receiver that delivered its message and only lingers to ACK a
+ * repeated last window: the first to go when its client needs room (a
+ * sender that repeats it after that gets no re-ACK, and times out as it
+ * would have at the end of the linger). */
+static bool
+xfer_reclaim(struct hca_mad_client *c)
 {
 	unsigned int i;
 
-	if (c->xfer_held >= HCA_MAD_CLIENT_XFERS ||
-	    c->rmpp_bytes + bytes > HCA_MAD_CLIENT_RMPP_BYTES)
+	for (i = 0; i < HCA_MAD_CLIENT_XFERS; i++)
+		if (c->xfer[i].used && c->xfer[i].rcv &&
+		    c->xfer[i].delivered) {
+			xfer_free(&c->xfer[i]);
+			return true;
+		}
+	return false;
+}
+
+/* A slot of c's share: a send, or a receive reserving bytes. */
+static struct hca_xfer *
+xfer_alloc(struct hca_mad_client *c, bool sender, uint32_t bytes)
+{
+	unsigned int i;
+
+	if (sender && c->xfer_send_held >= HCA_MAD_CLIENT_XFER_SENDS)
+		return NULL;
+	if (!sender &&
+	    c->xfer_held - c->xfer_send_held >= HCA_MAD_CLIENT_XFER_RECVS &&
+	    !xfer_reclaim(c))
+		return NULL;
+	if (!sender && c->rmpp_bytes + bytes > HCA_MAD_CLIENT_RMPP_BYTES)
 		return NULL;
 	for (i = 0; i < HCA_MAD_CLIENT_XFERS; i++) {
 		struct hca_xfer *x = &c->xfer[i];
@@ -38,29 +82,14 @@ xfer_alloc(struct hca_mad_client *c, uint32_t bytes)
 		memset(x, 0, sizeof(*x));
 		x->used = true;
 		x->c = c;
-		x->bytes = bytes;
+		x->sender = sender;
+		x->bytes = sender ? 0 : bytes;
 		c->xfer_held++;
-		c->rmpp_bytes += bytes;
+		c->xfer_send_held += sender;
+		c->rmpp_bytes += x->bytes;
 		return x;
 	}
 	return NULL;
-}
-
-static void
-xfer_free(struct hca_xfer *x)
-{
-	struct hca_mad_client *c = x->c;
-	bool sender = x->snd != NULL;
-
-	if (x->snd)
-		mpd_rmpp_send_destroy(x->snd);
-	if (x->rcv)
-		mpd_rmpp_recv_destroy(x->rcv);
-	c->xfer_held--;
-	c->xfer_send_held -= sender;
-	c->rmpp_bytes -= x->bytes;
-	memset(x, 0, sizeof(*x));
-	c->ops->credit(c);
 }
 
 void
@@ -127,6 +156,9 @@ xfer_deliver(struct hca_mad_layer *ml, struct hca_xfer *x)
 	struct hca_outstanding *o;
 
 	x->delivered = true;
+	/* the message is the client's now: what lingers holds no bytes */
+	x->c->rmpp_bytes -= x->bytes;
+	x->bytes = 0;
 	if (!msg)
 		return;
 	/* a response ends the send that waited for it */
@@ -160,10 +192,12 @@ recv_start(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
 		return NULL;
 	}
 	mpd_rmpp_cfg_default(&cfg);
+	if (c->xfer_held - c->xfer_send_held >= HCA_MAD_CLIENT_XFER_RECVS)
+		xfer_reclaim(c);
 	room = HCA_MAD_CLIENT_RMPP_BYTES - c->rmpp_bytes;
 	if (room < cfg.max_msg)
 		cfg.max_msg = room < MPD_MAD_LEN ? MPD_MAD_LEN : (uint32_t)room;
-	x = xfer_alloc(c, cfg.max_msg);
+	x = xfer_alloc(c, false, cfg.max_msg);
 	if (!x) {
 		ml->port->cnt.chan_quota++;
 		return NULL;
@@ -228,7 +262,7 @@ mad_xfer_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
 	struct hca_xfer *x;
 
 	(void)now_ns;
-	x = xfer_alloc(c, len);
+	x = xfer_alloc(c, true, 0);
 	if (!x) {
 		ml->port->cnt.chan_quota++;
 		return ENOMEM;
@@ -244,7 +278,6 @@ mad_xfer_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
 		xfer_free(x);
 		return ENOMEM;
 	}
-	c->xfer_send_held++;
 	x->agent = d->agent_id;
 	x->tid = mpd_mad_tid(msg);
 	x->mgmt_class = mpd_mad_class(msg);

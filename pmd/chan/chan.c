@@ -274,9 +274,16 @@ session_input(struct hca_chan *ch, struct hca_session *s)
 		return false;			/* closed or died */
 	if (n < 0)
 		return true;
-	if ((size_t)n != sizeof(m) || m.len > sizeof(m.u)) {
-		CHAN_LOG(WARNING, "%s: pid %d: malformed control message (%zd bytes, %zu expected)",
-			 ch->node, (int)s->pid, n, sizeof(m));
+	if ((size_t)n != sizeof(m)) {
+		if (chan_warn_ok(ch))
+			CHAN_LOG(WARNING, "%s: pid %d: malformed control message (%zd bytes, %zu expected)",
+				 ch->node, (int)s->pid, n, sizeof(m));
+		return false;
+	}
+	if (m.len > sizeof(m.u)) {
+		if (chan_warn_ok(ch))
+			CHAN_LOG(WARNING, "%s: pid %d: malformed control message (a body of %u bytes, at most %zu)",
+				 ch->node, (int)s->pid, m.len, sizeof(m.u));
 		return false;
 	}
 	if (m.type == MPD_CHAN_HELLO) {
@@ -295,8 +302,9 @@ session_input(struct hca_chan *ch, struct hca_session *s)
 	} else if ((h = find_handler(m.type)) != NULL) {
 		rc = h->ctl(ch, s, &m);
 	} else {
-		CHAN_LOG(WARNING, "%s: pid %d: unknown control message type %u",
-			 ch->node, (int)s->pid, m.type);
+		if (chan_warn_ok(ch))
+			CHAN_LOG(WARNING, "%s: pid %d: unknown control message type %u",
+				 ch->node, (int)s->pid, m.type);
 		return false;
 	}
 	m.status = rc;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "madpmd/chan.h"
 #include "madpmd/ring.h"
@@ -58,6 +59,8 @@ struct hca_chan {
 	int epfd;
 	uint64_t refused, refused_logged;	/* past EMFILE; ms logged */
 	bool listen_paused;		/* no descriptor even to refuse */
+	uint64_t warn_sec;		/* chan_warn_ok(): this second's */
+	unsigned int warn_n, warn_dropped;
 	pthread_t thread;
 	volatile bool stop;
 	uint32_t next_session_id;
@@ -83,11 +86,40 @@ chan_session_of(struct hca_mad_client *c)
 				      offsetof(struct hca_session, mc));
 }
 
+/*
+ * What a client did wrong is logged, but a client cannot fill the log:
+ * at most CHAN_WARN_BURST warnings a second per port, then one line that
+ * says how many were left out. Lcore or control thread; a lost count is
+ * harmless.
+ */
+#define CHAN_WARN_BURST		10
+
+static inline bool
+chan_warn_ok(struct hca_chan *ch)
+{
+	uint64_t sec = (uint64_t)time(NULL);
+
+	if (sec != ch->warn_sec) {
+		if (ch->warn_dropped)
+			CHAN_LOG(WARNING, "%s: %u more warnings about clients left out",
+				 ch->node, ch->warn_dropped);
+		ch->warn_sec = sec;
+		ch->warn_n = 0;
+		ch->warn_dropped = 0;
+	}
+	if (ch->warn_n < CHAN_WARN_BURST) {
+		ch->warn_n++;
+		return true;
+	}
+	ch->warn_dropped++;
+	return false;
+}
+
 /* Cut a client off from the data plane; the control thread frees it. */
 static inline void
 chan_session_kill(struct hca_session *s, const char *why)
 {
-	if (!s->mc.dead)
+	if (!s->mc.dead && chan_warn_ok(s->ch))
 		CHAN_LOG(WARNING, "%s: cutting off client pid %d: %s",
 			 s->ch->node, (int)s->pid, why);
 	s->mc.dead = true;

@@ -972,17 +972,34 @@ hca_of_port(uint16_t port_id)
 	return dev->dev_ops == &hca_ops ? dev->data->dev_private : NULL;
 }
 
+static struct hca_internals *
+hca_of_port_checked(uint16_t port_id, int *rc)
+{
+	struct hca_internals *hi;
+
+	*rc = 0;
+	if (!rte_eth_dev_is_valid_port(port_id)) {
+		*rc = -ENODEV;
+		return NULL;
+	}
+	hi = hca_of_port(port_id);
+	if (!hi)
+		*rc = -ENOTSUP;
+	return hi;
+}
+
 int
 rte_pmd_hca_port_info_get(uint16_t port_id, struct rte_pmd_hca_port_info *info)
 {
 	struct hca_internals *hi;
 	struct hca_port *p;
+	int rc;
 
-	if (!rte_eth_dev_is_valid_port(port_id) || !info)
+	if (!info)
 		return -ENODEV;
-	hi = hca_of_port(port_id);
+	hi = hca_of_port_checked(port_id, &rc);
 	if (!hi)
-		return -ENOTSUP;
+		return rc;
 	p = &hi->port;
 	rte_spinlock_lock(&hi->lock);
 	memcpy(info->node_desc, p->node_desc, sizeof(info->node_desc));
@@ -1024,22 +1041,6 @@ rte_pmd_hca_records_dequeue(uint16_t port_id, struct rte_pmd_hca_record **recs,
 	struct hca_internals *hi = hca_of_port(port_id);
 
 	return hi ? hca_rec_dequeue(&hi->rec, recs, n) : 0;
-}
-
-static struct hca_internals *
-hca_of_port_checked(uint16_t port_id, int *rc)
-{
-	struct hca_internals *hi;
-
-	*rc = 0;
-	if (!rte_eth_dev_is_valid_port(port_id)) {
-		*rc = -ENODEV;
-		return NULL;
-	}
-	hi = hca_of_port(port_id);
-	if (!hi)
-		*rc = -ENOTSUP;
-	return hi;
 }
 
 int

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "madpmd/ring.h"
+#include "lat_log.h"
 
 #define MSG_LEN		64
 #define RING_SIZE	(64u << 10)
@@ -115,46 +116,6 @@ echo(struct shm *s)
 	}
 }
 
-struct lat_log {
-	uint32_t *ns;
-	size_t n, cap;
-};
-
-static int
-lat_add(struct lat_log *l, uint64_t ns)
-{
-	uint32_t *n;
-
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 1 << 20;
-		n = realloc(l->ns, l->cap * sizeof(*n));
-		if (!n)
-			return -1;
-		l->ns = n;
-	}
-	l->ns[l->n++] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
-	return 0;
-}
-
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-lat_pct_us(const struct lat_log *l, double pct)
-{
-	size_t i;
-
-	if (!l->n)
-		return 0;
-	i = (size_t)(pct / 100.0 * (double)(l->n - 1) + 0.5);
-	return l->ns[i] / 1000.0;
-}
-
 static int
 ping(struct mpd_ring_view *out, uint64_t *sent_ns, uint32_t slot, uint32_t seq)
 {
@@ -232,7 +193,7 @@ run_window(struct mpd_ring_view *out, struct mpd_ring_view *in, int window,
 			cpu_relax();
 		}
 	}
-	qsort(lat.ns, lat.n, sizeof(*lat.ns), cmp_u32);
+	lat_sort(&lat);
 	printf("window=%d rate=%.0f p50_us=%.3f p99_us=%.3f n=%" PRIu64
 	       " timeouts=0 errors=0\n", window,
 	       (double)done / ((double)(t - t_meas) / 1e9),

@@ -26,6 +26,8 @@
 
 #include <infiniband/umad.h>
 
+#include "lat_log.h"
+
 #define MAD_LEN		256
 #define MAX_WINDOW	256	/* slots are the TID's low byte */
 #define MAX_WINDOWS	8
@@ -45,11 +47,6 @@ struct slot {
 	uint32_t tid;		/* low 32 bits: the kernel owns the high ones */
 	uint64_t sent_ns;
 	int busy;
-};
-
-struct lat_log {
-	uint32_t *ns;
-	size_t n, cap;
 };
 
 struct bench {
@@ -102,41 +99,6 @@ static uint32_t
 get_be32(const uint8_t *p)
 {
 	return (uint32_t)get_be16(p) << 16 | get_be16(p + 2);
-}
-
-static int
-lat_add(struct lat_log *l, uint64_t ns)
-{
-	uint32_t *n;
-
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 1 << 16;
-		n = realloc(l->ns, l->cap * sizeof(*n));
-		if (!n)
-			return -1;
-		l->ns = n;
-	}
-	l->ns[l->n++] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
-	return 0;
-}
-
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-lat_pct_us(const struct lat_log *l, double pct)
-{
-	size_t i;
-
-	if (!l->n)
-		return 0;
-	i = (size_t)(pct / 100.0 * (double)(l->n - 1) + 0.5);
-	return l->ns[i] / 1000.0;
 }
 
 /*
@@ -312,7 +274,7 @@ run_window(struct bench *b, int window, double secs, int warm_ms)
 			goto cleanup;
 	}
 	drain(b, window);
-	qsort(lat.ns, lat.n, sizeof(*lat.ns), cmp_u32);
+	lat_sort(&lat);
 	printf("window=%d rate=%.0f p50_us=%.2f p99_us=%.2f n=%" PRIu64
 	       " timeouts=%" PRIu64 " errors=%" PRIu64 "\n", window,
 	       (double)done / ((double)(t_last - t_meas) / 1e9),

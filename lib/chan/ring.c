@@ -26,6 +26,21 @@ store_rel(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
+/*
+ * A producer that finds the ring empty past this offset starts again at
+ * data[0], padding to the end: a ring that is drained as fast as it is
+ * filled then touches only its first pages, and its shared memory stays
+ * what the session uses. Until the consumer skips the pad, the ring holds
+ * only the bytes before it; the record that restarts must fit there, and
+ * the offset is large enough (up to 1 MiB) that a consumer which just
+ * emptied the ring reads the pad before that fills.
+ */
+static uint32_t
+restart_off(uint32_t size)
+{
+	return size / 4 < MPD_RING_RESTART ? size / 4 : MPD_RING_RESTART;
+}
+
 static bool
 size_ok(uint32_t size)
 {
@@ -115,8 +130,10 @@ mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
 	 * stay in data[] whatever tail says */
 	off = (uint32_t)(head & (v->size - 1));
 	room_end = v->size - off;
-	/* a record does not wrap: pad to the end first if it must */
-	if (room_end < need) {
+	/* a record does not wrap: pad to the end first if it must, or when
+	 * the ring is empty and we are past the restart offset */
+	if (room_end < need ||
+	    (head == tail && off >= restart_off(v->size) && need <= off)) {
 		if (head + room_end + need - tail > v->size)
 			return -ENOSPC;
 		rec.len = room_end - REC_HDR;

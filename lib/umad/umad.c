@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,9 @@
 #include "umad_priv.h"
 
 #define OPENIB_OUI	0x001405u
+/* a request leaves the duplicate check this long after its last retry
+ * would have timed out, even if nobody read its end */
+#define UMAD_TID_SLACK_MS	1000u
 
 struct umad_sess {
 	int efd;			/* the port fd */
@@ -45,6 +49,7 @@ struct umad_sess {
 	/* the session's shares of the port (madpmd/chan.h), under tx_lock */
 	uint64_t posted[3];		/* sends of each share we queued */
 	uint32_t share[3];		/* how many may be held at once */
+	struct umad_tids tids;		/* requests in flight, under tx_lock */
 	bool roce;			/* an Ethernet port: sends need a GRH */
 	int doorbell;			/* the daemon's, or -1 (madpmd/chan.h) */
 	uint8_t gids[8][16];		/* RoCE GIDs the daemon resolved */
@@ -612,8 +617,17 @@ ring_put_share(struct umad_sess *s, enum mpd_chan_share share,
 	       const struct ib_user_mad *hdr, const void *data, int length)
 {
 	const struct mpd_chan_shm *h = s->shm;
+	uint64_t key = 0, now = 0;
 	int rc;
 
+	/* a request that waits for its response: refused while another
+	 * with its TID waits (ib_umad_write()'s is_duplicate()) */
+	if (share == MPD_CHAN_SHARE_OUT) {
+		key = umad_tid_key(data, hdr->agent_id);
+		now = now_ms();
+		if (umad_tids_busy(&s->tids, key, now))
+			return -EEXIST;
+	}
 	if (share != MPD_CHAN_SHARE_NONE &&
 	    s->posted[share] - __atomic_load_n(&h->share_done[share],
 					       __ATOMIC_ACQUIRE) >=
@@ -624,6 +638,9 @@ ring_put_share(struct umad_sess *s, enum mpd_chan_share share,
 	if (rc)
 		return rc;
 	s->posted[share]++;
+	if (key)
+		umad_tids_add(&s->tids, key, now + (uint64_t)hdr->timeout_ms *
+				 (hdr->retries + 1u) + UMAD_TID_SLACK_MS);
 	/* the record is published; a daemon that went to sleep before it
 	 * could see it waits for the doorbell (madpmd/chan.h) */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -746,6 +763,10 @@ sess_send(struct umad_sess *s, struct ib_user_mad *mad, int agentid,
 	switch (rc) {
 	case 0:
 		return 0;
+	case -EEXIST:
+		UMAD_DBG("%s: a request with TID 0x%" PRIx64 " is in flight",
+			 s->node, mpd_mad_tid(mad->data));
+		return EINVAL;
 	case -ENOBUFS:
 		UMAD_DBG("%s: the session's share of the port is in use",
 			 s->node);
@@ -821,6 +842,14 @@ rx_usable(struct umad_sess *s, const uint8_t *rec, uint32_t len,
 	return true;
 }
 
+static void
+sess_tid_done(struct umad_sess *s, uint64_t key)
+{
+	pthread_mutex_lock(&s->tx_lock);
+	umad_tids_del(&s->tids, key);
+	pthread_mutex_unlock(&s->tx_lock);
+}
+
 /*
  * Take the next record for a caller with room for *length data bytes;
  * the kernel's ib_umad_read()/copy_recv_mad() rules. rx_lock held.
@@ -868,6 +897,10 @@ rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 	}
 	memcpy(mad->data, rec + UMAD_HDR_SIZE, mlen);
 	mpd_ring_consume(&s->rx);
+	/* a response, or a send handed back, ends the request it names */
+	if (mlen >= MPD_MAD_HDR_LEN &&
+	    (hdr.status || mpd_mad_is_response(mad->data)))
+		sess_tid_done(s, umad_tid_key(mad->data, hdr.agent_id));
 	if (mpd_ring_empty(&s->rx))
 		rx_settle(s);
 	*length = (int)mlen;

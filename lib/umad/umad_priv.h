@@ -100,6 +100,24 @@ enum umad_once {
 void umad_once(enum umad_once kind, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* ---- umad_tid.c: requests in flight, for the duplicate check ---- */
+#define UMAD_TIDS_MAX	512	/* twice the outstanding-send share */
+
+struct umad_tids {
+	unsigned int n;
+	struct {
+		uint64_t key;		/* umad_tid_key() */
+		uint64_t deadline_ms;	/* gone by then whatever happens */
+	} e[UMAD_TIDS_MAX];
+};
+
+/* A request's name: agent, class, TID 31..0. */
+uint64_t umad_tid_key(const uint8_t *mad, uint32_t agent);
+/* Whether key is in flight (entries past their deadline are dropped). */
+bool umad_tids_busy(struct umad_tids *t, uint64_t key, uint64_t now_ms);
+void umad_tids_add(struct umad_tids *t, uint64_t key, uint64_t deadline_ms);
+void umad_tids_del(struct umad_tids *t, uint64_t key);
+
 /* A port of the node, as the daemon describes it (umad_get_port()). */
 int umad_port_info(const struct umad_node *n, int port_num,
 		   struct mpd_chan_port_info *pi);

@@ -17,10 +17,12 @@
  *                                   umad_send() fails; hold
  *   chan_attack raw-over DLID N     N such requests ignoring the share
  *   chan_attack duptid DLID         one TID sent twice while it waits
+ *   chan_attack raw-dup DLID        the same, past the library's check
  *   chan_attack unmatched DLID      a Get of a class nobody serves
  *   chan_attack ringfull NODE DLID N  an agent that never reads, and N
  *                                   MADs for it from NODE
  *   chan_attack flood DLID SECS     sends without pause, no time-out
+ *   chan_attack pingpong DLID N     N requests one at a time; hold
  *   chan_attack scribble            each ring position overwritten, one
  *                                   session per case
  *   chan_attack rmpp-hog DLID N SIZE  N RMPP sends of SIZE bytes; hold
@@ -773,12 +775,48 @@ mode_raw_over(uint16_t dlid, int n)
 	return enomem == n - (int)c.share_out && !other ? 0 : 1;
 }
 
+/* The same duplicate from a client that skips the library's check: the
+ * daemon hands the second back with EINVAL and keeps the session. */
+static int
+mode_raw_dup(uint16_t dlid)
+{
+	struct ib_user_mad h;
+	uint8_t mad[MPD_MAD_LEN];
+	struct raw c;
+	int id, i, einval = 0, other = 0;
+
+	if (raw_open(&c, my_node()) != 0 ||
+	    (id = raw_register(&c, MPD_CLASS_PERF, 1, 1)) < 0)
+		return 2;
+	for (i = 0; i < 2; i++) {
+		memset(&h, 0, sizeof(h));
+		h.agent_id = (uint32_t)id;
+		h.timeout_ms = 3000;
+		h.addr.lid = htons(dlid);
+		h.addr.qpn = htonl(GSI_QP);
+		h.addr.qkey = htonl(MPD_QP1_QKEY);
+		mad_hdr(mad, MPD_CLASS_PERF, 1, MPD_METHOD_GET, 0x4343,
+			MPD_ATTR_PERF_PORT_COUNTERS);
+		if (raw_send(&c, &h, mad, sizeof(mad)) != 0)
+			return 2;
+	}
+	while (raw_recv(&c, &h, mad, 500) > 0) {
+		if (h.status == EINVAL)
+			einval++;
+		else
+			other++;
+	}
+	printf("raw: %d handed back with EINVAL, %d otherwise; session %s\n",
+	       einval, other, raw_alive(&c) ? "kept" : "cut off");
+	return einval == 1 && raw_alive(&c) ? 0 : 1;
+}
+
 static int
 mode_duptid(uint16_t dlid)
 {
 	void *buf = umad_buf(MPD_MAD_LEN);
-	int fd, id, len, got, rc = 1;
-	uint64_t t0;
+	int fd, id, len, got, err, rc = 1;
+	uint64_t t0, us, tid;
 
 	fd = port_open(NULL);
 	if (fd < 0 || (id = agent(fd, MPD_CLASS_PERF, 1, 0, 0)) < 0)
@@ -786,27 +824,38 @@ mode_duptid(uint16_t dlid)
 	perf_get(buf, dlid, 0x4242);
 	if (umad_send(fd, id, buf, MPD_MAD_LEN, 5000, 0) < 0)
 		return 2;
+	/* the same TID 31..0 with other upper bits: the daemon puts the
+	 * agent's there, so over the kernel this is the same request too */
+	perf_get(buf, dlid, 0x77000000004242ull);
+	t0 = now_us();
+	got = umad_send(fd, id, buf, MPD_MAD_LEN, 5000, 0);
+	err = errno;
+	us = now_us() - t0;
+	if (got == 0) {
+		printf("second send accepted\n");
+		goto out;
+	}
+	printf("second send refused in %" PRIu64 " us: %s", us, strerror(err));
+	len = MPD_MAD_LEN;
+	got = umad_recv(fd, buf, &len, 1000);
+	tid = get_be64((uint8_t *)umad_get_mad(buf) + MPD_MAD_OFF_TID);
+	if (got < 0 || umad_status(buf) || (tid & 0xffffffffu) != 0x4242) {
+		printf("; the first got no answer\n");
+		goto out;
+	}
+	/* answered: the TID is free again */
 	perf_get(buf, dlid, 0x4242);
-	t0 = now_ms();
 	if (umad_send(fd, id, buf, MPD_MAD_LEN, 5000, 0) < 0) {
-		printf("second send refused at once: errno %s\n",
+		printf("; after its answer the TID is still refused (%s)\n",
 		       strerror(errno));
-		return 1;
+		goto out;
 	}
 	len = MPD_MAD_LEN;
 	got = umad_recv(fd, buf, &len, 1000);
-	if (got < 0) {
-		printf("nothing came back within 1 s (%s)\n", strerror(-got));
-	} else {
-		uint64_t tid = get_be64((uint8_t *)umad_get_mad(buf) +
-					MPD_MAD_OFF_TID);
-
-		printf("a send came back after %d ms: status %d (%s), TID 0x%" PRIx64 "\n",
-		       (int)(now_ms() - t0), umad_status(buf),
-		       strerror(umad_status(buf)), tid);
-		rc = umad_status(buf) == EINVAL &&
-		     (tid & 0xffffffffu) == 0x4242 ? 0 : 1;
-	}
+	printf("; after the answer it is sent again and %s\n",
+	       got >= 0 && !umad_status(buf) ? "answered" : "not answered");
+	rc = err == EINVAL && got >= 0 && !umad_status(buf) ? 0 : 1;
+out:
 	umad_close_port(fd);
 	return rc;
 }
@@ -869,6 +918,33 @@ mode_ringfull(const char *from, uint16_t dlid, int n)
 	/* let the last ones arrive before the sink goes */
 	sleep_ms(500);
 	printf("sent %d MADs to an agent that never reads\n", sent);
+	return 0;
+}
+
+/* ---- pingpong: one request at a time, answered ------------------------- */
+
+static int
+mode_pingpong(uint16_t dlid, int n)
+{
+	void *buf = umad_buf(MPD_MAD_LEN);
+	int fd, id, i, len, answered = 0;
+
+	fd = port_open(NULL);
+	if (fd < 0 || (id = agent(fd, MPD_CLASS_PERF, 1, 0, 0)) < 0)
+		return 2;
+	for (i = 0; i < n; i++) {
+		perf_get(buf, dlid, 0x10000u + (unsigned int)i);
+		if (umad_send(fd, id, buf, MPD_MAD_LEN, 1000, 0) < 0)
+			break;
+		len = MPD_MAD_LEN;
+		if (umad_recv(fd, buf, &len, 2000) < 0 || umad_status(buf))
+			break;
+		answered++;
+	}
+	printf("answered %d of %d\n", answered, n);
+	if (answered != n)
+		return 1;
+	hold();
 	return 0;
 }
 
@@ -1323,12 +1399,16 @@ main(int argc, char **argv)
 		return mode_hog_out(lid_arg(argv[2]));
 	if (!strcmp(m, "raw-over") && argc == 4)
 		return mode_raw_over(lid_arg(argv[2]), atoi(argv[3]));
+	if (!strcmp(m, "raw-dup") && argc == 3)
+		return mode_raw_dup(lid_arg(argv[2]));
 	if (!strcmp(m, "duptid") && argc == 3)
 		return mode_duptid(lid_arg(argv[2]));
 	if (!strcmp(m, "unmatched") && argc == 3)
 		return mode_unmatched(lid_arg(argv[2]));
 	if (!strcmp(m, "ringfull") && argc == 5)
 		return mode_ringfull(argv[2], lid_arg(argv[3]), atoi(argv[4]));
+	if (!strcmp(m, "pingpong") && argc == 4)
+		return mode_pingpong(lid_arg(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "flood") && argc == 4)
 		return mode_flood(lid_arg(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "scribble") && argc == 2)

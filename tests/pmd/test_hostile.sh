@@ -202,8 +202,10 @@ ok $? "a raw client ignoring its share: $(cat "$tmp/raw.out"); xstat chan_quota 
 
 section "a duplicate TID"
 
-"$run" --node hca2 "$attack" duptid 0x777 > "$tmp/dup.out" 2>&1
+"$run" --node hca2 "$attack" duptid "$lid1" > "$tmp/dup.out" 2>&1
 ok $? "one TID sent twice while the first waits: $(cat "$tmp/dup.out")"
+"$run" --node hca2 "$attack" raw-dup 0x777 > "$tmp/rawdup.out" 2>&1
+ok $? "the same from a raw client: $(cat "$tmp/rawdup.out")"
 
 section "a class nobody serves"
 
@@ -293,6 +295,25 @@ stop_clients
 sleep 0.3
 nodeinfo_is hca2 "$lid1" "$guid1"
 ok $? "once they are gone, hca2 serves new sessions again"
+
+section "shared memory a session uses"
+
+# 30,000 round trips write 10 MB through each ring of a session: with
+# rings that wrap, every page of the 16 MiB memfd gets touched; with rings
+# that start again when empty, what the session uses stays resident
+for i in 1 2 3 4; do
+	"$run" --node hca2 "$attack" pingpong "$lid1" 30000 > "$tmp/pp.$i" 2>&1 &
+	pids+=($!)
+done
+for i in 1 2 3 4; do wait_for "$tmp/pp.$i" holding 600; done
+shm_kb=$(awk '/^[0-9a-f]+-[0-9a-f]+ .*memfd:madpmd-umad/ {m = 1; next}
+	/^[0-9a-f]+-[0-9a-f]+ / {m = 0}
+	m && /^Rss:/ {kb += $2} END {print kb + 0}' "/proc/$daemon/smaps")
+nshm=$(grep -c 'memfd:madpmd-umad' "/proc/$daemon/maps")
+[ "$(cat "$tmp"/pp.[1-4] | grep -c '^answered 30000 of 30000')" = 4 ] &&
+	[ "$nshm" -ge 4 ] && [ "$shm_kb" -le $(( nshm * 3 * 1024 )) ]
+ok $? "4 clients after 30,000 round trips each: $nshm session memfds hold $shm_kb KiB resident of $(( nshm * 16 )) MiB"
+stop_clients
 
 section "ring positions overwritten"
 

@@ -169,8 +169,13 @@ static bool
 model_fits(uint64_t head, uint64_t tail, uint32_t len)
 {
 	uint32_t need = mpd_ring_rec_size(len);
-	uint32_t room_end = SIZE - (uint32_t)(head % SIZE);
-	uint64_t take = room_end < need ? room_end + need : need;
+	uint32_t off = (uint32_t)(head % SIZE), room_end = SIZE - off;
+	/* padded to the end when the record does not fit before it, or when
+	 * the ring is empty past a quarter of it and the record fits before
+	 * that (the restart) */
+	bool pad = room_end < need ||
+		   (head == tail && off >= SIZE / 4 && need <= off);
+	uint64_t take = pad ? room_end + need : need;
 
 	return head - tail + take <= SIZE;
 }
@@ -330,6 +335,8 @@ test_scribble_tail(void)
 			mpd_ring_consume(&t.c);
 	}
 	put_rec(&t, 40, 50, 0, "a record left queued");
+	/* the consumer looks (and skips a restart's pad), takes nothing */
+	is_int(mpd_ring_peek(&t.c, &d, &len, &kind), 1, "record 40 seen");
 	head = t.p.head;
 	real = t.r->tail;
 	ok(head - real > 0 && head > 3 * SIZE, "head %llu, tail %llu",
@@ -348,7 +355,7 @@ test_scribble_tail(void)
 	bad[nbad].what = "tail 0";
 	bad[nbad++].tail = 0;
 	bad[nbad].what = "tail gone backwards";
-	bad[nbad++].tail = real - 8;
+	bad[nbad++].tail = t.p.tail - 8;	/* behind what the producer saw */
 	for (k = 0; k < nbad; k++) {
 		memcpy(snap, t.r->data, SIZE);
 		t.r->tail = bad[k].tail;
@@ -420,6 +427,9 @@ test_scribble_head(void)
 			mpd_ring_consume(&t.c);
 	}
 	put_rec(&t, 30, 16, 0, "a record queued");
+	/* the consumer has seen real only once it peeks (and skipped a
+	 * restart's pad then) */
+	is_int(mpd_ring_peek(&t.c, &d, &len, &kind), 1, "peek the record");
 	real = t.r->head;
 	tail = t.c.tail;
 	ok(real > tail && tail > 3 * SIZE, "head %llu, tail %llu",
@@ -437,8 +447,6 @@ test_scribble_head(void)
 	bad[nbad++].head = 0;
 	bad[nbad].what = "head gone backwards";
 	bad[nbad++].head = tail;	/* below the head already seen */
-	/* the consumer has seen real only once it peeks */
-	is_int(mpd_ring_peek(&t.c, &d, &len, &kind), 1, "peek the record");
 	for (k = 0; k < nbad; k++) {
 		t.r->head = bad[k].head;
 		is_int(mpd_ring_peek(&t.c, &d, &len, &kind), -EBADMSG,
@@ -589,6 +597,74 @@ test_scribble_fuzz(void)
 	tring_close(&t);
 }
 
+/* A session's ring drained as fast as it is filled: the records stay in
+ * its first MPD_RING_RESTART bytes (plus one record), so the shared
+ * memory it touches is what it uses, not the whole 8 MiB; and a big
+ * record after small ones still fits. */
+static void
+test_restart(void)
+{
+	const uint32_t size = MPD_CHAN_RING_SIZE;
+	struct mpd_chan_ring *r = calloc(1, sizeof(*r) + size);
+	struct mpd_ring_view p, c;
+	uint32_t len, kind, i, lens[4], maxlen = 0, bad = 0;
+	uint64_t high = 0, restarts = 0, prev = 0;
+	static uint8_t buf[2u << 20];
+	const uint8_t *d;
+
+	if (!r || mpd_ring_init(r, size) || mpd_ring_attach(&p, r, size) ||
+	    mpd_ring_attach(&c, r, size)) {
+		ok(0, "an 8 MiB ring");
+		free(r);
+		return;
+	}
+	for (i = 0; i < 200000; i++) {
+		uint32_t n = 1 + (uint32_t)(rnd64() % 4), k;
+
+		/* a few records (a MAD and its header each), then all read */
+		for (k = 0; k < n; k++) {
+			lens[k] = 64 + (uint32_t)(rnd64() % 257);
+			fill(buf, lens[k], i * 4 + k);
+			if (mpd_ring_put(&p, MPD_CHAN_REC_UMAD, buf, lens[k],
+					 NULL, 0))
+				bad++;
+		}
+		for (k = 0; k < n; k++) {
+			if (mpd_ring_peek(&c, &d, &len, &kind) != 1 ||
+			    len != lens[k] || !check(d, len, i * 4 + k)) {
+				bad++;
+				break;
+			}
+			if ((uint64_t)(d - r->data) + len > high)
+				high = (uint64_t)(d - r->data) + len;
+			restarts += d - r->data < (long)prev;
+			prev = (uint64_t)(d - r->data);
+			mpd_ring_consume(&c);
+		}
+		if (bad)
+			break;
+	}
+	is_int(bad, 0, "800k records of 64-320 bytes through an 8 MiB ring, in order and intact");
+	ok(high <= MPD_RING_RESTART + 2048,
+	   "they stay in its first %u KiB (%llu bytes touched)",
+	   MPD_RING_RESTART >> 10, (unsigned long long)high);
+	ok(restarts > 50, "the ring started again at data[0] %llu times",
+	   (unsigned long long)restarts);
+	/* the largest record fits right after a restart */
+	maxlen = size / 2 - REC;
+	for (i = 0; i < 2; i++) {
+		is_int(mpd_ring_put(&p, MPD_CHAN_REC_UMAD, buf, 2u << 20, NULL,
+				    0), 0, "a 2 MiB record (%u)", i);
+		is_int(mpd_ring_peek(&c, &d, &len, &kind), 1, "read back");
+		is_int(len, 2u << 20, "whole");
+		mpd_ring_consume(&c);
+	}
+	is_int(mpd_ring_put(&p, MPD_CHAN_REC_UMAD, buf, 64, NULL, 0), 0,
+	       "a small one after");
+	ok(maxlen >= 2u << 20, "the ring's largest record is at least 2 MiB");
+	free(r);
+}
+
 int
 main(void)
 {
@@ -599,5 +675,6 @@ main(void)
 	test_scribble_tail();
 	test_scribble_head();
 	test_scribble_fuzz();
+	test_restart();
 	return tap_done();
 }

@@ -18,6 +18,10 @@
 
 #include "madpmd/chan.h"
 
+/* A producer that finds its ring empty past min(size / 4, this) pads to
+ * the end and starts again at data[0] (when the record fits before). */
+#define MPD_RING_RESTART	(1u << 20)
+
 struct mpd_ring_view {
 	struct mpd_chan_ring *r;
 	uint32_t size;			/* trusted copy */

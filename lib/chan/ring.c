@@ -32,13 +32,14 @@ store_rel(uint64_t *p, uint64_t v)
  * filled then touches only its first pages, and its shared memory stays
  * what the session uses. Until the consumer skips the pad, the ring holds
  * only the bytes before it; the record that restarts must fit there, and
- * the offset is large enough (up to 1 MiB) that a consumer which just
- * emptied the ring reads the pad before that fills.
+ * the offset (1 MiB, in rings of 4 MiB and more; small rings never
+ * restart) is large enough that a consumer which just emptied the ring
+ * reads the pad before that fills.
  */
 static uint32_t
 restart_off(uint32_t size)
 {
-	return size / 4 < MPD_RING_RESTART ? size / 4 : MPD_RING_RESTART;
+	return size >= 4 * MPD_RING_RESTART ? MPD_RING_RESTART : size;
 }
 
 static bool

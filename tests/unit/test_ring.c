@@ -169,13 +169,10 @@ static bool
 model_fits(uint64_t head, uint64_t tail, uint32_t len)
 {
 	uint32_t need = mpd_ring_rec_size(len);
-	uint32_t off = (uint32_t)(head % SIZE), room_end = SIZE - off;
-	/* padded to the end when the record does not fit before it, or when
-	 * the ring is empty past a quarter of it and the record fits before
-	 * that (the restart) */
-	bool pad = room_end < need ||
-		   (head == tail && off >= SIZE / 4 && need <= off);
-	uint64_t take = pad ? room_end + need : need;
+	uint32_t room_end = SIZE - (uint32_t)(head % SIZE);
+	/* padded to the end when the record does not fit before it (a ring
+	 * this small never restarts early: see test_restart()) */
+	uint64_t take = room_end < need ? room_end + need : need;
 
 	return head - tail + take <= SIZE;
 }

@@ -1017,6 +1017,7 @@ static void
 test_session(void)
 {
 	uint8_t *big, mad[256], buf[64 + 2048] __attribute__((aligned(8)));
+	uint8_t rbuf[64 + 256] __attribute__((aligned(8)));
 	struct ib_user_mad *um = (struct ib_user_mad *)buf, hdr;
 	long mask[2] = { 0, 0 };
 	uint8_t oui[3] = { 0x00, 0x02, 0xc9 };
@@ -1101,9 +1102,12 @@ test_session(void)
 	ok(!memcmp(mad, buf + 64, 256), "the record's MAD bytes");
 	/* the session's share of sends waiting for a response: full, the
 	 * next fails at once; each the daemon says it let go makes room */
-	for (i = 1; i < SHARE_OUT; i++)
+	for (i = 1; i < SHARE_OUT; i++) {
+		buf[64 + 15] = (uint8_t)i;	/* TIDs differ: no duplicate */
 		if (umad_send(fd, a_perf, buf, 256, 100, 0) != 0)
 			break;
+	}
+	buf[64 + 15] = 0xf0;
 	is_int(i, SHARE_OUT, "sends with a time-out up to the share");
 	is_int(E(umad_send(fd, a_perf, buf, 256, 100, 0)), -EIO,
 	       "one more with a time-out: -EIO");
@@ -1114,12 +1118,32 @@ test_session(void)
 	buf[64 + 3] = 3;
 	__atomic_store_n(&((struct mpd_chan_shm *)s->shm)->share_done[MPD_CHAN_SHARE_OUT],
 			 1, __ATOMIC_RELEASE);
+	buf[64 + 15] = 0xf1;
 	is_int(umad_send(fd, a_perf, buf, 256, 100, 0), 0,
 	       "a send the daemon let go of makes room for one");
+	buf[64 + 15] = 0xf2;
 	is_int(E(umad_send(fd, a_perf, buf, 256, 100, 0)), -EIO,
 	       "and only one");
 	while (srv_take(s, &hdr, NULL, 0))
 		;
+	/* ib_umad_write()'s is_duplicate(): the first request (TID bytes
+	 * 8..15) waits for its answer; the same TID 31..0 is refused at
+	 * once, whatever its upper bits, before the share is looked at */
+	buf[64 + 15] = 15;
+	buf[64 + 8] = 0x99;
+	is_int(E(umad_send(fd, a_perf, buf, 256, 100, 0)), -EIO,
+	       "the TID of a request in flight: -EIO");
+	is_int(err_, EINVAL, "errno EINVAL (a duplicate), not ENOMEM");
+	memcpy(mad, buf + 64, 256);
+	mad[3] = 0x81;		/* its GetResp */
+	is_int(srv_inject(s, (uint32_t)a_perf, 0, mad, 256, true), 0,
+	       "the daemon queues the answer");
+	len = 256;
+	is_int(umad_recv(fd, rbuf, &len, 1000), a_perf, "which is read");
+	is_int(E(umad_send(fd, a_perf, buf, 256, 100, 0)), -EIO,
+	       "the TID again after its answer: -EIO");
+	is_int(err_, ENOMEM, "errno ENOMEM: no longer a duplicate, the share is full");
+	buf[64 + 8] = 8;
 	is_int(E(umad_send(fd, 3, buf, 256, 0, 0)), -EIO,
 	       "send by an unregistered agent: -EIO");
 	is_int(err_, EIO, "errno EIO");

@@ -18,8 +18,9 @@
 
 #include "madpmd/chan.h"
 
-/* A producer that finds its ring empty past min(size / 4, this) pads to
- * the end and starts again at data[0] (when the record fits before). */
+/* A producer that finds its ring (of 4 MiB or more) empty past this
+ * offset pads to the end and starts again at data[0] (when the record
+ * fits before it). */
 #define MPD_RING_RESTART	(1u << 20)
 
 struct mpd_ring_view {

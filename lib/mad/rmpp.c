@@ -54,6 +54,7 @@ struct mpd_rmpp_send {
 	uint32_t retries_left;
 	uint32_t timeouts;	/* ACK time-outs: windows sent again */
 	uint64_t deadline;
+	bool own;		/* malloc()ed: free()d by destroy */
 	size_t len;
 	uint8_t msg[];		/* the client's whole message */
 };
@@ -76,6 +77,9 @@ struct mpd_rmpp_recv {
 	uint32_t wl;		/* NewWindowLast we announced */
 	uint64_t deadline;
 	uint8_t *buf;		/* the message being put together */
+	bool own;		/* r and buf malloc()ed (else cfg.mem) */
+	size_t room_off;	/* cfg.mem: where buf starts, from r */
+	size_t room;		/* cfg.mem: bytes there for buf */
 	size_t cap;
 	size_t len;
 	uint8_t hdr[MPD_MAD_LEN];	/* the first segment's headers */
@@ -98,6 +102,8 @@ mpd_rmpp_cfg_default(struct mpd_rmpp_cfg *cfg)
 	cfg->total_timeout_ns = MPD_RMPP_TOTAL_NS;
 	cfg->linger_ns = MPD_RMPP_LINGER_NS;
 	cfg->max_msg = MPD_RMPP_MAX_MSG;
+	cfg->mem = NULL;
+	cfg->mem_len = 0;
 }
 
 static int
@@ -109,7 +115,8 @@ cfg_take(struct mpd_rmpp_cfg *out, const struct mpd_rmpp_cfg *in)
 	}
 	if (!in->ack_timeout_ns || !in->window ||
 	    in->window > MPD_RMPP_WINDOW_MAX || !in->total_timeout_ns ||
-	    in->max_msg < MPD_MAD_LEN)
+	    in->max_msg < MPD_MAD_LEN ||
+	    ((uintptr_t)in->mem & 7) || (!in->mem && in->mem_len))
 		return MPD_EINVAL;
 	*out = *in;
 	return MPD_OK;
@@ -247,10 +254,20 @@ mpd_rmpp_send_create(struct mpd_rmpp_send **sp, const void *msg, size_t len,
 	if (paylen > UINT32_MAX)
 		return MPD_ERANGE;
 
-	s = calloc(1, sizeof(*s) + len);
-	if (!s)
-		return MPD_ENOSPC;
-	memcpy(s->msg, m, len);
+	if (c.mem) {
+		if (c.mem_len < offsetof(struct mpd_rmpp_send, msg) + len)
+			return MPD_ERANGE;
+		s = c.mem;
+		/* the caller may have put the message in place already */
+		memmove(s->msg, m, len);
+		memset(s, 0, offsetof(struct mpd_rmpp_send, msg));
+	} else {
+		s = calloc(1, sizeof(*s) + len);
+		if (!s)
+			return MPD_ENOSPC;
+		memcpy(s->msg, m, len);
+		s->own = true;
+	}
 	s->len = len;
 	s->cfg = c;
 	s->state = MPD_RMPP_ACTIVE;
@@ -270,7 +287,14 @@ mpd_rmpp_send_create(struct mpd_rmpp_send **sp, const void *msg, size_t len,
 void
 mpd_rmpp_send_destroy(struct mpd_rmpp_send *s)
 {
-	free(s);
+	if (s && s->own)
+		free(s);
+}
+
+size_t
+mpd_rmpp_send_msg_off(void)
+{
+	return offsetof(struct mpd_rmpp_send, msg);
 }
 
 static int
@@ -649,12 +673,16 @@ recv_first(struct mpd_rmpp_recv *r, uint64_t now, const struct rmpp_in *in,
 		r->paylen = in->d2;
 		total = r->hdr_len + in->d2 - n * r->class_len;
 	}
-	if (total > r->cfg.max_msg)
+	if (total > r->cfg.max_msg || (!r->own && total > r->room))
 		return recv_fail(r, MPD_RMPP_ABORTED, MPD_RMPP_TYPE_STOP,
 				 MPD_RMPP_STATUS_RESX, true);
-	r->buf = malloc(total);
-	if (!r->buf)
-		return MPD_ENOSPC;
+	if (r->own) {
+		r->buf = malloc(total);
+		if (!r->buf)
+			return MPD_ENOSPC;
+	} else {
+		r->buf = (uint8_t *)r + r->room_off;
+	}
 	r->cap = total;
 	memcpy(r->buf, mad, r->hdr_len);
 	return recv_segment(r, now, in, mad);
@@ -668,6 +696,7 @@ mpd_rmpp_recv_create(struct mpd_rmpp_recv **rp, uint64_t now,
 	struct mpd_rmpp_cfg c;
 	struct mpd_rmpp_recv *r;
 	struct rmpp_in in;
+	size_t size;
 	int rc;
 
 	if (!rp)
@@ -687,10 +716,21 @@ mpd_rmpp_recv_create(struct mpd_rmpp_recv **rp, uint64_t now,
 	if (!hdr_len)
 		return MPD_EINVAL;
 
-	r = calloc(1, sizeof(*r) +
-		      (c.window + 63) / 64 * sizeof(r->map[0]));
-	if (!r)
-		return MPD_ENOSPC;
+	size = sizeof(*r) + (c.window + 63) / 64 * sizeof(r->map[0]);
+	size = (size + 7) & ~(size_t)7;
+	if (c.mem) {
+		if (c.mem_len < size)
+			return MPD_ERANGE;
+		r = c.mem;
+		memset(r, 0, size);
+		r->room_off = size;
+		r->room = c.mem_len - size;
+	} else {
+		r = calloc(1, size);
+		if (!r)
+			return MPD_ENOSPC;
+		r->own = true;
+	}
 	r->cfg = c;
 	r->state = MPD_RMPP_ACTIVE;
 	r->hdr_len = hdr_len;
@@ -703,7 +743,8 @@ mpd_rmpp_recv_create(struct mpd_rmpp_recv **rp, uint64_t now,
 
 	rc = recv_first(r, now, &in, mad);
 	if (rc < 0) {
-		free(r);
+		if (r->own)
+			free(r);
 		return rc;
 	}
 	*rp = r;
@@ -713,7 +754,7 @@ mpd_rmpp_recv_create(struct mpd_rmpp_recv **rp, uint64_t now,
 void
 mpd_rmpp_recv_destroy(struct mpd_rmpp_recv *r)
 {
-	if (!r)
+	if (!r || !r->own)
 		return;
 	free(r->buf);
 	free(r);
@@ -850,7 +891,7 @@ mpd_rmpp_recv_take(struct mpd_rmpp_recv *r, size_t *len)
 {
 	uint8_t *buf;
 
-	if (r->state != MPD_RMPP_DONE || !r->buf)
+	if (r->state != MPD_RMPP_DONE || !r->buf || !r->own)
 		return NULL;
 	buf = r->buf;
 	if (len)

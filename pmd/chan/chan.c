@@ -407,7 +407,30 @@ accept_client(struct hca_chan *ch)
 	return true;
 }
 
-/* Silent connections past their time; dead sessions; ISSM retries. */
+/* Pages of transfers over for a second given back, a session at a time:
+ * the system call outside the port lock, the session ours meanwhile (only
+ * this thread ends it). */
+static void
+trim_sessions(struct hca_chan *ch)
+{
+	struct hca_session *s;
+	struct hca_mad_trim t;
+
+	TAILQ_FOREACH(s, &ch->sessions, next) {
+		rte_spinlock_lock(ch->cfg.lock);
+		while (hca_mad_trim_begin(&s->mc, &t)) {
+			rte_spinlock_unlock(ch->cfg.lock);
+			hca_mad_trim_run(&t);
+			rte_spinlock_lock(ch->cfg.lock);
+			hca_mad_trim_end(&s->mc, &t);
+		}
+		hca_mad_trim_mark(&s->mc);
+		rte_spinlock_unlock(ch->cfg.lock);
+	}
+}
+
+/* Silent connections past their time; dead sessions; ISSM retries;
+ * memory of finished transfers. */
 static void
 housekeeping(struct hca_chan *ch)
 {
@@ -436,6 +459,10 @@ housekeeping(struct hca_chan *ch)
 			session_end(ch, s);
 	}
 	hca_issm_events(ch, now);
+	if (now >= ch->trim_ms) {
+		ch->trim_ms = now + CHAN_TRIM_MS;
+		trim_sessions(ch);
+	}
 }
 
 static void *

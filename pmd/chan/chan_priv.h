@@ -27,6 +27,7 @@ extern int hca_logtype;
 #define CHAN_MAX_PENDING	32	/* connections that have not said HELLO */
 #define CHAN_HELLO_MS		1000	/* ... and their time to say it */
 #define CHAN_WAKE_MAX		HCA_CHAN_WAKE_MAX
+#define CHAN_TRIM_MS		1000	/* idle transfer memory given back */
 
 struct hca_session {
 	TAILQ_ENTRY(hca_session) next;
@@ -77,6 +78,7 @@ struct hca_chan {
 	int issm_opens;			/* opens by others (IsSM while > 0) */
 	int issm_wd;
 	uint64_t issm_retry_ms;		/* to make the FIFO again; 0 none */
+	uint64_t trim_ms;		/* next trim_sessions() */
 };
 
 static inline struct hca_session *

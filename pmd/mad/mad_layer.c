@@ -43,9 +43,8 @@ void
 hca_mad_client_fini(struct hca_mad_client *c)
 {
 	free(c->out);
-	free(c->xfer);
 	c->out = NULL;
-	c->xfer = NULL;
+	mad_xfer_pool_fini(c);
 }
 
 void
@@ -326,11 +325,16 @@ local_send(struct hca_mad_layer *ml, struct mpd_pkt *pk, uint8_t *mad,
 
 /* A whole message for an RMPP agent (IBA 13.6): segmented by a transfer,
  * or handed over whole when it stays on this port. */
+/* A whole message for an RMPP agent (IBA 13.6): segmented by a transfer,
+ * or handed over whole when it stays on this port. Either way it is
+ * copied once, into the transfer's slot (the ring is the client's to
+ * scribble on), and the TID rewritten there. */
 static int
 send_rmpp(struct hca_mad_layer *ml, struct hca_mad_client *c,
 	  const struct hca_mad_desc *d, const struct hca_mad_agent *a,
-	  const uint8_t *mad, uint32_t len, uint64_t now_ns)
+	  const uint8_t *mad, uint32_t len)
 {
+	struct hca_xfer *x;
 	struct mpd_pkt pk;
 	uint8_t *msg;
 	int rc;
@@ -338,16 +342,18 @@ send_rmpp(struct hca_mad_layer *ml, struct hca_mad_client *c,
 	if (!a->rmpp_version || !mpd_class_has_rmpp(mpd_mad_class(mad)) ||
 	    len > MPD_RMPP_MAX_MSG)
 		return EINVAL;	/* as the kernel's write() */
-	msg = malloc(len);
-	if (!msg)
+	x = mad_xfer_stage(c, len, &msg);
+	if (!x) {
+		ml->port->cnt.chan_quota++;
 		return ENOMEM;
+	}
 	memcpy(msg, mad, len);
 	if (!mpd_mad_is_response(msg))
 		mpd_put_be64(msg + MPD_MAD_OFF_TID, (uint64_t)a->hi_tid << 32 |
 			     (mpd_mad_tid(msg) & 0xffffffffu));
 	rc = pkt_from_desc(ml->port, d, a, msg, &pk);
 	if (rc) {
-		free(msg);
+		mad_xfer_unstage(x);
 		return rc;
 	}
 	c->sent++;
@@ -355,12 +361,10 @@ send_rmpp(struct hca_mad_layer *ml, struct hca_mad_client *c,
 		pk.lrh.slid = ml->port->lid;
 		if (!mad_deliver(ml, &pk, msg, len))
 			ml->port->cnt.drop_no_agent++;
-		rc = 0;
-	} else {
-		rc = mad_xfer_send(ml, c, d, msg, len, &pk, now_ns);
+		mad_xfer_unstage(x);
+		return 0;
 	}
-	free(msg);
-	return rc;
+	return mad_xfer_start(ml, x, d, len, &pk);
 }
 
 /* A request with a time-out waits for its response in c's share. */
@@ -405,7 +409,7 @@ hca_mad_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
 	    (a->rmpp_version && len >= MPD_RMPP_END &&
 	     mpd_class_has_rmpp(mpd_mad_class(msg)) &&
 	     (msg[MPD_RMPP_OFF_FLAGS] & MPD_RMPP_FLAG_ACTIVE))) {
-		rc = send_rmpp(ml, c, d, a, msg, len, now_ns);
+		rc = send_rmpp(ml, c, d, a, msg, len);
 		goto out;
 	}
 	memset(mad, 0, sizeof(mad));

@@ -31,6 +31,15 @@
 #define HCA_MAD_CLIENT_XFERS	(HCA_MAD_CLIENT_XFER_SENDS + \
 				 HCA_MAD_CLIENT_XFER_RECVS)
 #define HCA_MAD_CLIENT_RMPP_BYTES (16u << 20)	/* messages it receives */
+/* Each transfer runs in a slot of its client's arena, address space
+ * reserved when the client comes (never under the lock): a whole message
+ * and the engine's state. Two slots more than transfers, so that the
+ * control thread can give two idle slots' pages back (hca_mad_trim_*)
+ * while the client uses all its transfers. */
+#define HCA_MAD_XFER_SLOT	((2u << 20) + (16u << 10))
+#define HCA_MAD_XFER_SPARE	2
+#define HCA_MAD_XFER_SLOTS	(HCA_MAD_CLIENT_XFERS + HCA_MAD_XFER_SPARE)
+#define HCA_MAD_TRIM_KEEP	(64u << 10)	/* of a slot, kept resident */
 
 /*
  * How a MAD is addressed, sent and received: rdma-core's struct
@@ -103,6 +112,11 @@ struct hca_mad_client {
 	uint32_t xfer_send_held;	/* RMPP sends it started */
 	uint32_t xfer_held;		/* sends and receives */
 	uint64_t rmpp_bytes;		/* reserved by its receives */
+	uint8_t *arena;			/* HCA_MAD_XFER_SLOTS slots */
+	uint32_t slot_used;		/* bit n: slot n runs a transfer */
+	uint32_t slot_dirty;		/* ... ran one past TRIM_KEEP */
+	uint32_t slot_idle;		/* ... dirty and idle at the last trim */
+	uint32_t slot_trimming;		/* ... being given back: not to use */
 	uint64_t sent, received, dropped;
 };
 
@@ -148,6 +162,28 @@ void hca_mad_client_fini(struct hca_mad_client *c);
  * every send and transfer it held. */
 void hca_mad_client_attach(struct hca_mad_layer *ml, struct hca_mad_client *c);
 void hca_mad_client_detach(struct hca_mad_layer *ml, struct hca_mad_client *c);
+
+/*
+ * Giving back the pages of a client's big transfers once they are over,
+ * from a thread that may make system calls (the channel's control thread;
+ * the client must stay attached meanwhile), now and then:
+ *   lock; while (begin()) { unlock; run(); lock; end(); } mark(); unlock
+ * begin takes up to HCA_MAD_XFER_SPARE slots that were dirty and idle at
+ * the last mark() and still are, and keeps them from use (the client's
+ * transfers always find a slot); run gives their pages back; end lets
+ * them be used again; mark notes which slots are idle now.
+ */
+struct hca_mad_trim {
+	unsigned int n;
+	uint32_t mask;
+	uint8_t *addr[HCA_MAD_XFER_SPARE];
+};
+
+unsigned int hca_mad_trim_begin(struct hca_mad_client *c,
+				struct hca_mad_trim *t);
+void hca_mad_trim_run(const struct hca_mad_trim *t);
+void hca_mad_trim_end(struct hca_mad_client *c, const struct hca_mad_trim *t);
+void hca_mad_trim_mark(struct hca_mad_client *c);
 
 /* Agents, port lock held: 0 with *id, EINVAL (bad or taken) or ENOMEM
  * (the client's 32 are used). Unregister ends the agent's sends and

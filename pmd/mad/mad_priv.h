@@ -48,6 +48,7 @@ struct hca_xfer {
 	struct mpd_pkt tmpl;	/* headers of what we send to the peer */
 	struct mpd_pkt first;	/* receiver: how the first segment came */
 	bool delivered;
+	unsigned int slot;	/* of the client's arena */
 	struct hca_mad_desc desc;		/* sender: to hand back */
 	uint8_t hdr[MPD_MAD_HDR_LEN];		/* sender: its MAD header */
 };
@@ -101,15 +102,23 @@ void mad_hand_back(struct hca_mad_client *c, const struct hca_mad_desc *d,
 /* An active RMPP MAD off the wire: true when taken. */
 bool mad_xfer_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
 		    const uint8_t *mad, uint64_t now_ns);
-/* Start sending a whole message for an RMPP agent; its segments go out
- * with mad_xfer_poll(). 0 or an errno (the caller hands the send back). */
-int mad_xfer_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
-		  const struct hca_mad_desc *d, const uint8_t *msg,
-		  uint32_t len, const struct mpd_pkt *pk, uint64_t now_ns);
+/* A send slot of c's share for a message of len bytes, and where the
+ * caller writes the message (*msg); NULL when the share is used up. */
+struct hca_xfer *mad_xfer_stage(struct hca_mad_client *c, uint32_t len,
+				uint8_t **msg);
+/* Start sending the message staged in x; its segments go out with
+ * mad_xfer_poll(). 0 or an errno (x is gone; the caller hands the send
+ * back). */
+int mad_xfer_start(struct hca_mad_layer *ml, struct hca_xfer *x,
+		   const struct hca_mad_desc *d, uint32_t len,
+		   const struct mpd_pkt *pk);
+/* A staged send that did not start (delivered on the port itself). */
+void mad_xfer_unstage(struct hca_xfer *x);
 void mad_xfer_poll(struct hca_mad_layer *ml, uint64_t now_ns,
 		   struct hca_mad_out *out);
 /* End the client's transfers (of one agent, or all when agent < 0). */
 void mad_xfer_end(struct hca_mad_client *c, int64_t agent);
 int mad_xfer_pool_init(struct hca_mad_client *c);
+void mad_xfer_pool_fini(struct hca_mad_client *c);
 
 #endif

@@ -8,10 +8,16 @@
  * budget answers STOP (resources exhausted, 13.6.3.4) through the engine;
  * one that delivered and only lingers to re-ACK gives its bytes back, and
  * its slot to the next first segment that needs one.
+ *
+ * Nothing here allocates: each transfer's engine and message live in a
+ * slot of the client's arena (HCA_MAD_XFER_SLOT of address space each,
+ * reserved when the client came); pages a big transfer touched are given
+ * back later by the control thread (hca_mad_trim_*), outside the lock.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "mad_priv.h"
 
@@ -22,19 +28,56 @@
 int
 mad_xfer_pool_init(struct hca_mad_client *c)
 {
+	void *a;
+
 	c->xfer = calloc(HCA_MAD_CLIENT_XFERS, sizeof(*c->xfer));
-	return c->xfer ? 0 : -ENOMEM;
+	if (!c->xfer)
+		return -ENOMEM;
+	/* address space only: pages come as transfers touch them */
+	a = mmap(NULL, (size_t)HCA_MAD_XFER_SLOTS * HCA_MAD_XFER_SLOT,
+		 PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (a == MAP_FAILED)
+		return -ENOMEM;
+	c->arena = a;
+	return 0;
+}
+
+void
+mad_xfer_pool_fini(struct hca_mad_client *c)
+{
+	free(c->xfer);
+	c->xfer = NULL;
+	if (c->arena)
+		munmap(c->arena, (size_t)HCA_MAD_XFER_SLOTS * HCA_MAD_XFER_SLOT);
+	c->arena = NULL;
+}
+
+static uint8_t *
+slot_mem(const struct hca_mad_client *c, unsigned int slot)
+{
+	return c->arena + (size_t)slot * HCA_MAD_XFER_SLOT;
 }
 
 static void
 xfer_free(struct hca_xfer *x)
 {
 	struct hca_mad_client *c = x->c;
+	uint32_t bit = 1u << x->slot;
+	size_t len;
 
+	/* what ran past the first pages of its slot leaves them dirty */
+	if (x->snd) {
+		c->slot_dirty |= bit;
+	} else if (x->rcv) {
+		if (!mpd_rmpp_recv_msg(x->rcv, &len) || len > HCA_MAD_TRIM_KEEP)
+			c->slot_dirty |= bit;
+	}
 	if (x->snd)
 		mpd_rmpp_send_destroy(x->snd);
 	if (x->rcv)
 		mpd_rmpp_recv_destroy(x->rcv);
+	c->slot_used &= ~bit;
 	c->xfer_held--;
 	c->xfer_send_held -= x->sender;
 	c->rmpp_bytes -= x->bytes;
@@ -76,10 +119,21 @@ xfer_alloc(struct hca_mad_client *c, bool sender, uint32_t bytes)
 		return NULL;
 	for (i = 0; i < HCA_MAD_CLIENT_XFERS; i++) {
 		struct hca_xfer *x = &c->xfer[i];
+		uint32_t busy = c->slot_used | c->slot_trimming;
+		unsigned int slot;
 
 		if (x->used)
 			continue;
+		/* fewer transfers than slots, at most SPARE trimming */
+		for (slot = 0; slot < HCA_MAD_XFER_SLOTS; slot++)
+			if (!(busy & 1u << slot))
+				break;
+		if (slot == HCA_MAD_XFER_SLOTS)
+			return NULL;
 		memset(x, 0, sizeof(*x));
+		x->slot = slot;
+		c->slot_used |= 1u << slot;
+		c->slot_idle &= ~(1u << slot);
 		x->used = true;
 		x->c = c;
 		x->sender = sender;
@@ -152,7 +206,7 @@ static void
 xfer_deliver(struct hca_mad_layer *ml, struct hca_xfer *x)
 {
 	size_t len;
-	uint8_t *msg = mpd_rmpp_recv_take(x->rcv, &len);
+	const uint8_t *msg = mpd_rmpp_recv_msg(x->rcv, &len);
 	struct hca_outstanding *o;
 
 	x->delivered = true;
@@ -169,7 +223,6 @@ xfer_deliver(struct hca_mad_layer *ml, struct hca_xfer *x)
 	if (!x->c->dead)
 		mad_deliver_to(ml, x->c, x->agent, &x->first, msg,
 			       (uint32_t)len);
-	free(msg);
 }
 
 /* A first segment: a receiver from the client's share, or none. */
@@ -202,6 +255,8 @@ recv_start(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
 		ml->port->cnt.chan_quota++;
 		return NULL;
 	}
+	cfg.mem = slot_mem(c, x->slot);
+	cfg.mem_len = HCA_MAD_XFER_SLOT;
 	if (mpd_rmpp_recv_create(&x->rcv, now_ns, mad, MPD_MAD_LEN, 0,
 				 &cfg) != MPD_OK) {
 		xfer_free(x);
@@ -253,20 +308,36 @@ mad_xfer_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
 	return true;
 }
 
-int
-mad_xfer_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
-	      const struct hca_mad_desc *d, const uint8_t *msg, uint32_t len,
-	      const struct mpd_pkt *pk, uint64_t now_ns)
+struct hca_xfer *
+mad_xfer_stage(struct hca_mad_client *c, uint32_t len, uint8_t **msg)
 {
-	struct mpd_rmpp_cfg cfg;
 	struct hca_xfer *x;
 
-	(void)now_ns;
+	if (mpd_rmpp_send_msg_off() + len > HCA_MAD_XFER_SLOT)
+		return NULL;
 	x = xfer_alloc(c, true, 0);
-	if (!x) {
-		ml->port->cnt.chan_quota++;
-		return ENOMEM;
-	}
+	if (!x)
+		return NULL;
+	*msg = slot_mem(c, x->slot) + mpd_rmpp_send_msg_off();
+	return x;
+}
+
+void
+mad_xfer_unstage(struct hca_xfer *x)
+{
+	xfer_free(x);
+}
+
+int
+mad_xfer_start(struct hca_mad_layer *ml, struct hca_xfer *x,
+	       const struct hca_mad_desc *d, uint32_t len,
+	       const struct mpd_pkt *pk)
+{
+	uint8_t *mem = slot_mem(x->c, x->slot);
+	const uint8_t *msg = mem + mpd_rmpp_send_msg_off();
+	struct mpd_rmpp_cfg cfg;
+
+	(void)ml;
 	/* as ib_mad_rmpp: each window waits the client's timeout_ms for its
 	 * ACK; a response sent without one waits RMPP_ACK_DEFAULT_MS */
 	mpd_rmpp_cfg_default(&cfg);
@@ -274,6 +345,9 @@ mad_xfer_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
 					RMPP_ACK_DEFAULT_MS) * 1000000u;
 	if (d->timeout_ms && d->retries > cfg.retries)
 		cfg.retries = d->retries;
+	cfg.mem = mem;
+	cfg.mem_len = HCA_MAD_XFER_SLOT;
+	/* the message is in place: the engine copies nothing */
 	if (mpd_rmpp_send_create(&x->snd, msg, len, 0, &cfg) != MPD_OK) {
 		xfer_free(x);
 		return ENOMEM;
@@ -329,4 +403,50 @@ mad_xfer_poll(struct hca_mad_layer *ml, uint64_t now_ns,
 				xfer_free(x);
 		}
 	}
+}
+
+/* ---- giving idle slots' pages back (the control thread) ---- */
+
+unsigned int
+hca_mad_trim_begin(struct hca_mad_client *c, struct hca_mad_trim *t)
+{
+	uint32_t take = c->slot_idle & c->slot_dirty & ~c->slot_used &
+			~c->slot_trimming;
+	unsigned int slot;
+
+	t->n = 0;
+	t->mask = 0;
+	for (slot = 0; slot < HCA_MAD_XFER_SLOTS &&
+		       t->n < HCA_MAD_XFER_SPARE; slot++) {
+		if (!(take & 1u << slot))
+			continue;
+		t->mask |= 1u << slot;
+		t->addr[t->n++] = slot_mem(c, slot);
+	}
+	c->slot_trimming |= t->mask;
+	c->slot_idle &= ~t->mask;
+	return t->n;
+}
+
+void
+hca_mad_trim_mark(struct hca_mad_client *c)
+{
+	c->slot_idle = c->slot_dirty & ~c->slot_used & ~c->slot_trimming;
+}
+
+void
+hca_mad_trim_run(const struct hca_mad_trim *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		madvise(t->addr[i] + HCA_MAD_TRIM_KEEP,
+			HCA_MAD_XFER_SLOT - HCA_MAD_TRIM_KEEP, MADV_DONTNEED);
+}
+
+void
+hca_mad_trim_end(struct hca_mad_client *c, const struct hca_mad_trim *t)
+{
+	c->slot_trimming &= ~t->mask;
+	c->slot_dirty &= ~t->mask;
 }

@@ -25,7 +25,8 @@
  *   chan_attack pingpong DLID N     N requests one at a time; hold
  *   chan_attack scribble            each ring position overwritten, one
  *                                   session per case
- *   chan_attack rmpp-hog DLID N SIZE  N RMPP sends of SIZE bytes; hold
+ *   chan_attack rmpp-hog DLID N SIZE [MS]  N RMPP sends of SIZE bytes,
+ *                                   MS each ACK's wait (20000); hold
  *   chan_attack sa-loop SMLID N     N SA GetTable(NodeRecord) in one session
  *   chan_attack serve               answer vendor Gets with RMPP responses
  *   chan_attack victims N DLID      N RMPP clients, each SIGKILLed a few ms
@@ -1125,7 +1126,7 @@ mode_scribble(void)
 /* ---- RMPP ----------------------------------------------------------------- */
 
 static int
-mode_rmpp_hog(uint16_t dlid, int n, int size)
+mode_rmpp_hog(uint16_t dlid, int n, int size, int timeout_ms)
 {
 	void *buf, *back = umad_buf(MPD_MAD_LEN);
 	int fd, id, i, ok = 0, at_once = 0, other = 0, later = 0, late_other = 0;
@@ -1143,9 +1144,10 @@ mode_rmpp_hog(uint16_t dlid, int n, int size)
 		vendor_hdr(umad_get_mad(buf), VCLASS_RMPP, MPD_METHOD_SET,
 			   0x20000u + (unsigned int)i, true);
 		umad_set_addr(buf, dlid, 1, 0, MPD_QP1_QKEY);
-		/* a long wait for each ACK: they hold their share */
+		/* by default a long wait for each ACK: they hold their
+		 * share */
 		t = now_us();
-		if (umad_send(fd, id, buf, size, 20000, 0) == 0) {
+		if (umad_send(fd, id, buf, size, timeout_ms, 0) == 0) {
 			ok++;
 		} else if (errno == ENOMEM) {
 			at_once++;
@@ -1413,9 +1415,10 @@ main(int argc, char **argv)
 		return mode_flood(lid_arg(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "scribble") && argc == 2)
 		return mode_scribble();
-	if (!strcmp(m, "rmpp-hog") && argc == 5)
+	if (!strcmp(m, "rmpp-hog") && (argc == 5 || argc == 6))
 		return mode_rmpp_hog(lid_arg(argv[2]), atoi(argv[3]),
-				     atoi(argv[4]));
+				     atoi(argv[4]),
+				     argc == 6 ? atoi(argv[5]) : 20000);
 	if (!strcmp(m, "sa-loop") && argc == 4)
 		return mode_sa_loop(lid_arg(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "serve") && argc == 2)

@@ -1359,6 +1359,72 @@ test_fuzz(void)
 	       "ABORTs");
 }
 
+/* Both ends in memory the caller gives (the daemon's per-client arena):
+ * the same segments as with malloc(), the message behind the receiver,
+ * a first segment announcing more than that memory is a STOP, nothing
+ * is freed (ASan would see a free() of the static arena). */
+static void
+test_caller_mem(void)
+{
+	static uint8_t msg[MPD_SA_HDR_END + 10 * 200];
+	static uint8_t segs[12][MPD_MAD_LEN], segs2[12][MPD_MAD_LEN];
+	static uint64_t arena[2][(8192 + sizeof(msg)) / 8 + 1];
+	uint8_t ack[MPD_MAD_LEN];
+	struct mpd_rmpp_send *s;
+	struct mpd_rmpp_recv *r;
+	struct mpd_rmpp_cfg c;
+	const uint8_t *got;
+	size_t len, glen, off = mpd_rmpp_send_msg_off();
+	int n, i, same = 1;
+
+	n = all_segments(msg, 1950, segs, 12);
+	len = MPD_SA_HDR_END + 1950;
+	mpd_rmpp_cfg_default(&c);
+	c.mem = arena[0];
+	c.mem_len = off + len - 1;
+	is_int(mpd_rmpp_send_create(&s, msg, len, 0, &c), MPD_ERANGE,
+	       "sender: memory one byte short: MPD_ERANGE");
+	c.mem_len = sizeof(arena[0]);
+	memcpy((uint8_t *)arena[0] + off, msg, len);	/* put in place */
+	is_int(mpd_rmpp_send_create(&s, (uint8_t *)arena[0] + off, len, 0, &c),
+	       MPD_OK, "sender over a message already in its memory");
+	ok((void *)s == (void *)arena[0], "the sender is the caller's memory");
+	i = drain_send(s, 0, segs2, 12);
+	ack_mad(ack, msg, 0, 1u << 20);
+	mpd_rmpp_send_input(s, 0, ack, sizeof(ack));
+	i += drain_send(s, 0, segs2 + i, 12 - i);
+	for (int k = 0; k < n && k < i; k++)
+		same &= !memcmp(segs[k], segs2[k], MPD_MAD_LEN);
+	ok(i == n && same, "the same %d segments as a malloc()ed sender", n);
+	mpd_rmpp_send_destroy(s);
+
+	for (i = 0; i < 10; i++)
+		segs[i][26] = (uint8_t)((0x1f << 3) | (segs[i][26] & 7));
+	c.mem = arena[1];
+	c.mem_len = sizeof(arena[1]);
+	r = recv_with(segs[0], &c);
+	ok((void *)r == (void *)arena[1], "receiver in the caller's memory");
+	for (i = 1; r && i < 10; i++)
+		mpd_rmpp_recv_input(r, 1, segs[i], MPD_MAD_LEN);
+	got = r ? mpd_rmpp_recv_msg(r, &glen) : NULL;
+	ok(got && glen == len && !memcmp(got + 36, msg + 36, len - 36) &&
+	   got > (const uint8_t *)arena[1] &&
+	   got + glen <= (const uint8_t *)arena[1] + sizeof(arena[1]),
+	   "the message whole, inside that memory");
+	ok(r && !mpd_rmpp_recv_take(r, NULL), "take(): NULL, nothing to free()");
+	mpd_rmpp_recv_destroy(r);
+	c.mem_len = 1024;
+	r = recv_with(segs[0], &c);
+	ok(r != NULL, "a receiver with room for 1024 bytes of a 2 KiB message");
+	if (r)
+		expect_recv_end(r, 0, MPD_RMPP_TYPE_STOP, MPD_RMPP_STATUS_RESX,
+				MPD_RMPP_ABORTED, "no room for the message");
+	mpd_rmpp_recv_destroy(r);
+	c.mem = (uint8_t *)arena[1] + 4;
+	is_int(mpd_rmpp_recv_create(&r, 0, segs[0], MPD_MAD_LEN, 0, &c),
+	       MPD_EINVAL, "memory not 8-aligned: MPD_EINVAL");
+}
+
 int
 main(void)
 {
@@ -1369,6 +1435,7 @@ main(void)
 	test_acks();
 	test_timeouts();
 	test_receiver();
+	test_caller_mem();
 	test_lossy_wire();
 	test_fuzz();
 	return tap_done();

@@ -75,6 +75,10 @@ struct mpd_rmpp_cfg {
 	uint64_t total_timeout_ns;	/* receiver: whole transfer, > 0 */
 	uint64_t linger_ns;		/* receiver: re-ACK after done */
 	uint32_t max_msg;		/* both: largest message, >= 256 */
+	/* both: memory the caller gives the instance (8-aligned), which
+	 * then allocates nothing and frees nothing; NULL: malloc() */
+	void *mem;
+	size_t mem_len;
 };
 
 /* Fills cfg with the defaults above. A NULL cfg means the same. */
@@ -118,6 +122,11 @@ struct mpd_rmpp_send;
 int mpd_rmpp_send_create(struct mpd_rmpp_send **sp, const void *msg,
 			 size_t len, unsigned int hdr_len,
 			 const struct mpd_rmpp_cfg *cfg);
+/* In caller memory (cfg->mem) the sender's copy of the message starts
+ * this many bytes in, and needs as many more as the message has: a caller
+ * that puts the message there itself saves the copy (create then moves
+ * nothing). cfg->mem_len below offset + len is MPD_ERANGE. */
+size_t mpd_rmpp_send_msg_off(void);
 void mpd_rmpp_send_destroy(struct mpd_rmpp_send *s);
 /*
  * Hands the sender an RMPP MAD from the receiver (ACK, STOP, ABORT).
@@ -184,7 +193,10 @@ bool mpd_rmpp_recv_finished(const struct mpd_rmpp_recv *r);
  */
 const uint8_t *mpd_rmpp_recv_msg(const struct mpd_rmpp_recv *r, size_t *len);
 /* The same, handed over: the caller free()s it. The receiver goes on
- * re-ACKing without it. */
+ * re-ACKing without it. NULL for a receiver in caller memory (cfg->mem:
+ * the message is there, behind the receiver, until it is destroyed; a
+ * first segment announcing more than that memory holds is refused with a
+ * STOP, as one over max_msg). */
 uint8_t *mpd_rmpp_recv_take(struct mpd_rmpp_recv *r, size_t *len);
 
 #ifdef __cplusplus

@@ -4,7 +4,8 @@
  * saw, and its port events, for whoever captures the fabric. Producers are
  * the lcore (channel, SMA via the glue) and the control thread (IsSM),
  * always with the port lock held; the application takes the records with
- * rte_pmd_hca_records_dequeue(). Nothing is made while records are off.
+ * rte_pmd_hca_records_dequeue(). Nothing is made while records are off,
+ * and nothing is allocated while they are on (pool.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "madpmd/mad.h"
 #include "madpmd/records.h"
 #include "../rte_pmd_hca.h"
+#include "pool.h"
 #include "records.h"
 
 #define REC_RING_SIZE	8192	/* records waiting for the application */
@@ -33,14 +35,12 @@ realtime_ns(void)
 }
 
 static struct rte_pmd_hca_record *
-rec_alloc(size_t len)
+rec_alloc(struct hca_recorder *rc, size_t len)
 {
-	struct rte_pmd_hca_record *r = malloc(sizeof(*r) + len);
+	struct rte_pmd_hca_record *r = hca_rec_pool_get(rc->pool, len);
 
-	if (r) {
+	if (r)
 		r->ts_ns = realtime_ns();
-		r->len = (uint32_t)len;
-	}
 	return r;
 }
 
@@ -55,7 +55,7 @@ rec_push(struct hca_recorder *rc, struct hca_port *p,
 		if (rte_ring_enqueue(rc->ring, r) == 0)
 			return;
 	}
-	free(r);
+	hca_rec_pool_put(r);
 	p->cnt.rec_dropped++;
 }
 
@@ -104,7 +104,7 @@ hca_rec_umad(struct hca_recorder *rc, struct hca_port *p, uint32_t pid,
 	memcpy(ru.gid, u.gid, sizeof(ru.gid));
 	ru.flow_label = rte_be_to_cpu_32(u.flow_label);
 	ru.pkey_index = u.pkey_index;
-	r = rec_alloc(mpd_rec_umad_len(len));
+	r = rec_alloc(rc, mpd_rec_umad_len(len));
 	if (!r) {
 		p->cnt.rec_dropped++;
 		return;
@@ -165,7 +165,7 @@ hca_rec_port_check(struct hca_recorder *rc, struct hca_port *p)
 	pe.capability_mask = p->cap_mask;
 	pe.port_guid = p->port_guid;
 	*old = now;
-	r = rec_alloc(MPD_REC_HDR_LEN + MPD_REC_PORT_LEN);
+	r = rec_alloc(rc, MPD_REC_HDR_LEN + MPD_REC_PORT_LEN);
 	if (!r) {
 		p->cnt.rec_dropped++;
 		return;
@@ -182,11 +182,19 @@ hca_rec_prepare(struct hca_recorder *rc)
 
 	if (rc->ring)
 		return 0;
+	rc->pool = hca_rec_pool_create();
+	if (!rc->pool)
+		return -ENOMEM;
 	snprintf(name, sizeof(name), "hca_rec_%u", rc->node_id);
 	/* many producers (lcore, control thread), one consumer */
 	rc->ring = rte_ring_create(name, REC_RING_SIZE, SOCKET_ID_ANY,
 				   RING_F_SC_DEQ);
-	return rc->ring ? 0 : -rte_errno;
+	if (!rc->ring) {
+		hca_rec_pool_release(rc->pool);
+		rc->pool = NULL;
+		return -rte_errno;
+	}
+	return 0;
 }
 
 void
@@ -209,7 +217,8 @@ hca_rec_dequeue(struct hca_recorder *rc, struct rte_pmd_hca_record **recs,
 void
 rte_pmd_hca_record_free(struct rte_pmd_hca_record *r)
 {
-	free(r);
+	if (r)
+		hca_rec_pool_put(r);
 }
 
 void
@@ -221,7 +230,9 @@ hca_rec_release(struct hca_recorder *rc)
 		return;
 	rc->on = false;
 	while (rte_ring_dequeue(rc->ring, (void **)&r) == 0)
-		free(r);
+		hca_rec_pool_put(r);
 	rte_ring_free(rc->ring);
 	rc->ring = NULL;
+	hca_rec_pool_release(rc->pool);
+	rc->pool = NULL;
 }

@@ -16,6 +16,7 @@
 
 struct rte_ring;
 struct rte_pmd_hca_record;
+struct hca_rec_pool;
 
 /* What the last port event record said */
 struct hca_rec_port_state {
@@ -30,6 +31,7 @@ struct hca_rec_port_state {
 struct hca_recorder {
 	volatile bool on;
 	struct rte_ring *ring;		/* records waiting for the application */
+	struct hca_rec_pool *pool;	/* their memory */
 	uint32_t seq;
 	uint16_t node_id;		/* the ethdev port id */
 	struct hca_rec_port_state last;

@@ -22,7 +22,7 @@
  *   chan_attack ringfull NODE DLID N  an agent that never reads, and N
  *                                   MADs for it from NODE
  *   chan_attack flood DLID SECS     sends without pause, no time-out
- *   chan_attack pingpong DLID N     N requests one at a time; hold
+ *   chan_attack pingpong DLID N     N requests, 16 in flight; hold
  *   chan_attack scribble            each ring position overwritten, one
  *                                   session per case
  *   chan_attack rmpp-hog DLID N SIZE [MS]  N RMPP sends of SIZE bytes,
@@ -922,26 +922,30 @@ mode_ringfull(const char *from, uint16_t dlid, int n)
 	return 0;
 }
 
-/* ---- pingpong: one request at a time, answered ------------------------- */
+/* ---- pingpong: requests answered, 16 in flight ---------------------------- */
 
 static int
 mode_pingpong(uint16_t dlid, int n)
 {
 	void *buf = umad_buf(MPD_MAD_LEN);
-	int fd, id, i, len, answered = 0;
+	int fd, id, sent = 0, answered = 0, len;
 
 	fd = port_open(NULL);
 	if (fd < 0 || (id = agent(fd, MPD_CLASS_PERF, 1, 0, 0)) < 0)
 		return 2;
-	for (i = 0; i < n; i++) {
-		perf_get(buf, dlid, 0x10000u + (unsigned int)i);
-		if (umad_send(fd, id, buf, MPD_MAD_LEN, 1000, 0) < 0)
-			break;
+	while (answered < n) {
+		while (sent < n && sent - answered < 16) {
+			perf_get(buf, dlid, 0x10000u + (unsigned int)sent);
+			if (umad_send(fd, id, buf, MPD_MAD_LEN, 1000, 0) < 0)
+				goto out;
+			sent++;
+		}
 		len = MPD_MAD_LEN;
 		if (umad_recv(fd, buf, &len, 2000) < 0 || umad_status(buf))
 			break;
 		answered++;
 	}
+out:
 	printf("answered %d of %d\n", answered, n);
 	if (answered != n)
 		return 1;

@@ -455,8 +455,12 @@ housekeeping(struct hca_chan *ch)
 	/* sessions the data plane found talking garbage */
 	for (s = TAILQ_FIRST(&ch->sessions); s; s = tmp) {
 		tmp = TAILQ_NEXT(s, next);
-		if (s->mc.dead)
-			session_end(ch, s);
+		if (!s->mc.dead)
+			continue;
+		if (s->kill_why && chan_warn_ok(ch))
+			CHAN_LOG(WARNING, "%s: cutting off client pid %d: %s",
+				 ch->node, (int)s->pid, s->kill_why);
+		session_end(ch, s);
 	}
 	hca_issm_events(ch, now);
 	if (now >= ch->trim_ms) {

@@ -46,6 +46,7 @@ struct hca_session {
 	bool wake;			/* in ch->wake, a write owed */
 	uint32_t refs;			/* control thread 1, wake list 1 */
 	uint64_t posted[3];		/* sends taken, per share */
+	const char *kill_why;		/* chan_session_kill()'s reason */
 };
 
 TAILQ_HEAD(hca_session_list, hca_session);
@@ -91,8 +92,7 @@ chan_session_of(struct hca_mad_client *c)
 /*
  * What a client did wrong is logged, but a client cannot fill the log:
  * at most CHAN_WARN_BURST warnings a second per port, then one line that
- * says how many were left out. Lcore or control thread; a lost count is
- * harmless.
+ * says how many were left out. Control thread only.
  */
 #define CHAN_WARN_BURST		10
 
@@ -117,13 +117,13 @@ chan_warn_ok(struct hca_chan *ch)
 	return false;
 }
 
-/* Cut a client off from the data plane; the control thread frees it. */
+/* Cut a client off from the data plane; the control thread says why
+ * (a log line is a system call: not under the port lock) and frees it. */
 static inline void
 chan_session_kill(struct hca_session *s, const char *why)
 {
-	if (!s->mc.dead && chan_warn_ok(s->ch))
-		CHAN_LOG(WARNING, "%s: cutting off client pid %d: %s",
-			 s->ch->node, (int)s->pid, why);
+	if (!s->mc.dead)
+		s->kill_why = why;
 	s->mc.dead = true;
 }
 

@@ -54,6 +54,9 @@ struct umad_sess {
 	int doorbell;			/* the daemon's, or -1 (madpmd/chan.h) */
 	uint8_t gids[8][16];		/* RoCE GIDs the daemon resolved */
 	unsigned int ngids;		/* under ctl_lock */
+	/* the eventfd, under rx_lock (madpmd/chan.h, "Wake-ups") */
+	uint64_t kicks_seen;		/* rx_kicks when we last cleared it */
+	bool efd_mine;			/* we wrote it since */
 };
 
 /* How long umad_recv() and umad_poll() spin on the ring before sleeping in
@@ -257,19 +260,48 @@ efd_signal(struct umad_sess *s)
 	while (n < 0 && errno == EINTR);
 }
 
-/* After the consumer found or left the ring empty: clear the eventfd,
- * then look again and re-arm it if a record slipped in meanwhile.
- * Called with rx_lock held. True when the ring is (still) empty. */
+static uint64_t
+rx_kicks(const struct umad_sess *s)
+{
+	return __atomic_load_n(&((const struct mpd_chan_shm *)s->shm)->rx_kicks,
+			       __ATOMIC_ACQUIRE);
+}
+
+/* After the consumer found or left the ring empty: clear the eventfd if
+ * it may be readable, then look again and re-arm it if a record slipped
+ * in meanwhile. Called with rx_lock held. True when the ring is (still)
+ * empty. */
 static bool
 rx_settle(struct umad_sess *s)
 {
-	efd_clear(s);
+	uint64_t k = rx_kicks(s);
+
+	if (k != s->kicks_seen || s->efd_mine) {
+		s->kicks_seen = k;
+		s->efd_mine = false;
+		efd_clear(s);
+	}
 	/* pairs with the daemon's fence in mpd_ring_put_wake() */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (mpd_ring_empty(&s->rx))
 		return true;
 	efd_signal(s);
+	s->efd_mine = true;
 	return false;
+}
+
+/* Records stay queued after a take: the fd must say so, and may not if
+ * they came while a thread spun (the daemon then wrote nothing). Only a
+ * write of our own not cleared since says so for sure: a daemon's write
+ * counted in rx_kicks may be one we cleared before the count moved.
+ * Called with rx_lock held. */
+static void
+rx_left_queued(struct umad_sess *s)
+{
+	if (s->efd_mine)
+		return;
+	efd_signal(s);
+	s->efd_mine = true;
 }
 
 static bool
@@ -414,12 +446,15 @@ spin_preempted(uint64_t now)
 	return last && d - before > (now - last) / 10;
 }
 
-/* Spin up to spin_ns for a record; true when one is queued. */
+/* Spin up to spin_ns for a record; true when one is queued. While it
+ * spins the daemon does not write the eventfd (madpmd/chan.h). */
 static bool
 spin(struct umad_sess *s)
 {
+	uint32_t *awake = &((struct mpd_chan_shm *)s->shm)->rx_awake;
 	uint64_t now = now_ns(), end;
 	unsigned int i;
+	bool got = false;
 
 	if (!s->spin_ns)
 		return false;
@@ -428,15 +463,19 @@ spin(struct umad_sess *s)
 				 __ATOMIC_RELAXED);
 	if (now < __atomic_load_n(&s->spin_off_until, __ATOMIC_RELAXED))
 		return false;
+	__atomic_add_fetch(awake, 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	end = now + s->spin_ns;
 	do {
-		for (i = 0; i < 64; i++) {
-			if (!mpd_ring_empty(&s->rx))
-				return true;
+		for (i = 0; i < 64 && !got; i++) {
+			got = !mpd_ring_empty(&s->rx);
 			cpu_relax();
 		}
-	} while (now_ns() < end);
-	return false;
+	} while (!got && now_ns() < end);
+	__atomic_sub_fetch(awake, 1, __ATOMIC_SEQ_CST);
+	/* a record the daemon saw us awake for, and did not wake us */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return got || !mpd_ring_empty(&s->rx);
 }
 
 /*
@@ -897,12 +936,14 @@ rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 	}
 	memcpy(mad->data, rec + UMAD_HDR_SIZE, mlen);
 	mpd_ring_consume(&s->rx);
+	if (mpd_ring_empty(&s->rx))
+		rx_settle(s);
+	else
+		rx_left_queued(s);
 	/* a response, or a send handed back, ends the request it names */
 	if (mlen >= MPD_MAD_HDR_LEN &&
 	    (hdr.status || mpd_mad_is_response(mad->data)))
 		sess_tid_done(s, umad_tid_key(mad->data, hdr.agent_id));
-	if (mpd_ring_empty(&s->rx))
-		rx_settle(s);
 	*length = (int)mlen;
 	return (int)hdr.agent_id;
 }

@@ -55,8 +55,11 @@ umad_deliver(struct hca_mad_client *c, const struct hca_mad_desc *d,
 	hca_rec_umad(ch->cfg.rec, ch->cfg.port, (uint32_t)s->pid, s->mc.id,
 		     MPD_REC_UMAD_RECV, d, mad, len);
 	/* a client with records still queued is awake or will see this one
-	 * before it sleeps: a system call per MAD saved */
-	if (wake)
+	 * before it sleeps; so is one spinning on the ring (loaded after the
+	 * fence in mpd_ring_put_wake(), madpmd/chan.h): a system call per
+	 * MAD saved */
+	if (wake && !__atomic_load_n(&((struct mpd_chan_shm *)s->shm)->rx_awake,
+				     __ATOMIC_ACQUIRE))
 		chan_wake_mark(ch, s);
 	return true;
 }

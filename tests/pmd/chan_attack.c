@@ -23,6 +23,9 @@
  *                                   MADs for it from NODE
  *   chan_attack flood DLID SECS     sends without pause, no time-out
  *   chan_attack pingpong DLID N     N requests, 16 in flight; hold
+ *   chan_attack wakeups DLID N      N requests, 1-32 in flight, each answer
+ *                                   waited for by umad_recv(), poll() or
+ *                                   umad_poll(); 0 when none waited 1 s
  *   chan_attack scribble            each ring position overwritten, one
  *                                   session per case
  *   chan_attack rmpp-hog DLID N SIZE [MS]  N RMPP sends of SIZE bytes,
@@ -953,6 +956,72 @@ out:
 	return 0;
 }
 
+/* ---- wakeups: every answer wakes whoever waits ------------------------------ */
+
+/*
+ * N requests, up to 32 in flight, each answer waited for in one of three
+ * ways at random: umad_recv() with a time-out (it spins, then sleeps),
+ * poll() on the port fd as an application does, then umad_recv(0), or
+ * umad_poll(). A wake-up lost (a record queued, the fd not readable)
+ * shows as a wait of a second; 0 when none was.
+ */
+static int
+mode_wakeups(uint16_t dlid, int n)
+{
+	void *buf = umad_buf(MPD_MAD_LEN);
+	int fd, id, sent = 0, answered = 0, stalls = 0, len, got, how[3] = { 0 };
+	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid(), t;
+
+	fd = port_open(NULL);
+	if (fd < 0 || (id = agent(fd, MPD_CLASS_PERF, 1, 0, 0)) < 0)
+		return 2;
+	while (answered < n) {
+		unsigned int burst, k;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		burst = 1 + (unsigned int)(seed >> 59);	/* 1..32 */
+		for (k = 0; k < burst && sent < n && sent - answered < 32; k++) {
+			perf_get(buf, dlid, 0x30000u + (unsigned int)sent);
+			if (umad_send(fd, id, buf, MPD_MAD_LEN, 2000, 0) < 0)
+				goto out;
+			sent++;
+		}
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		k = (unsigned int)(seed >> 62) % 3;
+		how[k]++;
+		t = now_ms();
+		do {
+			len = MPD_MAD_LEN;
+			if (k == 0) {
+				got = umad_recv(fd, buf, &len, 3000);
+				break;
+			}
+			if (k == 1) {
+				struct pollfd p = { .fd = umad_get_fd(fd),
+						    .events = POLLIN };
+
+				got = poll(&p, 1, 3000) == 1 ? 0 : -ETIMEDOUT;
+			} else {
+				got = umad_poll(fd, 3000);
+			}
+			if (got == 0)
+				got = umad_recv(fd, buf, &len, 0);
+			/* a wake-up whose record another look took: the
+			 * kernel's fd has none, an eventfd may; wait again */
+		} while (got == -EWOULDBLOCK && now_ms() - t < 3000);
+		if (now_ms() - t >= 1000)
+			stalls++;
+		if (got < 0 || umad_status(buf))
+			break;
+		answered++;
+	}
+out:
+	printf("answered %d of %d (waits: %d umad_recv, %d poll, %d umad_poll); %d waited a second or more\n",
+	       answered, n, how[0], how[1], how[2], stalls);
+	umad_close_port(fd);
+	return answered == n && !stalls ? 0 : 1;
+}
+
 /* ---- flood: sends without pause -------------------------------------------- */
 
 static int
@@ -1413,6 +1482,8 @@ main(int argc, char **argv)
 		return mode_unmatched(lid_arg(argv[2]));
 	if (!strcmp(m, "ringfull") && argc == 5)
 		return mode_ringfull(argv[2], lid_arg(argv[3]), atoi(argv[4]));
+	if (!strcmp(m, "wakeups") && argc == 4)
+		return mode_wakeups(lid_arg(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "pingpong") && argc == 4)
 		return mode_pingpong(lid_arg(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "flood") && argc == 4)

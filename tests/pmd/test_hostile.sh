@@ -211,6 +211,16 @@ ok $? "one TID sent twice while the first waits: $(cat "$tmp/dup.out")"
 "$run" --node hca2 "$attack" raw-dup 0x777 > "$tmp/rawdup.out" 2>&1
 ok $? "the same from a raw client: $(cat "$tmp/rawdup.out")"
 
+section "wake-ups"
+
+# every answer must wake whoever waits for it, whichever way it waits; a
+# lost one shows as a wait of a second (the daemon writes no eventfd while
+# a client spins, and the client then makes its fd readable itself)
+for spin in 50 0; do
+	MADPMD_UMAD_SPIN_US=$spin "$run" --node hca2 "$attack" wakeups "$lid1" 40000 > "$tmp/wk.out" 2>&1
+	ok $? "40,000 requests to hca1, 1-32 in flight, spin ${spin} us: $(cat "$tmp/wk.out")"
+done
+
 section "a class nobody serves"
 
 u0=$(xstat hca1/1 mad_unmatched)

@@ -41,7 +41,7 @@
 extern "C" {
 #endif
 
-#define MPD_CHAN_VERSION	2
+#define MPD_CHAN_VERSION	3
 #define MPD_CHAN_SOCK		"umad"
 #define MPD_CHAN_ISSM		"issm"
 #define MPD_CHAN_NODES		"nodes"
@@ -198,6 +198,12 @@ struct mpd_chan_shm {
 	/* written by the daemon only: non-zero while its lcore sleeps until
 	 * the doorbell (HELLO's third fd) rings */
 	uint32_t doorbell_armed;
+	/* written by the daemon only: its writes to the eventfd so far, each
+	 * counted once it is done (see "Wake-ups" below) */
+	uint64_t rx_kicks __attribute__((aligned(64)));
+	/* written by the client only: how many of its threads spin on the
+	 * receive ring now, looking at it without the eventfd */
+	uint32_t rx_awake __attribute__((aligned(64)));
 };
 
 /*
@@ -241,12 +247,24 @@ mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
  * Wake-ups: the daemon's lcore polls every send ring. For the other
  * direction the daemon writes 1 to the eventfd after queueing a record
  * into an empty receive ring (it publishes the record, fences, and finds
- * the client's tail where its head was); the eventfd is the "port fd" the
- * client hands to poll(). A client that empties its receive ring reads the
- * eventfd to clear it, fences, and looks at the ring once more, writing 1
- * back if a record slipped in, so the fd is readable whenever something is
- * queued. Records queued behind others need no write: the client sees them
- * before it ever clears the eventfd.
+ * the client's tail where its head was), unless it then finds rx_awake
+ * set: a client thread is spinning on the ring and will see the record.
+ * After each write it bumps rx_kicks. The eventfd is the "port fd" the
+ * client hands to poll(), and it must be readable whenever a record is
+ * queued and no thread of the client looks at the ring:
+ *  - a spinning thread adds 1 to rx_awake, fences, spins, and before it
+ *    stops takes its 1 back, fences and looks at the ring once more (of
+ *    the daemon's fence and its own, one sees the other's store: a record
+ *    the daemon did not wake it for is seen by that last look);
+ *  - a client that takes a record and leaves others queued makes the fd
+ *    readable itself, unless it wrote it already and has not cleared it
+ *    since (a write counted in rx_kicks may be one it has cleared);
+ *  - a client that empties its receive ring clears the eventfd when it
+ *    may be readable (it wrote it, or rx_kicks moved), fences, and looks
+ *    at the ring once more, writing 1 back if a record slipped in.
+ * So a client that spins while the daemon answers makes no system call,
+ * and neither does the daemon; a client that sleeps in poll() gets one
+ * write per empty-to-queued edge, as before.
  */
 
 #ifdef __cplusplus

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # madpmd-run: run a stock rdma-core tool (opensm, ibstat, smpquery,
-# saquery, ...) against a madpmd fabric. It puts madpmd's drop-in
-# libibumad.so.3 first on the library path, selects the node (the tool's
-# one CA) and the run directory, and execs the command unchanged.
+# saquery, ibv_devinfo, ...) against a madpmd fabric. It puts madpmd's
+# drop-in libibumad.so.3 and libibverbs.so.1 first on the library path,
+# selects the node (the tool's one CA) and the run directory, and execs
+# the command unchanged.
 set -u
 
 prog=madpmd-run
@@ -109,7 +110,13 @@ if [ ! -w "$sock" ]; then
 	die "$sock is not writable by you (run as the daemon's user, e.g. with sudo)"
 fi
 
-LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# the build tree keeps the drop-in libibverbs.so.1 beside, in lib/verbs;
+# installed, both are in the one private directory
+verbsdir=
+if [ -e "$libdir/../verbs/libibverbs.so.1" ]; then
+	verbsdir=$libdir/../verbs:
+fi
+LD_LIBRARY_PATH=$verbsdir$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 MADPMD_NODE=$node
 MADPMD_RUN_DIR=$run_dir
 export LD_LIBRARY_PATH MADPMD_NODE MADPMD_RUN_DIR

@@ -138,6 +138,13 @@ hca_chan_port_info(const struct hca_chan *ch, struct mpd_chan_port_info *pi)
 	pi->fw_ver = 1;
 	pi->num_pkeys = HCA_PKEY_TABLE_LEN;
 	memcpy(pi->pkeys, p->pkeys, sizeof(pi->pkeys));
+	pi->width_active = p->link_width_active;
+	pi->speed_active = p->link_speed_active;
+	pi->mtu_cap = p->mtu_cap;
+	pi->neighbor_mtu = p->neighbor_mtu;
+	pi->vl_cap = p->vl_cap;
+	pi->subnet_timeout = p->subnet_timeout;
+	memcpy(pi->ip4, p->ip4, sizeof(pi->ip4));
 }
 
 static int

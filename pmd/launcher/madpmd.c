@@ -501,6 +501,11 @@ main(int argc, char **argv)
 			goto out_ports;
 		fprintf(stderr, "madpmd: lossy wires: %s\n", o.lossy);
 	}
+	/* from the moment clients can connect, a stop is a clean one */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	/* a capture client that goes away is an error on its socket */
+	signal(SIGPIPE, SIG_IGN);
 	if (fab_start(&fab) != 0)
 		goto out_ports;
 	if (o.capture && fab_capture_open(&fab, o.capture) != 0) {
@@ -516,10 +521,6 @@ main(int argc, char **argv)
 	if (rte_pdump_init() != 0)
 		fprintf(stderr, "madpmd: dpdk-dumpcap will not attach: %s\n",
 			rte_strerror(rte_errno));
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	/* a capture client that goes away is an error on its socket */
-	signal(SIGPIPE, SIG_IGN);
 
 	fab.poll_lcore = rte_get_next_lcore(-1, 1, 0);
 	if (fab.poll_lcore >= RTE_MAX_LCORE) {

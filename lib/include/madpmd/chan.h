@@ -99,6 +99,17 @@ struct mpd_chan_port_info {
 	uint32_t fw_ver;
 	uint32_t num_pkeys;
 	uint16_t pkeys[32];
+	/* PortInfo encodings (IBA 14.2.5.6), which verbs use as they are */
+	uint8_t width_active;		/* LinkWidthActive */
+	uint8_t speed_active;		/* LinkSpeedActive */
+	uint8_t mtu_cap;		/* MTUCap: 1 256 .. 5 4096 */
+	uint8_t neighbor_mtu;		/* the active MTU */
+	uint8_t vl_cap;			/* VLCap: 1 VL0 .. 4 VL0-14 */
+	uint8_t subnet_timeout;
+	uint8_t pad2[2];
+	uint8_t ip4[4];			/* RoCE: the port's IPv4 address (its
+					 * GID 1, IPv4-mapped; GID 0 is
+					 * gid_prefix:port_guid on both) */
 };
 
 struct mpd_chan_hello_rep {

@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Devices and their attributes: ibv_get_device_list() lists the node the
+ * process runs on (madpmd-run's $MADPMD_NODE, else the first node of the
+ * run directory), named as the fabric names it ("hca1"); ports, GIDs and
+ * P_Keys are asked of the daemon, as libibumad asks for umad_get_port().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <endian.h>
+
+#include "verbs_priv.h"
+
+#define VERBS_VENDOR_ID		0x1af4	/* a virtual device's */
+#define VERBS_PART_ID		0x4d50	/* "MP" */
+
+/* ---- the device list ------------------------------------------------------ */
+
+VERBS_EXPORT struct ibv_device **
+ibv_get_device_list(int *num_devices)
+{
+	struct mpd_verbs_device *d;
+	struct ibv_device **list;
+	enum umad_lookup rc;
+
+	if (num_devices)
+		*num_devices = 0;
+	list = calloc(2, sizeof(*list));
+	d = calloc(1, sizeof(*d));
+	if (!list || !d) {
+		free(list);
+		free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	rc = umad_node_lookup(NULL, &d->node);
+	if (rc != UMAD_NODE_FOUND) {
+		/* no fabric: no device, as with no HCA in the machine */
+		free(d);
+		return list;
+	}
+	d->dev.node_type = IBV_NODE_CA;
+	d->dev.transport_type = IBV_TRANSPORT_IB;
+	snprintf(d->dev.name, sizeof(d->dev.name), "%s", d->node.name);
+	snprintf(d->dev.dev_name, sizeof(d->dev.dev_name), "uverbs-%.56s",
+		 d->node.name);
+	/* the node's directory in the run directory stands for sysfs */
+	snprintf(d->dev.dev_path, sizeof(d->dev.dev_path), "%.190s/%.63s",
+		 d->node.run_dir, d->node.name);
+	memcpy(d->dev.ibdev_path, d->dev.dev_path, sizeof(d->dev.ibdev_path));
+	list[0] = &d->dev;
+	if (num_devices)
+		*num_devices = 1;
+	return list;
+}
+
+VERBS_EXPORT void
+ibv_free_device_list(struct ibv_device **list)
+{
+	unsigned int i;
+
+	if (!list)
+		return;
+	for (i = 0; list[i]; i++)
+		free(list[i]);
+	free(list);
+}
+
+VERBS_EXPORT const char *
+ibv_get_device_name(struct ibv_device *device)
+{
+	return device ? device->name : NULL;
+}
+
+VERBS_EXPORT __be64
+ibv_get_device_guid(struct ibv_device *device)
+{
+	struct mpd_verbs_device *d = (struct mpd_verbs_device *)device;
+
+	return d ? htobe64(d->node.node_guid) : 0;
+}
+
+VERBS_EXPORT int
+ibv_get_device_index(struct ibv_device *device)
+{
+	(void)device;
+	return 0;	/* the one device a process sees */
+}
+
+/* ---- ports ---------------------------------------------------------------- */
+
+static int
+port_info(struct ibv_context *c, uint8_t port_num,
+	  struct mpd_chan_port_info *pi)
+{
+	struct mpd_verbs_device *d = mpd_verbs_ctx(c)->vdev;
+
+	if (port_num < 1 || port_num > d->node.num_ports)
+		return EINVAL;
+	return umad_port_info(&d->node, port_num, pi) ? EIO : 0;
+}
+
+static int
+query_port(struct ibv_context *c, uint8_t port_num, struct ibv_port_attr *a,
+	   size_t len)
+{
+	struct mpd_chan_port_info pi;
+	struct ibv_port_attr out;
+	int rc = port_info(c, port_num, &pi);
+
+	if (rc)
+		return rc;
+	memset(&out, 0, sizeof(out));
+	out.state = (enum ibv_port_state)pi.state;
+	out.max_mtu = (enum ibv_mtu)pi.mtu_cap;
+	out.active_mtu = (enum ibv_mtu)(pi.neighbor_mtu ? pi.neighbor_mtu :
+					pi.mtu_cap);
+	out.gid_tbl_len = pi.link_layer ? 2 : 1;
+	out.port_cap_flags = pi.capmask;
+	out.max_msg_sz = 1u << 31;	/* IBA 9.4: 2^31 bytes */
+	out.pkey_tbl_len = (uint16_t)pi.num_pkeys;
+	out.lid = (uint16_t)pi.lid;
+	out.sm_lid = (uint16_t)pi.sm_lid;
+	out.lmc = (uint8_t)pi.lmc;
+	/* the VLCap encoding, as the kernel fills it in */
+	out.max_vl_num = pi.vl_cap;
+	out.sm_sl = (uint8_t)pi.sm_sl;
+	out.subnet_timeout = pi.subnet_timeout;
+	/* ibv_port_attr takes PortInfo's encodings as they are */
+	out.active_width = pi.width_active;
+	out.active_speed = pi.speed_active;
+	out.phys_state = (uint8_t)pi.phys_state;
+	out.link_layer = pi.link_layer ? IBV_LINK_LAYER_ETHERNET :
+					 IBV_LINK_LAYER_INFINIBAND;
+	/* the caller's struct may be older (shorter) than ours */
+	memcpy(a, &out, len < sizeof(out) ? len : sizeof(out));
+	return 0;
+}
+
+/* The entry point that inline ibv_query_port() falls back on when a
+ * context has no query_port op; ours has one, old binaries call this. */
+VERBS_EXPORT int
+(ibv_query_port)(struct ibv_context *context, uint8_t port_num,
+		 struct _compat_ibv_port_attr *port_attr)
+{
+	return query_port(context, port_num, (struct ibv_port_attr *)port_attr,
+			  sizeof(struct ibv_port_attr));
+}
+
+static int
+gid_of(struct ibv_context *c, uint8_t port_num, int index, union ibv_gid *gid,
+       enum ibv_gid_type *type)
+{
+	struct mpd_chan_port_info pi;
+	int rc = port_info(c, port_num, &pi);
+
+	if (rc)
+		return rc;
+	if (index < 0 || index > (pi.link_layer ? 1 : 0))
+		return EINVAL;
+	memset(gid, 0, sizeof(*gid));
+	if (index == 0) {
+		gid->global.subnet_prefix = htobe64(pi.gid_prefix);
+		gid->global.interface_id = htobe64(pi.port_guid);
+	} else {
+		/* IPv4-mapped (RFC 4291 2.5.5.2), as RoCE v2 GIDs are */
+		gid->raw[10] = 0xff;
+		gid->raw[11] = 0xff;
+		memcpy(gid->raw + 12, pi.ip4, 4);
+	}
+	if (type)
+		*type = pi.link_layer ? IBV_GID_TYPE_ROCE_V2 : IBV_GID_TYPE_IB;
+	return 0;
+}
+
+VERBS_EXPORT int
+ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
+	      union ibv_gid *gid)
+{
+	int rc = gid_of(context, port_num, index, gid, NULL);
+
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
+
+/* IBVERBS_PRIVATE_34, which ibv_devinfo imports. Its types are sysfs's
+ * (driver.h's enum ibv_gid_type_sysfs: 0 "IB/RoCE v1", 1 "RoCE v2"),
+ * not enum ibv_gid_type's. */
+VERBS_EXPORT int
+ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		   unsigned int index, int *type)
+{
+	enum ibv_gid_type t;
+	union ibv_gid gid;
+	int rc = gid_of(context, port_num, (int)index, &gid, &t);
+
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	*type = t == IBV_GID_TYPE_ROCE_V2 ? VERBS_GID_SYSFS_ROCE_V2 :
+					    VERBS_GID_SYSFS_IB_ROCE_V1;
+	return 0;
+}
+
+VERBS_EXPORT int
+_ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
+		  uint32_t gid_index, struct ibv_gid_entry *entry,
+		  uint32_t flags, size_t entry_size)
+{
+	struct ibv_gid_entry e;
+	enum ibv_gid_type type;
+	int rc;
+
+	if (flags || entry_size < sizeof(e) || port_num > 255 ||
+	    gid_index > INT32_MAX)
+		return EINVAL;
+	memset(&e, 0, sizeof(e));
+	rc = gid_of(context, (uint8_t)port_num, (int)gid_index, &e.gid, &type);
+	if (rc)
+		return rc == EINVAL ? ENODATA : rc;
+	e.gid_index = gid_index;
+	e.port_num = port_num;
+	e.gid_type = type;
+	memcpy(entry, &e, sizeof(e));
+	return 0;
+}
+
+VERBS_EXPORT ssize_t
+_ibv_query_gid_table(struct ibv_context *context,
+		     struct ibv_gid_entry *entries, size_t max_entries,
+		     uint32_t flags, size_t entry_size)
+{
+	struct mpd_verbs_device *d = mpd_verbs_ctx(context)->vdev;
+	size_t n = 0;
+	uint32_t port, i;
+
+	if (flags || entry_size < sizeof(*entries))
+		return -EINVAL;
+	for (port = 1; port <= d->node.num_ports; port++)
+		for (i = 0; i < 2; i++) {
+			struct ibv_gid_entry e;
+
+			if (_ibv_query_gid_ex(context, port, i, &e, 0,
+					      sizeof(e)))
+				continue;
+			if (n == max_entries)
+				return -EINVAL;
+			memcpy((char *)entries + n * entry_size, &e, sizeof(e));
+			n++;
+		}
+	return (ssize_t)n;
+}
+
+VERBS_EXPORT int
+ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
+	       __be16 *pkey)
+{
+	struct mpd_chan_port_info pi;
+	int rc = port_info(context, port_num, &pi);
+
+	if (!rc && (index < 0 || (uint32_t)index >= pi.num_pkeys ||
+		    index >= (int)(sizeof(pi.pkeys) / sizeof(pi.pkeys[0]))))
+		rc = EINVAL;
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	*pkey = htobe16(pi.pkeys[index]);
+	return 0;
+}
+
+VERBS_EXPORT int
+ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
+{
+	struct mpd_chan_port_info pi;
+	unsigned int i;
+
+	if (port_info(context, port_num, &pi))
+		return -1;
+	for (i = 0; i < pi.num_pkeys && i < 32; i++)
+		if (pi.pkeys[i] == be16toh(pkey))
+			return (int)i;
+	return -1;
+}
+
+/* ---- the device ----------------------------------------------------------- */
+
+VERBS_EXPORT int
+ibv_query_device(struct ibv_context *context,
+		 struct ibv_device_attr *device_attr)
+{
+	struct mpd_verbs_device *d = mpd_verbs_ctx(context)->vdev;
+	struct mpd_chan_port_info pi;
+
+	if (umad_port_info(&d->node, 1, &pi)) {
+		errno = EIO;
+		return EIO;
+	}
+	memset(device_attr, 0, sizeof(*device_attr));
+	/* as umad_get_ca() and ibstat show it */
+	snprintf(device_attr->fw_ver, sizeof(device_attr->fw_ver), "%u.%u.%u",
+		 pi.fw_ver >> 24, (pi.fw_ver >> 16) & 0xff, pi.fw_ver & 0xffff);
+	device_attr->node_guid = htobe64(pi.node_guid);
+	device_attr->sys_image_guid = htobe64(pi.sys_guid);
+	device_attr->vendor_id = VERBS_VENDOR_ID;
+	device_attr->vendor_part_id = VERBS_PART_ID;
+	device_attr->hw_ver = 1;
+	device_attr->page_size_cap = (uint64_t)sysconf(_SC_PAGESIZE);
+	/* no queue pairs, CQs or memory regions yet: none to promise */
+	device_attr->max_pkeys = (uint16_t)pi.num_pkeys;
+	device_attr->phys_port_cnt = (uint8_t)d->node.num_ports;
+	return 0;
+}
+
+static int
+query_device_ex(struct ibv_context *context,
+		const struct ibv_query_device_ex_input *input,
+		struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ibv_device_attr_ex out;
+	int rc;
+
+	if (input && input->comp_mask)
+		return EINVAL;
+	if (attr_size < sizeof(out.orig_attr))
+		return EINVAL;
+	memset(&out, 0, sizeof(out));
+	rc = ibv_query_device(context, &out.orig_attr);
+	if (rc)
+		return rc;
+	memcpy(attr, &out, attr_size < sizeof(out) ? attr_size : sizeof(out));
+	return 0;
+}
+
+VERBS_EXPORT struct ibv_context *
+ibv_open_device(struct ibv_device *device)
+{
+	struct mpd_verbs_device *d = (struct mpd_verbs_device *)device;
+	struct mpd_chan_port_info pi;
+	struct mpd_verbs_ctx *c;
+
+	if (!d) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* the daemon must be there now, not at the first query */
+	if (umad_port_info(&d->node, 1, &pi)) {
+		errno = ENODEV;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->vdev = d;
+	c->vctx.sz = sizeof(c->vctx);
+	c->vctx.query_port = query_port;
+	c->vctx.query_device_ex = query_device_ex;
+	c->vctx.context.device = device;
+	c->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	c->vctx.context.cmd_fd = -1;
+	/* async events come on this fd (none yet: no QP, CQ or port event is
+	 * reported), readable when one is queued */
+	c->vctx.context.async_fd = eventfd(0, EFD_CLOEXEC);
+	if (c->vctx.context.async_fd < 0) {
+		free(c);
+		return NULL;
+	}
+	pthread_mutex_init(&c->vctx.context.mutex, NULL);
+	return &c->vctx.context;
+}
+
+VERBS_EXPORT int
+ibv_close_device(struct ibv_context *context)
+{
+	struct mpd_verbs_ctx *c;
+
+	if (!context)
+		return 0;
+	c = mpd_verbs_ctx(context);
+	close(context->async_fd);
+	pthread_mutex_destroy(&context->mutex);
+	free(c);
+	return 0;
+}
+
+VERBS_EXPORT int
+ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+{
+	struct pollfd p = { .fd = context->async_fd, .events = POLLIN };
+	int flags = fcntl(context->async_fd, F_GETFL);
+
+	(void)event;
+	/* as the kernel's fd: blocking unless the caller made it not */
+	if (flags >= 0 && !(flags & O_NONBLOCK)) {
+		while (poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+VERBS_EXPORT void
+ibv_ack_async_event(struct ibv_async_event *event)
+{
+	(void)event;
+}
+
+/* ---- sysfs (ibv_devinfo reads the board id) --------------------------------- */
+
+VERBS_EXPORT int
+ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size)
+{
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+	    (int)sizeof(path))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	if ((size_t)n < size)
+		buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return (int)n;
+}
+
+VERBS_EXPORT int
+ibv_get_sysfs_path(char *buf, size_t size)
+{
+	return snprintf(buf, size, "%s", "/sys") >= (int)size ? -1 : 0;
+}

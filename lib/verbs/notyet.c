@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verbs this drop-in does not carry out yet (queue pairs, CQs, memory
+ * regions and what hangs on them: docs/verbs.md says what works). Each
+ * fails at once as the man page says a refused call fails, with errno
+ * EOPNOTSUPP: -1, NULL, or EOPNOTSUPP itself where the verb returns an
+ * errno. Objects these calls would take can never have come from here:
+ * the calls that free them say EINVAL.
+ */
+#include <errno.h>
+
+#include "verbs_priv.h"
+
+static void *
+null_not_yet(void)
+{
+	errno = VERBS_NOT_YET;
+	return NULL;
+}
+
+VERBS_EXPORT struct ibv_comp_channel *
+ibv_create_comp_channel(struct ibv_context *context)
+{
+	(void)context;
+	return null_not_yet();
+}
+
+VERBS_EXPORT int
+ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	(void)channel;
+	errno = EINVAL;
+	return -1;
+}
+
+VERBS_EXPORT struct ibv_pd *
+ibv_alloc_pd(struct ibv_context *context)
+{
+	(void)context;
+	return null_not_yet();
+}
+
+VERBS_EXPORT int
+ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	(void)pd;
+	return EINVAL;
+}
+
+VERBS_EXPORT struct ibv_mr *
+(ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	(void)pd, (void)addr, (void)length, (void)access;
+	return null_not_yet();
+}
+
+VERBS_EXPORT struct ibv_mr *
+(ibv_reg_mr_iova)(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+		  int access)
+{
+	(void)pd, (void)addr, (void)length, (void)iova, (void)access;
+	return null_not_yet();
+}
+
+VERBS_EXPORT struct ibv_mr *
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+		 unsigned int access)
+{
+	(void)pd, (void)addr, (void)length, (void)iova, (void)access;
+	return null_not_yet();
+}
+
+VERBS_EXPORT struct ibv_mr *
+ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+		  uint64_t iova, int fd, int access)
+{
+	(void)pd, (void)offset, (void)length, (void)iova, (void)fd,
+	(void)access;
+	return null_not_yet();
+}
+
+VERBS_EXPORT int
+ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+	     size_t length, int access)
+{
+	(void)mr, (void)flags, (void)pd, (void)addr, (void)length,
+	(void)access;
+	return EINVAL;
+}
+
+VERBS_EXPORT int
+ibv_dereg_mr(struct ibv_mr *mr)
+{
+	(void)mr;
+	return EINVAL;
+}
+
+VERBS_EXPORT struct ibv_cq *
+ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+	      struct ibv_comp_channel *channel, int comp_vector)
+{
+	(void)context, (void)cqe, (void)cq_context, (void)channel,
+	(void)comp_vector;
+	return null_not_yet();
+}
+
+VERBS_EXPORT int
+ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	(void)cq, (void)cqe;
+	return EINVAL;
+}
+
+VERBS_EXPORT int
+ibv_destroy_cq(struct ibv_cq *cq)
+{
+	(void)cq;
+	return EINVAL;
+}
+
+VERBS_EXPORT int
+ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+		 void **cq_context)
+{
+	(void)channel, (void)cq, (void)cq_context;
+	errno = EINVAL;
+	return -1;
+}
+
+VERBS_EXPORT void
+ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	(void)cq, (void)nevents;
+}
+
+VERBS_EXPORT struct ibv_qp *
+ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+{
+	(void)pd, (void)qp_init_attr;
+	return null_not_yet();
+}
+
+VERBS_EXPORT int
+ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	(void)qp, (void)attr, (void)attr_mask;
+	return EINVAL;
+}
+
+VERBS_EXPORT int
+ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+	     struct ibv_qp_init_attr *init_attr)
+{
+	(void)qp, (void)attr, (void)attr_mask, (void)init_attr;
+	return EINVAL;
+}
+
+VERBS_EXPORT int
+ibv_destroy_qp(struct ibv_qp *qp)
+{
+	(void)qp;
+	return EINVAL;
+}
+
+VERBS_EXPORT struct ibv_qp_ex *
+ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	(void)qp;
+	return null_not_yet();
+}
+
+VERBS_EXPORT int
+ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+			   uint32_t flags)
+{
+	(void)qp, (void)op, (void)flags;
+	return 0;	/* "not guaranteed in order": always true */
+}
+
+VERBS_EXPORT int
+ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp, (void)ece;
+	return EOPNOTSUPP;
+}
+
+VERBS_EXPORT int
+ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp, (void)ece;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+VERBS_EXPORT struct ibv_srq *
+ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)
+{
+	(void)pd, (void)srq_init_attr;
+	return null_not_yet();
+}
+
+VERBS_EXPORT int
+ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+	       int srq_attr_mask)
+{
+	(void)srq, (void)srq_attr, (void)srq_attr_mask;
+	return EINVAL;
+}
+
+VERBS_EXPORT int
+ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
+{
+	(void)srq, (void)srq_attr;
+	return EINVAL;
+}
+
+VERBS_EXPORT int
+ibv_destroy_srq(struct ibv_srq *srq)
+{
+	(void)srq;
+	return EINVAL;
+}
+
+VERBS_EXPORT struct ibv_ah *
+ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	(void)pd, (void)attr;
+	return null_not_yet();
+}
+
+VERBS_EXPORT struct ibv_ah *
+ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+		      uint8_t port_num)
+{
+	(void)pd, (void)wc, (void)grh, (void)port_num;
+	return null_not_yet();
+}
+
+VERBS_EXPORT int
+ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
+		    struct ibv_wc *wc, struct ibv_grh *grh,
+		    struct ibv_ah_attr *ah_attr)
+{
+	(void)context, (void)port_num, (void)wc, (void)grh, (void)ah_attr;
+	errno = VERBS_NOT_YET;
+	return -1;
+}
+
+VERBS_EXPORT int
+ibv_destroy_ah(struct ibv_ah *ah)
+{
+	(void)ah;
+	return EINVAL;
+}
+
+VERBS_EXPORT int
+ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	(void)qp, (void)gid, (void)lid;
+	return EINVAL;
+}
+
+VERBS_EXPORT int
+ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	(void)qp, (void)gid, (void)lid;
+	return EINVAL;
+}
+
+VERBS_EXPORT int
+ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
+			    struct ibv_ah_attr *attr,
+			    uint8_t eth_mac[ETHERNET_LL_SIZE], uint16_t *vid)
+{
+	(void)context, (void)attr, (void)eth_mac, (void)vid;
+	return VERBS_NOT_YET;
+}
+
+/* No memory is pinned the kernel's way: fork needs nothing */
+VERBS_EXPORT int
+ibv_fork_init(void)
+{
+	return 0;
+}
+
+VERBS_EXPORT enum ibv_fork_status
+ibv_is_fork_initialized(void)
+{
+	return IBV_FORK_UNNEEDED;
+}
+
+VERBS_EXPORT int
+ibv_dontfork_range(void *base, size_t size)
+{
+	(void)base, (void)size;
+	return 0;
+}
+
+VERBS_EXPORT int
+ibv_dofork_range(void *base, size_t size)
+{
+	(void)base, (void)size;
+	return 0;
+}
+
+/* Sharing objects through a kernel command fd: there is no such fd */
+VERBS_EXPORT struct ibv_context *
+ibv_import_device(int cmd_fd)
+{
+	(void)cmd_fd;
+	return null_not_yet();
+}
+
+VERBS_EXPORT struct ibv_pd *
+ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
+{
+	(void)context, (void)pd_handle;
+	return null_not_yet();
+}
+
+VERBS_EXPORT void
+ibv_unimport_pd(struct ibv_pd *pd)
+{
+	(void)pd;
+}
+
+VERBS_EXPORT struct ibv_mr *
+ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	(void)pd, (void)mr_handle;
+	return null_not_yet();
+}
+
+VERBS_EXPORT void
+ibv_unimport_mr(struct ibv_mr *mr)
+{
+	(void)mr;
+}
+
+VERBS_EXPORT struct ibv_dm *
+ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
+{
+	(void)context, (void)dm_handle;
+	return null_not_yet();
+}
+
+VERBS_EXPORT void
+ibv_unimport_dm(struct ibv_dm *dm)
+{
+	(void)dm;
+}
+
+/*
+ * IBVERBS_PRIVATE_34: the interface of rdma-core 44's providers, which
+ * this library does not load. The symbols exist so that programs linked
+ * with providers (perftest loads libmlx5 and libefa) start; a provider
+ * that registers itself is ignored, and every command fails.
+ */
+#define PRIVATE_STUB(name)						\
+	int name(void);							\
+	VERBS_EXPORT int						\
+	name(void)							\
+	{								\
+		errno = VERBS_NOT_YET;					\
+		return VERBS_NOT_YET;					\
+	}
+PRIVATE_STUB(__ioctl_final_num_attrs)
+PRIVATE_STUB(__verbs_log)
+PRIVATE_STUB(_verbs_init_and_alloc_context)
+PRIVATE_STUB(execute_ioctl)
+PRIVATE_STUB(ibv_cmd_advise_mr)
+PRIVATE_STUB(ibv_cmd_alloc_dm)
+PRIVATE_STUB(ibv_cmd_alloc_mw)
+PRIVATE_STUB(ibv_cmd_alloc_pd)
+PRIVATE_STUB(ibv_cmd_attach_mcast)
+PRIVATE_STUB(ibv_cmd_close_xrcd)
+PRIVATE_STUB(ibv_cmd_create_ah)
+PRIVATE_STUB(ibv_cmd_create_counters)
+PRIVATE_STUB(ibv_cmd_create_cq)
+PRIVATE_STUB(ibv_cmd_create_cq_ex)
+PRIVATE_STUB(ibv_cmd_create_flow)
+PRIVATE_STUB(ibv_cmd_create_flow_action_esp)
+PRIVATE_STUB(ibv_cmd_create_qp)
+PRIVATE_STUB(ibv_cmd_create_qp_ex)
+PRIVATE_STUB(ibv_cmd_create_qp_ex2)
+PRIVATE_STUB(ibv_cmd_create_rwq_ind_table)
+PRIVATE_STUB(ibv_cmd_create_srq)
+PRIVATE_STUB(ibv_cmd_create_srq_ex)
+PRIVATE_STUB(ibv_cmd_create_wq)
+PRIVATE_STUB(ibv_cmd_dealloc_mw)
+PRIVATE_STUB(ibv_cmd_dealloc_pd)
+PRIVATE_STUB(ibv_cmd_dereg_mr)
+PRIVATE_STUB(ibv_cmd_destroy_ah)
+PRIVATE_STUB(ibv_cmd_destroy_counters)
+PRIVATE_STUB(ibv_cmd_destroy_cq)
+PRIVATE_STUB(ibv_cmd_destroy_flow)
+PRIVATE_STUB(ibv_cmd_destroy_flow_action)
+PRIVATE_STUB(ibv_cmd_destroy_qp)
+PRIVATE_STUB(ibv_cmd_destroy_rwq_ind_table)
+PRIVATE_STUB(ibv_cmd_destroy_srq)
+PRIVATE_STUB(ibv_cmd_destroy_wq)
+PRIVATE_STUB(ibv_cmd_detach_mcast)
+PRIVATE_STUB(ibv_cmd_free_dm)
+PRIVATE_STUB(ibv_cmd_get_context)
+PRIVATE_STUB(ibv_cmd_modify_cq)
+PRIVATE_STUB(ibv_cmd_modify_flow_action_esp)
+PRIVATE_STUB(ibv_cmd_modify_qp)
+PRIVATE_STUB(ibv_cmd_modify_qp_ex)
+PRIVATE_STUB(ibv_cmd_modify_srq)
+PRIVATE_STUB(ibv_cmd_modify_wq)
+PRIVATE_STUB(ibv_cmd_open_qp)
+PRIVATE_STUB(ibv_cmd_open_xrcd)
+PRIVATE_STUB(ibv_cmd_poll_cq)
+PRIVATE_STUB(ibv_cmd_post_recv)
+PRIVATE_STUB(ibv_cmd_post_send)
+PRIVATE_STUB(ibv_cmd_post_srq_recv)
+PRIVATE_STUB(ibv_cmd_query_context)
+PRIVATE_STUB(ibv_cmd_query_device_any)
+PRIVATE_STUB(ibv_cmd_query_mr)
+PRIVATE_STUB(ibv_cmd_query_port)
+PRIVATE_STUB(ibv_cmd_query_qp)
+PRIVATE_STUB(ibv_cmd_query_srq)
+PRIVATE_STUB(ibv_cmd_read_counters)
+PRIVATE_STUB(ibv_cmd_reg_dm_mr)
+PRIVATE_STUB(ibv_cmd_reg_dmabuf_mr)
+PRIVATE_STUB(ibv_cmd_reg_mr)
+PRIVATE_STUB(ibv_cmd_req_notify_cq)
+PRIVATE_STUB(ibv_cmd_rereg_mr)
+PRIVATE_STUB(ibv_cmd_resize_cq)
+PRIVATE_STUB(ibv_read_ibdev_sysfs_file)
+PRIVATE_STUB(verbs_allow_disassociate_destroy)
+PRIVATE_STUB(verbs_init_cq)
+PRIVATE_STUB(verbs_open_device)
+PRIVATE_STUB(verbs_set_ops)
+PRIVATE_STUB(verbs_uninit_context)
+
+/* a provider's constructor calls this: nothing to register with */
+void verbs_register_driver_34(const void *ops);
+
+VERBS_EXPORT void
+verbs_register_driver_34(const void *ops)
+{
+	(void)ops;
+}

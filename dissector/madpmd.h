@@ -7,7 +7,8 @@
  *   madpmd-mad.c        MAD and class headers, RMPP reassembly, TID matching
  *   madpmd-layout.c     attribute/record fields generated from the codec's
  *                       layouts (SMP, SA, PerfMgt, CM)
- *   madpmd-stats.c      the response-time tap and "-z madpmd,rtt"
+ *   madpmd-stats.c      the response-time tap, "-z madpmd,rtt" and the
+ *                       service response time tables ("-z madpmd,srt")
  */
 #ifndef MADPMD_PLUGIN_H
 #define MADPMD_PLUGIN_H
@@ -75,6 +76,7 @@ struct madpmd_rtt_tap {
 	guint8 mgmt_class;
 	guint8 method;		/* of the request */
 	guint16 attr_id;
+	nstime_t req_time;	/* when the request was seen */
 	nstime_t rtt;
 };
 extern int madpmd_tap;

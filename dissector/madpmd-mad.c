@@ -357,7 +357,7 @@ struct mad_trans {
 
 struct rmpp_state {
 	guint32 last_seg;	/* last DATA segment seen (first pass) */
-	gboolean done;
+	gboolean done;		/* reassembled */
 };
 
 /* per frame, so the second pass and random access show the same */
@@ -462,6 +462,17 @@ static gboolean
 method_is_response(guint8 m)
 {
 	return (m & MPD_METHOD_RESP) || m == MPD_METHOD_TRAP_REPRESS;
+}
+
+/* Was the RMPP transfer under key reassembled (first pass)? set: it is. */
+static gboolean
+rmpp_whole(const struct mad_key *key, gboolean set)
+{
+	struct rmpp_state *rs = wmem_map_lookup(rmpp_map, key);
+
+	if (rs && set)
+		rs->done = TRUE;
+	return rs && rs->done;
 }
 
 static void
@@ -857,8 +868,13 @@ madpmd_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 					proto_tree_add_item(st, hf_rmpp_segdata,
 						tvb, MPD_SA_HDR_END, seg_len,
 						ENC_NA);
-					if (last && !PINFO_FD_VISITED(pinfo))
+					/* not when it only repeats the last
+					 * segment of a message that is whole */
+					if (last && !PINFO_FD_VISITED(pinfo) &&
+					    !rmpp_whole(&key, FALSE))
 						mf->incomplete = TRUE;
+				} else if (!PINFO_FD_VISITED(pinfo)) {
+					rmpp_whole(&key, TRUE);
 				}
 			} else {
 				proto_tree_add_item(st, hf_rmpp_segdata, tvb,

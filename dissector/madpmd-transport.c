@@ -18,6 +18,7 @@
 #include <epan/address.h>
 #include <epan/exceptions.h>
 #include <epan/show_exception.h>
+#include <wiretap/wtap.h>
 
 #include "madpmd/mad.h"
 #include "madpmd/wire.h"
@@ -460,6 +461,52 @@ dispatch_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 			       madpmd_pref_take_roce, tvb, pinfo, tree, data);
 }
 
+/*
+ * Native IB packets exported as PDUs naming the stock "infiniband"
+ * dissector (what madpmd's captures hold by default): with the
+ * "decode_ib" preference, decoded by madpmd too, beside the stock
+ * dissector's decoding. The packet follows the exported PDU's tags.
+ */
+static int
+postdissect_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+	       void *data _U_)
+{
+	static const char stock_name[] = "infiniband";
+	int off = 0, len = (int)tvb_captured_length(tvb);
+	gboolean stock = FALSE;
+
+	if (!madpmd_pref_decode_ib || !pinfo->rec ||
+	    pinfo->rec->rec_type != REC_TYPE_PACKET ||
+	    pinfo->rec->rec_header.packet_header.pkt_encap !=
+	    WTAP_ENCAP_WIRESHARK_UPPER_PDU)
+		return 0;
+	for (;;) {
+		guint16 tag, tl;
+
+		if (off + 4 > len)
+			return 0;
+		tag = tvb_get_ntohs(tvb, off);
+		tl = tvb_get_ntohs(tvb, off + 2);
+		off += 4;
+		if (tag == 0)	/* EXP_PDU_TAG_END_OF_OPT */
+			break;
+		if (off + tl > len)
+			return 0;
+		/* EXP_PDU_TAG_DISSECTOR_NAME, NUL padded */
+		if (tag == 12 && tl >= sizeof(stock_name) - 1 &&
+		    tvb_memeql(tvb, off, (const guint8 *)stock_name,
+			       sizeof(stock_name) - 1) == 0 &&
+		    (tl == sizeof(stock_name) - 1 ||
+		     tvb_get_guint8(tvb, off + sizeof(stock_name) - 1) == 0))
+			stock = TRUE;
+		off += tl;
+	}
+	if (!stock || off >= len)
+		return 0;
+	return madpmd_dissect_ib(tvb_new_subset_remaining(tvb, off), pinfo,
+				 tree, NULL);
+}
+
 void
 madpmd_transport_register(void)
 {
@@ -569,6 +616,8 @@ madpmd_transport_register(void)
 							  proto_madpmd);
 	madpmd_roce_mad_handle = create_dissector_handle(dissect_roce_mad,
 							 proto_madpmd);
+	register_postdissector(create_dissector_handle(postdissect_ib,
+						       proto_madpmd));
 	madpmd_rroce_handle = create_dissector_handle_with_name_and_description(
 		dispatch_rroce, -1, "madpmd_rroce",
 		"madpmd RoCEv2 MADs (others: InfiniBand)");

@@ -24,6 +24,7 @@ extern int proto_madpmd;
 extern gboolean madpmd_pref_take_roce;
 extern gboolean madpmd_pref_check_crc;
 extern gboolean madpmd_pref_reassemble;
+extern gboolean madpmd_pref_decode_ib;
 
 /* Where a MAD came from: matching and reassembly never mix the layers. */
 enum madpmd_layer {

@@ -34,6 +34,7 @@ int proto_madpmd = -1;
 gboolean madpmd_pref_take_roce = TRUE;
 gboolean madpmd_pref_check_crc = TRUE;
 gboolean madpmd_pref_reassemble = TRUE;
+gboolean madpmd_pref_decode_ib = FALSE;
 
 /* ---- record fields ---------------------------------------------------- */
 
@@ -686,6 +687,13 @@ proto_register_madpmd(void)
 		"Reassemble RMPP messages",
 		"Reassemble multi-segment RMPP messages (SA tables)",
 		&madpmd_pref_reassemble);
+	prefs_register_bool_preference(m, "decode_ib",
+		"Decode native IB MADs exported for the stock dissector",
+		"Native InfiniBand packets that a capture hands to the stock "
+		"\"infiniband\" dissector (exported PDUs, madpmd's default) "
+		"are decoded by madpmd as well, beside it: RMPP reassembly, "
+		"ICRC/VCRC checks, response times on the IB wire",
+		&madpmd_pref_decode_ib);
 }
 
 static void

@@ -259,5 +259,42 @@ if [ -f "$P" ]; then
 		"2 4 6 8 "
 fi
 
+# -- madpmd.decode_ib: the plugin on native IB packets exported for the
+# stock dissector, beside it; RMPP reassembled per interface and direction
+# (each segment shows at its sender, outbound, and its receiver, inbound)
+IF=(frame.number frame.interface_name frame.p2p_dir madpmd.rmpp.type madpmd.rmpp.flags
+    madpmd.rmpp.segment madpmd.sa.records madpmd.sa.pathrecord.dlid madpmd.vcrc.status
+    madpmd.icrc.status madpmd.time infiniband.rmpp.rmpptype _ws.expert.message)
+ibdump() {	# ibdump FILE OUT [tshark options]
+	local f=() x in=$1 out=$2
+	shift 2
+	for x in "${IF[@]}"; do f+=(-e "$x"); done
+	ts -n -r "$tmp/pcaps/$in" "$@" -T fields -E header=y -E occurrence=a "${f[@]}" > "$out"
+}
+for s in saquery-rmpp lossy-rmpp; do
+	[ -f "$tmp/pcaps/$s.pcapng" ] || continue
+	ibdump $s.pcapng "$tmp/$s.ib0"
+	is "$s, default preferences: IB packets for the stock dissector left to it (frames with madpmd.rmpp.type)" \
+		"$(q "$tmp/$s.ib0" 'v("madpmd.rmpp.type") != "" && v("frame.interface_name") != "" && v("infiniband.rmpp.rmpptype") != ""' 'print' | wc -l)" 0
+	ibdump $s.pcapng "$tmp/$s.ib" -o madpmd.decode_ib:TRUE
+	w=$(q "$tmp/$s.ib" 'v("infiniband.rmpp.rmpptype") != ""' 'print' | wc -l)
+	m=$(q "$tmp/$s.ib" 'v("infiniband.rmpp.rmpptype") != "" && v("madpmd.rmpp.type") == v("infiniband.rmpp.rmpptype") && v("madpmd.vcrc.status") == 1 && v("madpmd.icrc.status") == 1' 'print' | wc -l)
+	[ "$w" -gt 0 ] && [ "$m" = "$w" ]
+	ok $? "$s, madpmd.decode_ib: the plugin decodes $m of the $w RMPP packets on the wire (DATA/ACK, good ICRC and VCRC)"
+	# every copy of a last DATA segment: whole table, at each end
+	lasts=$(q "$tmp/$s.ib" 'v("madpmd.vcrc.status") != "" && v("madpmd.rmpp.type") == 1 && num(v("madpmd.rmpp.flags")) >= 4' 'print v("frame.interface_name") ":" v("frame.p2p_dir") ":" (v("madpmd.sa.records") != "" ? v("madpmd.sa.records") : "-")' | sort | uniq -c | awk '{ printf "%s x%d ", $2, $1 }')
+	inc=$(q "$tmp/$s.ib" 'v("_ws.expert.message") ~ /incomplete/' 'print' | wc -l)
+	case $s in
+	saquery-rmpp) want="hca1/1:0:1 x1 hca1/1:0:2 x1 hca1/1:0:4 x1 hca2/1:1:1 x1 hca2/1:1:2 x1 hca2/1:1:4 x1 " ;;
+	lossy-rmpp) want="hca1/1:0:- x1 hca1/1:0:4 x1 hca2/1:1:4 x1 " ;;
+	esac
+	is "$s, madpmd.decode_ib: last DATA segments (interface:direction:records), reassembled at both ends" \
+		"$lasts" "$want" "the sender's repeat of a whole message adds nothing"
+	is "$s, madpmd.decode_ib: \"message incomplete\" expert infos" "$inc" 0
+	n2=$(q "$tmp/$s.ib" 'v("madpmd.time") != "" && v("frame.interface_name") == "hca2/1" && v("frame.p2p_dir") == 1' 'print' | wc -l)
+	[ "$n2" -gt 0 ]
+	ok $? "$s, madpmd.decode_ib: $n2 responses timed at the requester's end of the wire (hca2/1 inbound)"
+done
+
 echo "1..$n"
 exit $fail

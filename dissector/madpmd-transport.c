@@ -229,12 +229,16 @@ dissect_transport(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	gboolean has_grh = st == START_GRH;
 	guint8 op, pad;
 	guint32 crc;
+	const char *label;
 	proto_item *ti;
 	proto_tree *t, *sub;
 
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "madpmd");
 	col_clear(pinfo->cinfo, COL_INFO);
 	ti = proto_tree_add_item(tree, proto_madpmd, tvb, 0, -1, ENC_NA);
+	label = madpmd_port_label(pinfo);
+	if (label)
+		proto_item_append_text(ti, ", %s", label);
 	t = proto_item_add_subtree(ti, ett_transport);
 	end = (int)tvb_reported_length(tvb);
 

@@ -33,6 +33,9 @@ enum madpmd_layer {
 	MADPMD_LAYER_BARE = 2,
 };
 
+/* "hca1 port 1" from the frame's interface ("hca1/1"), or NULL. */
+const char *madpmd_port_label(packet_info *pinfo);
+
 /* ---- madpmd-transport.c -------------------------------------------- */
 void madpmd_transport_register(void);
 void madpmd_transport_handoff(void);

@@ -16,6 +16,8 @@
 #include <epan/expert.h>
 #include <epan/prefs.h>
 #include <epan/proto.h>
+#include <epan/epan.h>
+#include <wiretap/wtap.h>
 
 #include "madpmd/records.h"
 #include "madpmd.h"
@@ -155,6 +157,35 @@ static const value_string phys_state_vals[] = {
 	{ 5, "LinkUp" }, { 6, "LinkErrorRecovery" }, { 7, "PhyTest" },
 	{ 0, NULL }
 };
+
+/* ---- the node and port of a frame ----------------------------------- */
+
+/*
+ * "hca1 port 1" for a frame captured on madpmd's interface "hca1/1" (the
+ * interface names the node and the port); NULL when the interface is not
+ * named that way.
+ */
+const char *
+madpmd_port_label(packet_info *pinfo)
+{
+	const char *ifn, *sl;
+	char *end;
+	unsigned long port;
+
+	if (!pinfo->rec || !pinfo->epan ||
+	    !(pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
+		return NULL;
+	ifn = epan_get_interface_name(pinfo->epan,
+				      pinfo->rec->rec_header.packet_header.interface_id);
+	sl = ifn ? strrchr(ifn, '/') : NULL;
+	if (!sl || sl == ifn || !g_ascii_isdigit(sl[1]))
+		return NULL;
+	port = strtoul(sl + 1, &end, 10);
+	if (*end || port > 255)
+		return NULL;
+	return wmem_strdup_printf(pinfo->pool, "%.*s port %lu",
+				  (int)(sl - ifn), ifn, port);
+}
 
 /* ---- records ---------------------------------------------------------- */
 
@@ -373,6 +404,7 @@ dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	guint32 kind, node, port;
 	proto_item *ti, *it;
 	proto_tree *t, *ht;
+	const char *label;
 	static int *const flag_bits[] = { &hf_rec_flag_trunc, NULL };
 
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "madpmd");
@@ -401,9 +433,17 @@ dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 				     ENC_BIG_ENDIAN, &node);
 	proto_tree_add_item(ht, hf_rec_seq, tvb, 16, 4, ENC_BIG_ENDIAN);
 	proto_tree_add_item(ht, hf_rec_bodylen, tvb, 20, 4, ENC_BIG_ENDIAN);
-	proto_item_append_text(ti, ", %s, node %u port %u",
-			       val_to_str_const(kind, kind_vals, "unknown"),
-			       node, port);
+	label = madpmd_port_label(pinfo);
+	if (label)
+		proto_item_append_text(ti, ", %s, %s (node %u)",
+				       val_to_str_const(kind, kind_vals,
+							"unknown"),
+				       label, node);
+	else
+		proto_item_append_text(ti, ", %s, node %u port %u",
+				       val_to_str_const(kind, kind_vals,
+							"unknown"),
+				       node, port);
 	if (hl < MPD_REC_HDR_LEN || hl > len || body < 0 || body > len - hl) {
 		expert_add_info_format(pinfo, it, &ei_rec_bad,
 				       "Header length %d / body length %d do not fit a record of %d bytes",

@@ -72,7 +72,7 @@ PF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.sev
     madpmd.perf.portcounters.counterselect madpmd.perf.portcounters.portrcvpkts
     madpmd.perf.portcounters.portxmitpkts madpmd.perf.portcountersext.portselect
     madpmd.perf.portcountersext.portrcvpkts madpmd.icrc.status madpmd.response_to
-    madpmd.time udp.dstport)
+    madpmd.time udp.dstport frame.time_delta madpmd.response_in)
 SF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.severity
     frame.protocols infiniband.lrh.dlid infiniband.mad.method infiniband.mad.attributeid
     infiniband.mad.transactionid infiniband.rmpp.rmpptype infiniband.rmpp.rmppflags
@@ -132,6 +132,9 @@ for path in "$tmp"/pcaps/*.pcapng; do
 	err=$(q "$tmp/$fn.p" 'v("_ws.expert.severity") != ""' 'n = split(v("_ws.expert.severity"), a, ","); for (i = 1; i <= n; i++) if (a[i] + 0 >= 8388608) { print v("frame.number"); break }' | wc -l)
 	[ "$mal" = 0 ] && [ "$smal" = 0 ] && [ "$err" = 0 ]
 	ok $? "$fn: $mal malformed with the plugin, $smal with the stock dissector only, $err expert errors"
+	back=$(q "$tmp/$fn.p" 'v("frame.time_delta") ~ /^-/' 'print v("frame.number")' | head -3 | tr '\n' ' ')
+	[ -z "$back" ]
+	ok $? "$fn: frames in time order (none before its predecessor${back:+: $back})"
 	mine=$(q "$tmp/$fn.p" 'v("madpmd.rec.kind") != "" || v("madpmd.mad.method") != ""' 'print' | wc -l)
 	[ "$mine" -gt 0 ]
 	ok $? "$fn: the plugin decodes $mine frames (records or RoCE MADs)"
@@ -257,6 +260,46 @@ if [ -f "$P" ]; then
 	is "roce-v2: the stock dissector reads the same (infiniband.portcounters.portrcvpkts)" \
 		"$(q "$S" 'v("udp.dstport") == 4791 && num(v("infiniband.mad.method")) == 129 && num(v("infiniband.mad.attributeid")) == 18' 'printf "%s ", v("infiniband.portcounters.portrcvpkts")')" \
 		"2 4 6 8 "
+fi
+
+# -- response times on the client's side (umad records: the receive's TID
+# has the MAD layer's agent bits) and in the service response time tables
+for s in perfquery opensm-sweep roce-v2; do
+	P=$tmp/$s.pcapng.p
+	[ -f "$P" ] || continue
+	if [ $s = roce-v2 ]; then
+		# the PMA's answers, timed from the replayed requests
+		rsp=$(q "$P" 'num(v("madpmd.mad.method")) >= 128' 'print' | wc -l)
+	else
+		rsp=$(q "$P" 'v("madpmd.umad.direction") == 1 && v("madpmd.umad.status") == 0' 'print' | wc -l)
+	fi
+	m=$(q "$P" 'v("madpmd.response_to") != ""' 'print' | wc -l)
+	nz=$(q "$P" 'v("madpmd.time") != "" && v("madpmd.time") + 0 > 0' 'print' | wc -l)
+	[ "$rsp" -gt 0 ] && [ "$m" = "$rsp" ] && [ "$nz" = "$rsp" ]
+	ok $? "$s: $m of $rsp responses matched to their request (madpmd.response_to), $nz with a response time above 0"
+	srt=$(ts -n -r "$tmp/pcaps/$s.pcapng" -q -z madpmd,srt |
+		awk '/^ *[0-9]+ / { c += $(NF - 4) } END { print c + 0 }')
+	is "$s: calls in the service response time tables (-z madpmd,srt)" "$srt" "$rsp"
+done
+
+# -- readable fields: enumerations by name, the node and port of a record
+S=$tmp/saquery-rmpp.pcapng
+if [ -f "$tmp/pcaps/saquery-rmpp.pcapng" ]; then
+	ts -n -r "$tmp/pcaps/saquery-rmpp.pcapng" -O madpmd -Y 'madpmd.umad.direction == 1 && madpmd.sa.pathrecord.dlid' > "$tmp/sa.txt"
+	is "saquery-rmpp: PathRecord MTU and Rate shown by name (saquery's 4 PathRecords)" \
+		"$(grep -cE '^ +MTU: 4096 \(5\)$' "$tmp/sa.txt") $(grep -cE '^ +Rate: 40 Gb/s \(7\)$' "$tmp/sa.txt") $(grep -cE '^ +MTU Selector: Exactly \(2\)$' "$tmp/sa.txt")" "4 4 4"
+	grep -q "^madpmd InfiniBand/RoCE management, UMAD, hca2 port 1 (node " "$tmp/sa.txt"
+	ok $? "saquery-rmpp: the record's tree names the node and port as the interface does (hca2 port 1)"
+fi
+if [ -f "$tmp/pcaps/opensm-sweep.pcapng" ]; then
+	ts -n -r "$tmp/pcaps/opensm-sweep.pcapng" -O madpmd -Y 'madpmd.umad.direction == 1 && madpmd.smp.portinfo.portstate == 4' > "$tmp/pi.txt"
+	for l in 'Port State: Active (4)' 'Link Width Active: 4X (2)' 'Neighbor MTU: 4096 (5)' \
+		 'Port Phys State: LinkUp (5)'; do
+		grep -qF "$l" "$tmp/pi.txt"
+		ok $? "opensm-sweep: PortInfo shows \"$l\""
+	done
+	grep -qE '^ +Q Key Violations: [0-9]+$' "$tmp/pi.txt"
+	ok $? "opensm-sweep: PortInfo counters in decimal (Q Key Violations)"
 fi
 
 # -- madpmd.decode_ib: the plugin on native IB packets exported for the

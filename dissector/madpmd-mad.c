@@ -733,7 +733,8 @@ madpmd_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	mf = p_get_proto_data(wmem_file_scope(), pinfo, proto_madpmd,
 			      FRAME_KEY_MAD);
 	if (!mf) {
-		gboolean data_seg = !active || rtype == MPD_RMPP_TYPE_DATA;
+		gboolean data_seg = !active || message ||
+				    rtype == MPD_RMPP_TYPE_DATA;
 
 		mf = wmem_new0(wmem_file_scope(), struct mad_frame);
 		if (data_seg && (!active || seg <= 1 || message))

@@ -264,14 +264,16 @@ fi
 
 # -- response times on the client's side (umad records: the receive's TID
 # has the MAD layer's agent bits) and in the service response time tables
-for s in perfquery opensm-sweep roce-v2; do
+for s in perfquery opensm-sweep saquery-rmpp lossy-rmpp roce-v2; do
 	P=$tmp/$s.pcapng.p
 	[ -f "$P" ] || continue
 	if [ $s = roce-v2 ]; then
 		# the PMA's answers, timed from the replayed requests
 		rsp=$(q "$P" 'num(v("madpmd.mad.method")) >= 128' 'print' | wc -l)
 	else
-		rsp=$(q "$P" 'v("madpmd.umad.direction") == 1 && v("madpmd.umad.status") == 0' 'print' | wc -l)
+		# umad: every response a client received, and every one the
+		# SA (OpenSM) sent, each timed at its own end
+		rsp=$(q "$P" 'v("madpmd.rec.kind") == 1 && num(v("madpmd.mad.method")) >= 128 && v("madpmd.umad.status") == 0' 'print' | wc -l)
 	fi
 	m=$(q "$P" 'v("madpmd.response_to") != ""' 'print' | wc -l)
 	nz=$(q "$P" 'v("madpmd.time") != "" && v("madpmd.time") + 0 > 0' 'print' | wc -l)

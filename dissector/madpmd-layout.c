@@ -178,6 +178,31 @@ static const value_string vl_cap_vals[] = {
 	{ 0, NULL }
 };
 
+/* LinkWidthSupported/Enabled: bit sets (IBA 14.2.5.6) */
+static const value_string width_set_vals[] = {
+	{ 0, "No state change" }, { 1, "1X" }, { 2, "4X" }, { 3, "1X or 4X" },
+	{ 7, "1X, 4X or 8X" }, { 11, "1X, 4X or 12X" },
+	{ 15, "1X, 4X, 8X or 12X" }, { 17, "1X or 2X" },
+	{ 19, "1X, 2X or 4X" }, { 31, "1X, 2X, 4X, 8X or 12X" },
+	{ 255, "Set to LinkWidthSupported" },
+	{ 0, NULL }
+};
+
+/* LinkSpeedSupported/Enabled */
+static const value_string speed_set_vals[] = {
+	{ 0, "No state change" }, { 1, "2.5 Gb/s" }, { 3, "2.5 or 5.0 Gb/s" },
+	{ 5, "2.5 or 10.0 Gb/s" }, { 7, "2.5, 5.0 or 10.0 Gb/s" },
+	{ 15, "Set to LinkSpeedSupported" },
+	{ 0, NULL }
+};
+
+/* MGID scope (IBA 4.1.1) */
+static const value_string scope_vals[] = {
+	{ 2, "Link-local" }, { 5, "Site-local" }, { 8, "Organization-local" },
+	{ 14, "Global" },
+	{ 0, NULL }
+};
+
 static const value_string node_type_vals[] = {
 	{ 1, "Channel Adapter" }, { 2, "Switch" }, { 3, "Router" },
 	{ 0, NULL }
@@ -217,6 +242,11 @@ static const struct {
 	{ ".linkwidthactive", width_vals },
 	{ ".linkspeedactive", speed_vals },
 	{ ".linkspeedextactive", speed_ext_vals },
+	{ ".linkwidthsupported", width_set_vals },
+	{ ".linkwidthenabled", width_set_vals },
+	{ ".linkspeedsupported", speed_set_vals },
+	{ ".linkspeedenabled", speed_set_vals },
+	{ ".mcmemberrecord.scope", scope_vals },
 	{ ".vlcap", vl_cap_vals }, { ".operationalvls", vl_cap_vals },
 	{ ".nodetype", node_type_vals }, { ".smstate", sm_state_vals },
 	{ ".notice.type", notice_type_vals },

@@ -284,6 +284,17 @@ for s in perfquery opensm-sweep saquery-rmpp lossy-rmpp roce-v2; do
 	is "$s: calls in the service response time tables (-z madpmd,srt)" "$srt" "$rsp"
 done
 
+# madpmd.time in an I/O graph: its average and maximum per interval
+if [ -f "$tmp/pcaps/roce-v2.pcapng" ]; then
+	io=$(ts -n -r "$tmp/pcaps/roce-v2.pcapng" -q \
+		-z 'io,stat,0,AVG(madpmd.time)madpmd.time,MAX(madpmd.time)madpmd.time' |
+		awk -F'|' '/<>/ { gsub(/ /, "", $3); gsub(/ /, "", $4); print $3, $4 }')
+	want=$(q "$tmp/roce-v2.pcapng.p" 'v("madpmd.time") != ""' 's += v("madpmd.time"); if (v("madpmd.time") + 0 > m) m = v("madpmd.time") + 0; k++ } END { printf "%.6f %.6f\n", s / k, m')
+	# within a microsecond (io,stat prints microseconds, cut or rounded)
+	echo "$io $want" | awk '{ exit !(NF == 4 && $1 > 0 && $1 - $3 < 2e-6 && $3 - $1 < 2e-6 && $2 - $4 < 2e-6 && $4 - $2 < 2e-6) }'
+	ok $? "roce-v2: -z io,stat AVG/MAX(madpmd.time), the I/O graph's latency: $io (from the fields: $want)"
+fi
+
 # -- readable fields: enumerations by name, the node and port of a record
 S=$tmp/saquery-rmpp.pcapng
 if [ -f "$tmp/pcaps/saquery-rmpp.pcapng" ]; then
@@ -296,7 +307,7 @@ fi
 if [ -f "$tmp/pcaps/opensm-sweep.pcapng" ]; then
 	ts -n -r "$tmp/pcaps/opensm-sweep.pcapng" -O madpmd -Y 'madpmd.umad.direction == 1 && madpmd.smp.portinfo.portstate == 4' > "$tmp/pi.txt"
 	for l in 'Port State: Active (4)' 'Link Width Active: 4X (2)' 'Neighbor MTU: 4096 (5)' \
-		 'Port Phys State: LinkUp (5)'; do
+		 'Port Phys State: LinkUp (5)' 'Link Speed Supported: 2.5, 5.0 or 10.0 Gb/s (7)'; do
 		grep -qF "$l" "$tmp/pi.txt"
 		ok $? "opensm-sweep: PortInfo shows \"$l\""
 	done

@@ -419,17 +419,21 @@ frame_iface(const packet_info *pinfo)
 /*
  * The key a MAD is matched under. In umad records a client's send carries
  * the TID it chose and its receive the TID as the wire had it, with the
- * MAD layer's agent bits in the upper 32 (IBA 13.4.6.4; the kernel's
- * ib_mad does the same): there, as the MAD layer does, only the lower 32
- * bits tell transactions apart.
+ * MAD layer's agent bits in the upper 32 (as the kernel's ib_mad puts
+ * them): there, as the MAD layer does, only the lower 32 bits tell
+ * transactions apart, within the client's session on the port.
  */
 static void
-mad_key_init(struct mad_key *key, const packet_info *pinfo, guint64 tid,
+mad_key_init(struct mad_key *key, packet_info *pinfo, guint64 tid,
 	     guint8 cls, enum madpmd_layer layer)
 {
 	memset(key, 0, sizeof(*key));
 	key->tid = layer == MADPMD_LAYER_UMAD ? (tid & 0xffffffffu) : tid;
 	key->addr_hash = addr_pair_hash(pinfo);
+	if (layer == MADPMD_LAYER_UMAD)
+		key->addr_hash ^= GPOINTER_TO_UINT(p_get_proto_data(
+			pinfo->pool, pinfo, proto_madpmd,
+			MADPMD_KEY_UMAD_SESSION));
 	key->iface = frame_iface(pinfo);
 	key->mgmt_class = cls;
 	key->layer = (guint8)layer;

@@ -36,6 +36,10 @@ enum madpmd_layer {
 /* "hca1 port 1" from the frame's interface ("hca1/1"), or NULL. */
 const char *madpmd_port_label(packet_info *pinfo);
 
+/* Packet-scope proto data: the umad record's session (port id) + 1, for
+ * matching its MAD. */
+#define MADPMD_KEY_UMAD_SESSION	2
+
 /* ---- madpmd-transport.c -------------------------------------------- */
 void madpmd_transport_register(void);
 void madpmd_transport_handoff(void);

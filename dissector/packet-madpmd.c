@@ -15,6 +15,7 @@
 #include <epan/packet.h>
 #include <epan/expert.h>
 #include <epan/prefs.h>
+#include <epan/proto_data.h>
 #include <epan/proto.h>
 #include <epan/epan.h>
 #include <wiretap/wtap.h>
@@ -195,7 +196,7 @@ dissect_umad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 {
 	proto_tree *t;
 	proto_item *it;
-	guint32 dir, status, agent;
+	guint32 dir, status, agent, session;
 	int h = off + MPD_REC_UMAD_FIXED, a = h + 20;
 
 	if (len < MPD_REC_UMAD_FIXED + MPD_REC_UMAD_HDR_LEN) {
@@ -209,7 +210,10 @@ dissect_umad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 				   ett_umad, NULL, "ib_user_mad");
 	proto_tree_add_item_ret_uint(t, hf_umad_dir, tvb, off, 1, ENC_NA, &dir);
 	proto_tree_add_item(t, hf_umad_pid, tvb, off + 4, 4, ENC_BIG_ENDIAN);
-	proto_tree_add_item(t, hf_umad_portid, tvb, off + 8, 4, ENC_BIG_ENDIAN);
+	proto_tree_add_item_ret_uint(t, hf_umad_portid, tvb, off + 8, 4,
+				     ENC_BIG_ENDIAN, &session);
+	p_add_proto_data(pinfo->pool, pinfo, proto_madpmd,
+			 MADPMD_KEY_UMAD_SESSION, GUINT_TO_POINTER(session + 1));
 	proto_tree_add_item_ret_uint(t, hf_umad_agent, tvb, h, 4,
 				     ENC_LITTLE_ENDIAN, &agent);
 	it = proto_tree_add_item_ret_uint(t, hf_umad_status, tvb, h + 4, 4,

@@ -111,9 +111,174 @@ abbrev_suffix(const char *member)
 	return g_string_free(s, FALSE);
 }
 
+/* ---- enumerations (IBA 14.2.5.6 PortInfo, 15.2.5.16 PathRecord, ...) -- */
+
+static const value_string mtu_vals[] = {
+	{ 1, "256" }, { 2, "512" }, { 3, "1024" }, { 4, "2048" },
+	{ 5, "4096" },
+	{ 0, NULL }
+};
+
+/* IBA 15.2.5.16 Table 205 (Rate), with the later additions */
+static const value_string rate_vals[] = {
+	{ 2, "2.5 Gb/s" }, { 3, "10 Gb/s" }, { 4, "30 Gb/s" },
+	{ 5, "5 Gb/s" }, { 6, "20 Gb/s" }, { 7, "40 Gb/s" },
+	{ 8, "60 Gb/s" }, { 9, "80 Gb/s" }, { 10, "120 Gb/s" },
+	{ 11, "14 Gb/s" }, { 12, "56 Gb/s" }, { 13, "112 Gb/s" },
+	{ 14, "168 Gb/s" }, { 15, "25 Gb/s" }, { 16, "100 Gb/s" },
+	{ 17, "200 Gb/s" }, { 18, "300 Gb/s" }, { 19, "28 Gb/s" },
+	{ 20, "50 Gb/s" }, { 21, "400 Gb/s" }, { 22, "600 Gb/s" },
+	{ 0, NULL }
+};
+
+static const value_string selector_vals[] = {
+	{ 0, "Greater than" }, { 1, "Less than" }, { 2, "Exactly" },
+	{ 3, "Largest available" },
+	{ 0, NULL }
+};
+
+static const value_string port_state_vals[] = {
+	{ 0, "No state change" }, { 1, "Down" }, { 2, "Initialize" },
+	{ 3, "Armed" }, { 4, "Active" },
+	{ 0, NULL }
+};
+
+static const value_string phys_state_vals[] = {
+	{ 0, "No state change" }, { 1, "Sleep" }, { 2, "Polling" },
+	{ 3, "Disabled" }, { 4, "PortConfigurationTraining" },
+	{ 5, "LinkUp" }, { 6, "LinkErrorRecovery" }, { 7, "Phy Test" },
+	{ 0, NULL }
+};
+
+static const value_string link_down_vals[] = {
+	{ 0, "No state change" }, { 1, "Sleep" }, { 2, "Polling" },
+	{ 0, NULL }
+};
+
+static const value_string width_vals[] = {
+	{ 1, "1X" }, { 2, "4X" }, { 4, "8X" }, { 8, "12X" }, { 16, "2X" },
+	{ 0, NULL }
+};
+
+static const value_string speed_vals[] = {
+	{ 1, "2.5 Gb/s (SDR)" }, { 2, "5.0 Gb/s (DDR)" },
+	{ 4, "10.0 Gb/s (QDR)" },
+	{ 0, NULL }
+};
+
+static const value_string speed_ext_vals[] = {
+	{ 0, "No extended speed" }, { 1, "14.0625 Gb/s (FDR)" },
+	{ 2, "25.78125 Gb/s (EDR)" }, { 4, "53.125 Gb/s (HDR)" },
+	{ 0, NULL }
+};
+
+static const value_string vl_cap_vals[] = {
+	{ 1, "VL0" }, { 2, "VL0-VL1" }, { 3, "VL0-VL3" }, { 4, "VL0-VL7" },
+	{ 5, "VL0-VL14" },
+	{ 0, NULL }
+};
+
+/* LinkWidthSupported/Enabled: bit sets (IBA 14.2.5.6) */
+static const value_string width_set_vals[] = {
+	{ 0, "No state change" }, { 1, "1X" }, { 2, "4X" }, { 3, "1X or 4X" },
+	{ 7, "1X, 4X or 8X" }, { 11, "1X, 4X or 12X" },
+	{ 15, "1X, 4X, 8X or 12X" }, { 17, "1X or 2X" },
+	{ 19, "1X, 2X or 4X" }, { 31, "1X, 2X, 4X, 8X or 12X" },
+	{ 255, "Set to LinkWidthSupported" },
+	{ 0, NULL }
+};
+
+/* LinkSpeedSupported/Enabled */
+static const value_string speed_set_vals[] = {
+	{ 0, "No state change" }, { 1, "2.5 Gb/s" }, { 3, "2.5 or 5.0 Gb/s" },
+	{ 5, "2.5 or 10.0 Gb/s" }, { 7, "2.5, 5.0 or 10.0 Gb/s" },
+	{ 15, "Set to LinkSpeedSupported" },
+	{ 0, NULL }
+};
+
+/* MGID scope (IBA 4.1.1) */
+static const value_string scope_vals[] = {
+	{ 2, "Link-local" }, { 5, "Site-local" }, { 8, "Organization-local" },
+	{ 14, "Global" },
+	{ 0, NULL }
+};
+
+static const value_string node_type_vals[] = {
+	{ 1, "Channel Adapter" }, { 2, "Switch" }, { 3, "Router" },
+	{ 0, NULL }
+};
+
+static const value_string sm_state_vals[] = {
+	{ 0, "Not Active" }, { 1, "Discovering" }, { 2, "Standby" },
+	{ 3, "Master" },
+	{ 0, NULL }
+};
+
+static const value_string notice_type_vals[] = {
+	{ 0, "Fatal" }, { 1, "Urgent" }, { 2, "Security" },
+	{ 3, "Subnet Management" }, { 4, "Informational" },
+	{ 0x7f, "Empty" },
+	{ 0, NULL }
+};
+
+static const value_string producer_type_vals[] = {
+	{ 1, "Channel Adapter" }, { 2, "Switch" }, { 3, "Router" },
+	{ 4, "Class Manager" },
+	{ 0, NULL }
+};
+
+/* By the end of the field's abbreviation, whatever the attribute. */
+static const struct {
+	const char *suffix;
+	const value_string *vals;
+} enum_fields[] = {
+	{ ".mtu", mtu_vals }, { ".neighbormtu", mtu_vals },
+	{ ".mtucap", mtu_vals }, { ".rate", rate_vals },
+	{ ".mtuselector", selector_vals }, { ".rateselector", selector_vals },
+	{ ".pktlifeselector", selector_vals },
+	{ ".portstate", port_state_vals },
+	{ ".portphysstate", phys_state_vals },
+	{ ".linkdowndefaultstate", link_down_vals },
+	{ ".linkwidthactive", width_vals },
+	{ ".linkspeedactive", speed_vals },
+	{ ".linkspeedextactive", speed_ext_vals },
+	{ ".linkwidthsupported", width_set_vals },
+	{ ".linkwidthenabled", width_set_vals },
+	{ ".linkspeedsupported", speed_set_vals },
+	{ ".linkspeedenabled", speed_set_vals },
+	{ ".mcmemberrecord.scope", scope_vals },
+	{ ".vlcap", vl_cap_vals }, { ".operationalvls", vl_cap_vals },
+	{ ".nodetype", node_type_vals }, { ".smstate", sm_state_vals },
+	{ ".notice.type", notice_type_vals },
+	{ ".producertype", producer_type_vals },
+};
+
+static const value_string *
+enum_of(const char *abbrev)
+{
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(enum_fields); i++)
+		if (g_str_has_suffix(abbrev, enum_fields[i].suffix))
+			return enum_fields[i].vals;
+	return NULL;
+}
+
+/* Counts (violations, dropped packets, a lease period, a capacity) are
+ * decimal even when their name says key or GUID. */
+static gboolean
+is_count(const char *m)
+{
+	return strstr(m, "violations") || strstr(m, "dropped") ||
+	       strstr(m, "lease_period") || g_str_has_suffix(m, "_cap") ||
+	       strstr(m, "protect_bits");
+}
+
 static gboolean
 wants_hex(const char *m)
 {
+	if (is_count(m))
+		return FALSE;
 	return strstr(m, "guid") || strstr(m, "key") || strstr(m, "mask") ||
 	       strstr(m, "qpn") || strstr(m, "_qp") || g_str_has_prefix(m, "qp") ||
 	       g_str_has_suffix(m, "_id") || strcmp(m, "id") == 0 ||
@@ -189,6 +354,10 @@ madpmd_layout_hf(const struct mpd_layout *l, const char *prefix,
 					  f->bits <= 32 ? FT_UINT32 : FT_UINT64;
 			hri.hfinfo.display = wants_hex(f->name) ? BASE_HEX
 								: BASE_DEC;
+			if (f->bits <= 32 && enum_of(abbrev)) {
+				hri.hfinfo.strings = VALS(enum_of(abbrev));
+				hri.hfinfo.display = BASE_DEC;
+			}
 		}
 		/* HFILL */
 		hri.hfinfo.id = -1;

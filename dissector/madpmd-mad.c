@@ -14,6 +14,7 @@
 #include <epan/reassemble.h>
 #include <epan/tap.h>
 #include <epan/to_str.h>
+#include <wiretap/wtap.h>
 #include <wsutil/nstime.h>
 
 #include "madpmd/attr.h"
@@ -341,6 +342,7 @@ find_attr(guint8 cls, guint16 attr_id)
 struct mad_key {
 	guint64 tid;
 	guint32 addr_hash;
+	guint32 iface;		/* capture interface + 1 (0: none) */
 	guint8 mgmt_class;
 	guint8 layer;
 };
@@ -355,7 +357,7 @@ struct mad_trans {
 
 struct rmpp_state {
 	guint32 last_seg;	/* last DATA segment seen (first pass) */
-	gboolean done;
+	gboolean done;		/* reassembled */
 };
 
 /* per frame, so the second pass and random access show the same */
@@ -379,6 +381,7 @@ mad_key_hash(gconstpointer k)
 	const struct mad_key *key = k;
 
 	return g_int64_hash(&key->tid) ^ key->addr_hash ^
+	       (key->iface * 0x9e3779b1u) ^
 	       ((guint)key->mgmt_class << 8 | key->layer);
 }
 
@@ -388,7 +391,8 @@ mad_key_equal(gconstpointer a, gconstpointer b)
 	const struct mad_key *x = a, *y = b;
 
 	return x->tid == y->tid && x->addr_hash == y->addr_hash &&
-	       x->mgmt_class == y->mgmt_class && x->layer == y->layer;
+	       x->iface == y->iface && x->mgmt_class == y->mgmt_class &&
+	       x->layer == y->layer;
 }
 
 static guint32
@@ -397,6 +401,58 @@ addr_pair_hash(const packet_info *pinfo)
 	/* symmetric, so a request and its response share it */
 	return add_address_to_hash(0, &pinfo->src) ^
 	       add_address_to_hash(0, &pinfo->dst);
+}
+
+/*
+ * The capture interface of the frame, plus one (0: the file has none).
+ * A packet on a cable shows once at each end (hca1/1 outbound, hca2/1
+ * inbound): each end matches and reassembles its own copies.
+ */
+static guint32
+frame_iface(const packet_info *pinfo)
+{
+	if (!pinfo->rec || !(pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
+		return 0;
+	return pinfo->rec->rec_header.packet_header.interface_id + 1;
+}
+
+/*
+ * The key a MAD is matched under. In umad records a client's send carries
+ * the TID it chose and its receive the TID as the wire had it, with the
+ * MAD layer's agent bits in the upper 32 (as the kernel's ib_mad puts
+ * them): there, as the MAD layer does, only the lower 32 bits tell
+ * transactions apart, within the client's session on the port.
+ */
+static void
+mad_key_init(struct mad_key *key, packet_info *pinfo, guint64 tid,
+	     guint8 cls, enum madpmd_layer layer)
+{
+	memset(key, 0, sizeof(*key));
+	key->tid = layer == MADPMD_LAYER_UMAD ? (tid & 0xffffffffu) : tid;
+	key->addr_hash = addr_pair_hash(pinfo);
+	if (layer == MADPMD_LAYER_UMAD)
+		key->addr_hash ^= GPOINTER_TO_UINT(p_get_proto_data(
+			pinfo->pool, pinfo, proto_madpmd,
+			MADPMD_KEY_UMAD_SESSION));
+	key->iface = frame_iface(pinfo);
+	key->mgmt_class = cls;
+	key->layer = (guint8)layer;
+}
+
+/*
+ * The RMPP reassembly id: the TID, the interface and the direction, so
+ * that the sender's and the receiver's copies of a segment are two
+ * transfers (the addresses are the table's key besides).
+ */
+static guint32
+rmpp_reassembly_id(const packet_info *pinfo, guint64 tid)
+{
+	guint32 id = (guint32)tid ^ (guint32)(tid >> 32);
+
+	id ^= frame_iface(pinfo) * 0x9e3779b1u;
+	if (pinfo->p2p_dir == P2P_DIR_RECV)
+		id ^= 0x80000000u;
+	return id;
 }
 
 static gboolean
@@ -410,6 +466,17 @@ static gboolean
 method_is_response(guint8 m)
 {
 	return (m & MPD_METHOD_RESP) || m == MPD_METHOD_TRAP_REPRESS;
+}
+
+/* Was the RMPP transfer under key reassembled (first pass)? set: it is. */
+static gboolean
+rmpp_whole(const struct mad_key *key, gboolean set)
+{
+	struct rmpp_state *rs = wmem_map_lookup(rmpp_map, key);
+
+	if (rs && set)
+		rs->done = TRUE;
+	return rs && rs->done;
 }
 
 static void
@@ -473,6 +540,7 @@ show_match(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		tap->mgmt_class = mgmt_class;
 		tap->method = t->req_method;
 		tap->attr_id = t->attr_id;
+		tap->req_time = t->req_time;
 		tap->rtt = rtt;
 		tap_queue_packet(madpmd_tap, pinfo, tap);
 	}
@@ -665,14 +733,12 @@ madpmd_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	}
 
 	/* matching state, decided on the first pass */
-	key.tid = tid;
-	key.addr_hash = addr_pair_hash(pinfo);
-	key.mgmt_class = cls;
-	key.layer = (guint8)layer;
+	mad_key_init(&key, pinfo, tid, cls, layer);
 	mf = p_get_proto_data(wmem_file_scope(), pinfo, proto_madpmd,
 			      FRAME_KEY_MAD);
 	if (!mf) {
-		gboolean data_seg = !active || rtype == MPD_RMPP_TYPE_DATA;
+		gboolean data_seg = !active || message ||
+				    rtype == MPD_RMPP_TYPE_DATA;
 
 		mf = wmem_new0(wmem_file_scope(), struct mad_frame);
 		if (data_seg && (!active || seg <= 1 || message))
@@ -792,7 +858,7 @@ madpmd_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			} else if (madpmd_pref_reassemble && seg >= 1) {
 				gboolean save = pinfo->fragmented;
 				fragment_head *fh;
-				guint32 id = (guint32)(tid ^ (tid >> 32));
+				guint32 id = rmpp_reassembly_id(pinfo, tid);
 
 				pinfo->fragmented = TRUE;
 				fh = fragment_add_seq_check(&madpmd_reassembly,
@@ -807,8 +873,13 @@ madpmd_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 					proto_tree_add_item(st, hf_rmpp_segdata,
 						tvb, MPD_SA_HDR_END, seg_len,
 						ENC_NA);
-					if (last && !PINFO_FD_VISITED(pinfo))
+					/* not when it only repeats the last
+					 * segment of a message that is whole */
+					if (last && !PINFO_FD_VISITED(pinfo) &&
+					    !rmpp_whole(&key, FALSE))
 						mf->incomplete = TRUE;
+				} else if (!PINFO_FD_VISITED(pinfo)) {
+					rmpp_whole(&key, TRUE);
 				}
 			} else {
 				proto_tree_add_item(st, hf_rmpp_segdata, tvb,

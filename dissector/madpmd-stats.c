@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * "madpmd" tap: one entry per matched MAD response (class, the request's
- * method and attribute, response time), and "tshark -z madpmd,rtt[,filter]"
- * printing a table of response times per management class and method.
+ * method and attribute, response time), and two readers of it:
+ *  - service response time tables (Statistics > Service Response Time >
+ *    madpmd in Wireshark, "-z madpmd,srt[,filter]" in tshark): one table
+ *    per management class, one row per request method;
+ *  - "tshark -z madpmd,rtt[,filter]", a plain table of the same times.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <epan/packet.h>
+#include <epan/srt_table.h>
 #include <epan/stat_tap_ui.h>
 #include <epan/tap.h>
 #include <wsutil/nstime.h>
@@ -98,7 +102,7 @@ rtt_draw(void *arg)
 	printf("===================================================================================\n");
 	printf("MAD response times (madpmd)\n");
 	printf("Filter: %s\n", rs->filter ? rs->filter : "");
-	printf("%-28s %-20s %8s %12s %12s %12s\n", "Class", "Method", "Count",
+	printf("%-32s %-20s %8s %12s %12s %12s\n", "Class", "Method", "Count",
 	       "Min(ms)", "Max(ms)", "Avg(ms)");
 	for (i = 0; i < rows->len; i++) {
 		const struct rtt_row *r = g_ptr_array_index(rows, i);
@@ -108,7 +112,7 @@ rtt_draw(void *arg)
 			 madpmd_class_name(r->mgmt_class), r->mgmt_class);
 		snprintf(meth, sizeof(meth), "%s (0x%02x)",
 			 madpmd_method_name(r->method), r->method);
-		printf("%-28s %-20s %8u %12.6f %12.6f %12.6f\n", cls, meth,
+		printf("%-32s %-20s %8u %12.6f %12.6f %12.6f\n", cls, meth,
 		       r->count, ms(&r->min), ms(&r->max),
 		       r->count ? ms(&r->total) / r->count : 0.0);
 	}
@@ -156,9 +160,85 @@ static stat_tap_ui rtt_ui = {
 	NULL
 };
 
+/* ---- service response time tables ------------------------------------ */
+
+/* One table per class, in this order in the SRT array; the last one takes
+ * every other class. */
+static const guint8 srt_classes[] = {
+	0x01, 0x81, 0x03, 0x04, 0x05, 0x06, 0x07, 0x21,
+};
+#define SRT_TABLES	(G_N_ELEMENTS(srt_classes) + 1)
+#define SRT_ROWS	0x20	/* request methods are below 0x20 */
+
+static guint
+srt_table_of(guint8 mgmt_class)
+{
+	guint i;
+
+	for (i = 0; i < G_N_ELEMENTS(srt_classes); i++)
+		if (srt_classes[i] == mgmt_class)
+			return i;
+	return G_N_ELEMENTS(srt_classes);
+}
+
+static void
+srt_init(struct register_srt *srt _U_, GArray *srt_array)
+{
+	guint i;
+	int m;
+
+	for (i = 0; i < SRT_TABLES; i++) {
+		gboolean other = i == G_N_ELEMENTS(srt_classes);
+		char *name, *filter;
+		srt_stat_table *t;
+
+		if (other) {
+			name = g_strdup("Other classes");
+			filter = NULL;
+		} else {
+			name = g_strdup_printf("%s (0x%02x)",
+					       madpmd_class_name(srt_classes[i]),
+					       srt_classes[i]);
+			filter = g_strdup_printf("madpmd.mad.mgmtclass == 0x%02x && madpmd.mad.method",
+						 srt_classes[i]);
+		}
+		t = init_srt_table(name, name, srt_array, SRT_ROWS, "Method",
+				   filter, NULL);
+		for (m = 0; m < SRT_ROWS; m++) {
+			char *row = g_strdup_printf("%s (0x%02x)",
+						    madpmd_method_name((guint8)m),
+						    m);
+
+			init_srt_table_row(t, m, row);
+			g_free(row);
+		}
+		g_free(name);
+		g_free(filter);
+	}
+}
+
+static tap_packet_status
+srt_packet(void *pss, packet_info *pinfo, epan_dissect_t *edt _U_,
+	   const void *prv, tap_flags_t flags _U_)
+{
+	srt_data_t *data = pss;
+	const struct madpmd_rtt_tap *t = prv;
+	guint ti = srt_table_of(t->mgmt_class);
+	srt_stat_table *st;
+
+	if (ti >= data->srt_array->len)
+		return TAP_PACKET_DONT_REDRAW;
+	st = g_array_index(data->srt_array, srt_stat_table *, ti);
+	add_srt_table_data(st, t->method < SRT_ROWS ? t->method : 0,
+			   &t->req_time, pinfo);
+	return TAP_PACKET_REDRAW;
+}
+
 void
 madpmd_stats_register(void)
 {
 	madpmd_tap = register_tap("madpmd");
 	register_stat_tap_ui(&rtt_ui, NULL);
+	register_srt_table(proto_madpmd, "madpmd", SRT_TABLES, srt_packet,
+			   srt_init, NULL);
 }

@@ -16,6 +16,9 @@
 #include <epan/packet.h>
 #include <epan/expert.h>
 #include <epan/address.h>
+#include <epan/exceptions.h>
+#include <epan/show_exception.h>
+#include <wiretap/wtap.h>
 
 #include "madpmd/mad.h"
 #include "madpmd/wire.h"
@@ -46,6 +49,9 @@ static dissector_handle_t stock_ib;	/* "infiniband", LRH first */
 static dissector_handle_t stock_rroce;	/* udp.port 4791, BTH first */
 static dissector_handle_t stock_roce;	/* ethertype 0x8915, GRH first */
 static dissector_handle_t madpmd_rroce_handle, madpmd_roce_handle;
+/* ours, of protocol madpmd: called beside the stock dissector */
+static dissector_handle_t madpmd_ib_handle, madpmd_rroce_mad_handle;
+static dissector_handle_t madpmd_roce_mad_handle;
 
 static const value_string lnh_vals[] = {
 	{ 0, "Raw" }, { 1, "IP non-IBA transport" },
@@ -223,12 +229,16 @@ dissect_transport(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	gboolean has_grh = st == START_GRH;
 	guint8 op, pad;
 	guint32 crc;
+	const char *label;
 	proto_item *ti;
 	proto_tree *t, *sub;
 
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "madpmd");
 	col_clear(pinfo->cinfo, COL_INFO);
 	ti = proto_tree_add_item(tree, proto_madpmd, tvb, 0, -1, ENC_NA);
+	label = madpmd_port_label(pinfo);
+	if (label)
+		proto_item_append_text(ti, ", %s", label);
 	t = proto_item_add_subtree(ti, ett_transport);
 	end = (int)tvb_reported_length(tvb);
 
@@ -355,56 +365,150 @@ dissect_transport(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 
 int
 madpmd_dissect_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-		  void *data)
+		  void *data _U_)
 {
 	int off = MPD_LRH_LEN;
 	guint8 lnh;
 
 	if (tvb_captured_length(tvb) < MPD_LRH_LEN)
-		goto stock;
+		return 0;
 	lnh = tvb_get_guint8(tvb, 1) & 0x3;
 	if (lnh == MPD_LNH_IBA_GLOBAL)
 		off += MPD_GRH_LEN;
 	else if (lnh != MPD_LNH_IBA_LOCAL)
-		goto stock;
+		return 0;
 	if (!is_ud_mad(tvb, off))
-		goto stock;
+		return 0;
 	return dissect_transport(tvb, pinfo, tree, START_LRH);
-stock:
-	return stock_ib ? call_dissector_with_data(stock_ib, tvb, pinfo, tree,
-						   data) : 0;
 }
 
-/* madpmd_ib as registered: the stock dissector when madpmd is disabled. */
+static int
+dissect_rroce_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+		  void *data _U_)
+{
+	if (!is_ud_mad(tvb, 0))
+		return 0;
+	return dissect_transport(tvb, pinfo, tree, START_BTH);
+}
+
+static int
+dissect_roce_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+		 void *data _U_)
+{
+	if (tvb_captured_length(tvb) <= MPD_GRH_LEN ||
+	    tvb_get_guint8(tvb, 6) != MPD_GRH_NEXT_HDR_IBA ||
+	    !is_ud_mad(tvb, MPD_GRH_LEN))
+		return 0;
+	return dissect_transport(tvb, pinfo, tree, START_GRH);
+}
+
+/*
+ * The stock dissector first, as if the plugin were not there: an exception
+ * it throws is shown where it would be, and does not stop what follows.
+ */
+static int
+call_stock(dissector_handle_t h, tvbuff_t *tvb, packet_info *pinfo,
+	   proto_tree *tree, void *data)
+{
+	volatile int n = 0;
+
+	if (!h)
+		return 0;
+	TRY {
+		n = call_dissector_with_data(h, tvb, pinfo, tree, data);
+	}
+	CATCH_NONFATAL_ERRORS {
+		show_exception(tvb, pinfo, tree, EXCEPT_CODE, GET_MESSAGE);
+		n = (int)tvb_captured_length(tvb);
+	}
+	ENDTRY;
+	return n;
+}
+
+/*
+ * The stock dissector's decoding, then ours beside it through a handle of
+ * protocol madpmd (so "madpmd" joins frame.protocols after "infiniband"),
+ * when madpmd is enabled and wants the packet.
+ */
+static int
+stock_then_ours(dissector_handle_t stock, dissector_handle_t ours,
+		gboolean want, tvbuff_t *tvb, packet_info *pinfo,
+		proto_tree *tree, void *data)
+{
+	int n = call_stock(stock, tvb, pinfo, tree, data), m = 0;
+
+	if (want && madpmd_enabled())
+		m = call_dissector_only(ours, tvb, pinfo, tree, NULL);
+	return MAX(n, m);
+}
+
+/* madpmd_ib as registered: LRH first (exported PDUs naming it). */
 static int
 dispatch_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
-	if (!madpmd_enabled())
-		return stock_ib ? call_dissector_with_data(stock_ib, tvb, pinfo,
-							   tree, data) : 0;
-	return madpmd_dissect_ib(tvb, pinfo, tree, data);
+	return stock_then_ours(stock_ib, madpmd_ib_handle, TRUE, tvb, pinfo,
+			       tree, data);
 }
 
 static int
 dispatch_rroce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	       void *data)
 {
-	if (madpmd_pref_take_roce && madpmd_enabled() && is_ud_mad(tvb, 0))
-		return dissect_transport(tvb, pinfo, tree, START_BTH);
-	return stock_rroce ? call_dissector_with_data(stock_rroce, tvb, pinfo,
-						      tree, data) : 0;
+	return stock_then_ours(stock_rroce, madpmd_rroce_mad_handle,
+			       madpmd_pref_take_roce, tvb, pinfo, tree, data);
 }
 
 static int
 dispatch_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
-	if (madpmd_pref_take_roce && madpmd_enabled() &&
-	    tvb_captured_length(tvb) > MPD_GRH_LEN &&
-	    tvb_get_guint8(tvb, 6) == MPD_GRH_NEXT_HDR_IBA &&
-	    is_ud_mad(tvb, MPD_GRH_LEN))
-		return dissect_transport(tvb, pinfo, tree, START_GRH);
-	return stock_roce ? call_dissector_with_data(stock_roce, tvb, pinfo,
-						     tree, data) : 0;
+	return stock_then_ours(stock_roce, madpmd_roce_mad_handle,
+			       madpmd_pref_take_roce, tvb, pinfo, tree, data);
+}
+
+/*
+ * Native IB packets exported as PDUs naming the stock "infiniband"
+ * dissector (what madpmd's captures hold by default): with the
+ * "decode_ib" preference, decoded by madpmd too, beside the stock
+ * dissector's decoding. The packet follows the exported PDU's tags.
+ */
+static int
+postdissect_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+	       void *data _U_)
+{
+	static const char stock_name[] = "infiniband";
+	int off = 0, len = (int)tvb_captured_length(tvb);
+	gboolean stock = FALSE;
+
+	if (!madpmd_pref_decode_ib || !pinfo->rec ||
+	    pinfo->rec->rec_type != REC_TYPE_PACKET ||
+	    pinfo->rec->rec_header.packet_header.pkt_encap !=
+	    WTAP_ENCAP_WIRESHARK_UPPER_PDU)
+		return 0;
+	for (;;) {
+		guint16 tag, tl;
+
+		if (off + 4 > len)
+			return 0;
+		tag = tvb_get_ntohs(tvb, off);
+		tl = tvb_get_ntohs(tvb, off + 2);
+		off += 4;
+		if (tag == 0)	/* EXP_PDU_TAG_END_OF_OPT */
+			break;
+		if (off + tl > len)
+			return 0;
+		/* EXP_PDU_TAG_DISSECTOR_NAME, NUL padded */
+		if (tag == 12 && tl >= sizeof(stock_name) - 1 &&
+		    tvb_memeql(tvb, off, (const guint8 *)stock_name,
+			       sizeof(stock_name) - 1) == 0 &&
+		    (tl == sizeof(stock_name) - 1 ||
+		     tvb_get_guint8(tvb, off + sizeof(stock_name) - 1) == 0))
+			stock = TRUE;
+		off += tl;
+	}
+	if (!stock || off >= len)
+		return 0;
+	return madpmd_dissect_ib(tvb_new_subset_remaining(tvb, off), pinfo,
+				 tree, NULL);
 }
 
 void
@@ -506,9 +610,18 @@ madpmd_transport_register(void)
 	em = expert_register_protocol(proto_madpmd);
 	expert_register_field_array(em, ei, array_length(ei));
 
-	/* madpmd_ib: no protocol of its own, so that it can fall back to
-	 * the stock dissector when madpmd is disabled */
+	/* madpmd_ib and the RoCE handles: no protocol of their own, so that
+	 * the stock dissector still gets every packet when madpmd is
+	 * disabled; madpmd's part goes through handles of protocol madpmd */
 	register_dissector("madpmd_ib", dispatch_ib, -1);
+	madpmd_ib_handle = create_dissector_handle(madpmd_dissect_ib,
+						   proto_madpmd);
+	madpmd_rroce_mad_handle = create_dissector_handle(dissect_rroce_mad,
+							  proto_madpmd);
+	madpmd_roce_mad_handle = create_dissector_handle(dissect_roce_mad,
+							 proto_madpmd);
+	register_postdissector(create_dissector_handle(postdissect_ib,
+						       proto_madpmd));
 	madpmd_rroce_handle = create_dissector_handle_with_name_and_description(
 		dispatch_rroce, -1, "madpmd_rroce",
 		"madpmd RoCEv2 MADs (others: InfiniBand)");

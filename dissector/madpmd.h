@@ -7,7 +7,8 @@
  *   madpmd-mad.c        MAD and class headers, RMPP reassembly, TID matching
  *   madpmd-layout.c     attribute/record fields generated from the codec's
  *                       layouts (SMP, SA, PerfMgt, CM)
- *   madpmd-stats.c      the response-time tap and "-z madpmd,rtt"
+ *   madpmd-stats.c      the response-time tap, "-z madpmd,rtt" and the
+ *                       service response time tables ("-z madpmd,srt")
  */
 #ifndef MADPMD_PLUGIN_H
 #define MADPMD_PLUGIN_H
@@ -23,6 +24,7 @@ extern int proto_madpmd;
 extern gboolean madpmd_pref_take_roce;
 extern gboolean madpmd_pref_check_crc;
 extern gboolean madpmd_pref_reassemble;
+extern gboolean madpmd_pref_decode_ib;
 
 /* Where a MAD came from: matching and reassembly never mix the layers. */
 enum madpmd_layer {
@@ -30,6 +32,13 @@ enum madpmd_layer {
 	MADPMD_LAYER_UMAD = 1,
 	MADPMD_LAYER_BARE = 2,
 };
+
+/* "hca1 port 1" from the frame's interface ("hca1/1"), or NULL. */
+const char *madpmd_port_label(packet_info *pinfo);
+
+/* Packet-scope proto data: the umad record's session (port id) + 1, for
+ * matching its MAD. */
+#define MADPMD_KEY_UMAD_SESSION	2
 
 /* ---- madpmd-transport.c -------------------------------------------- */
 void madpmd_transport_register(void);
@@ -75,6 +84,7 @@ struct madpmd_rtt_tap {
 	guint8 mgmt_class;
 	guint8 method;		/* of the request */
 	guint16 attr_id;
+	nstime_t req_time;	/* when the request was seen */
 	nstime_t rtt;
 };
 extern int madpmd_tap;

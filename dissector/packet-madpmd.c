@@ -15,7 +15,10 @@
 #include <epan/packet.h>
 #include <epan/expert.h>
 #include <epan/prefs.h>
+#include <epan/proto_data.h>
 #include <epan/proto.h>
+#include <epan/epan.h>
+#include <wiretap/wtap.h>
 
 #include "madpmd/records.h"
 #include "madpmd.h"
@@ -34,6 +37,7 @@ int proto_madpmd = -1;
 gboolean madpmd_pref_take_roce = TRUE;
 gboolean madpmd_pref_check_crc = TRUE;
 gboolean madpmd_pref_reassemble = TRUE;
+gboolean madpmd_pref_decode_ib = FALSE;
 
 /* ---- record fields ---------------------------------------------------- */
 
@@ -155,6 +159,35 @@ static const value_string phys_state_vals[] = {
 	{ 0, NULL }
 };
 
+/* ---- the node and port of a frame ----------------------------------- */
+
+/*
+ * "hca1 port 1" for a frame captured on madpmd's interface "hca1/1" (the
+ * interface names the node and the port); NULL when the interface is not
+ * named that way.
+ */
+const char *
+madpmd_port_label(packet_info *pinfo)
+{
+	const char *ifn, *sl;
+	char *end;
+	unsigned long port;
+
+	if (!pinfo->rec || !pinfo->epan ||
+	    !(pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
+		return NULL;
+	ifn = epan_get_interface_name(pinfo->epan,
+				      pinfo->rec->rec_header.packet_header.interface_id);
+	sl = ifn ? strrchr(ifn, '/') : NULL;
+	if (!sl || sl == ifn || !g_ascii_isdigit(sl[1]))
+		return NULL;
+	port = strtoul(sl + 1, &end, 10);
+	if (*end || port > 255)
+		return NULL;
+	return wmem_strdup_printf(pinfo->pool, "%.*s port %lu",
+				  (int)(sl - ifn), ifn, port);
+}
+
 /* ---- records ---------------------------------------------------------- */
 
 static void
@@ -163,7 +196,7 @@ dissect_umad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 {
 	proto_tree *t;
 	proto_item *it;
-	guint32 dir, status, agent;
+	guint32 dir, status, agent, session;
 	int h = off + MPD_REC_UMAD_FIXED, a = h + 20;
 
 	if (len < MPD_REC_UMAD_FIXED + MPD_REC_UMAD_HDR_LEN) {
@@ -177,7 +210,10 @@ dissect_umad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 				   ett_umad, NULL, "ib_user_mad");
 	proto_tree_add_item_ret_uint(t, hf_umad_dir, tvb, off, 1, ENC_NA, &dir);
 	proto_tree_add_item(t, hf_umad_pid, tvb, off + 4, 4, ENC_BIG_ENDIAN);
-	proto_tree_add_item(t, hf_umad_portid, tvb, off + 8, 4, ENC_BIG_ENDIAN);
+	proto_tree_add_item_ret_uint(t, hf_umad_portid, tvb, off + 8, 4,
+				     ENC_BIG_ENDIAN, &session);
+	p_add_proto_data(pinfo->pool, pinfo, proto_madpmd,
+			 MADPMD_KEY_UMAD_SESSION, GUINT_TO_POINTER(session + 1));
 	proto_tree_add_item_ret_uint(t, hf_umad_agent, tvb, h, 4,
 				     ENC_LITTLE_ENDIAN, &agent);
 	it = proto_tree_add_item_ret_uint(t, hf_umad_status, tvb, h + 4, 4,
@@ -372,6 +408,7 @@ dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	guint32 kind, node, port;
 	proto_item *ti, *it;
 	proto_tree *t, *ht;
+	const char *label;
 	static int *const flag_bits[] = { &hf_rec_flag_trunc, NULL };
 
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "madpmd");
@@ -400,9 +437,17 @@ dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 				     ENC_BIG_ENDIAN, &node);
 	proto_tree_add_item(ht, hf_rec_seq, tvb, 16, 4, ENC_BIG_ENDIAN);
 	proto_tree_add_item(ht, hf_rec_bodylen, tvb, 20, 4, ENC_BIG_ENDIAN);
-	proto_item_append_text(ti, ", %s, node %u port %u",
-			       val_to_str_const(kind, kind_vals, "unknown"),
-			       node, port);
+	label = madpmd_port_label(pinfo);
+	if (label)
+		proto_item_append_text(ti, ", %s, %s (node %u)",
+				       val_to_str_const(kind, kind_vals,
+							"unknown"),
+				       label, node);
+	else
+		proto_item_append_text(ti, ", %s, node %u port %u",
+				       val_to_str_const(kind, kind_vals,
+							"unknown"),
+				       node, port);
 	if (hl < MPD_REC_HDR_LEN || hl > len || body < 0 || body > len - hl) {
 		expert_add_info_format(pinfo, it, &ei_rec_bad,
 				       "Header length %d / body length %d do not fit a record of %d bytes",
@@ -686,6 +731,13 @@ proto_register_madpmd(void)
 		"Reassemble RMPP messages",
 		"Reassemble multi-segment RMPP messages (SA tables)",
 		&madpmd_pref_reassemble);
+	prefs_register_bool_preference(m, "decode_ib",
+		"Decode native IB MADs exported for the stock dissector",
+		"Native InfiniBand packets that a capture hands to the stock "
+		"\"infiniband\" dissector (exported PDUs, madpmd's default) "
+		"are decoded by madpmd as well, beside it: RMPP reassembly, "
+		"ICRC/VCRC checks, response times on the IB wire",
+		&madpmd_pref_decode_ib);
 }
 
 static void

@@ -18,7 +18,8 @@
 #include "madpmd/records.h"
 #include "rte_pmd_hca.h"
 
-#define REC_BURST	64
+#define REC_BURST	64u
+#define REC_BATCH	256u	/* records of every port, sorted by time */
 
 static const char *const kind_names[] = { "wire", "umad", "port", "wc", "cm" };
 
@@ -267,26 +268,55 @@ write_record(struct fabric *f, unsigned int idx,
 	}
 }
 
+/* Sort a batch of records (and the ports they came from) by time. */
+static void
+sort_records(struct rte_pmd_hca_record **r, unsigned int *port, unsigned int n)
+{
+	unsigned int i, j;
+
+	/* insertion sort: a batch is short and nearly in order already */
+	for (i = 1; i < n; i++) {
+		struct rte_pmd_hca_record *x = r[i];
+		unsigned int px = port[i];
+
+		for (j = i; j > 0 && r[j - 1]->ts_ns > x->ts_ns; j--) {
+			r[j] = r[j - 1];
+			port[j] = port[j - 1];
+		}
+		r[j] = x;
+		port[j] = px;
+	}
+}
+
+/*
+ * The records every port made since the last call, written in the order
+ * they happened: each port's ring is in order, the ports are merged here.
+ */
 unsigned int
 fab_capture_poll(struct fabric *f)
 {
-	struct rte_pmd_hca_record *r[REC_BURST];
-	unsigned int i, k, n, moved = 0;
+	struct rte_pmd_hca_record *r[REC_BATCH];
+	unsigned int port[REC_BATCH];
+	unsigned int i, k, n = 0, got;
 
 	if (__atomic_load_n(&f->sinks_pending, __ATOMIC_ACQUIRE))
 		adopt_pending(f);
-	for (i = 0; i < f->nports; i++) {
+	for (i = 0; i < f->nports && n < REC_BATCH; i++) {
 		if (!f->port[i].recording)
 			continue;
-		n = rte_pmd_hca_records_dequeue(f->port[i].port_id, r,
-						REC_BURST);
-		for (k = 0; k < n; k++) {
-			write_record(f, i, r[k]);
-			rte_pmd_hca_record_free(r[k]);
-		}
-		moved += n;
+		got = rte_pmd_hca_records_dequeue(f->port[i].port_id, r + n,
+						  RTE_MIN(REC_BURST,
+							  REC_BATCH - n));
+		for (k = n; k < n + got; k++)
+			port[k] = i;
+		n += got;
 	}
-	return moved;
+	sort_records(r, port, n);
+	for (k = 0; k < n; k++) {
+		write_record(f, port[k], r[k]);
+		rte_pmd_hca_record_free(r[k]);
+	}
+	return n;
 }
 
 bool

@@ -395,6 +395,9 @@ forward(struct fabric *f, struct fab_port *a)
 	if (!n && !a->held)
 		return 0;
 	if (fab_capturing(f)) {
+		/* the records made before these packets left (a umad send
+		 * made into one of them) go first, then their time */
+		fab_capture_poll(f);
 		ts = now_ns();
 		fab_capture_packets(f, a, MPD_PCAPNG_DIR_OUT, m, n, ts);
 	}
@@ -458,9 +461,11 @@ replay_step(struct fabric *f, struct fab_port *p)
 	} else {
 		got = rte_eth_rx_burst(p->port_id, 0, m, BURST);
 		/* the answers left after the requests went in */
-		if (got && fab_capturing(f))
+		if (got && fab_capturing(f)) {
+			fab_capture_poll(f);
 			fab_capture_packets(f, p, MPD_PCAPNG_DIR_OUT, m, got,
 					    now_ns());
+		}
 		if (got)
 			rte_pktmbuf_free_bulk(m, got);
 	}

@@ -92,13 +92,18 @@ pair(struct oracle *o, enum mpd_link link, uint8_t cls, uint8_t method,
 	expect_time(o, rs, d);
 }
 
+/*
+ * A client's umad send and its receive. agent_bits: the upper 32 TID bits
+ * of the receive (the MAD layer's agent bits, as the wire has them) where
+ * the send had the client's own.
+ */
 static void
-umad_pair(struct oracle *o)
+umad_pair(struct oracle *o, uint32_t agent_bits)
 {
 	struct mpd_rec_hdr h = { .port = 1 };
 	struct mpd_rec_umad u;
 	uint8_t mad[MPD_MAD_LEN];
-	uint64_t tid = rnd64(), d = 1000 + rnd64() % 1000000;
+	uint64_t tid = rnd64() & 0xffffffffu, d = 1000 + rnd64() % 1000000;
 	uint32_t if_up;
 	struct mpd_pcapng *w = oracle_writer(o, NULL, &if_up);
 	int rq, rs;
@@ -111,13 +116,72 @@ umad_pair(struct oracle *o)
 			   sizeof(mad));
 	rq = oracle_add_written(o, "umad send Get");
 	u.direction = MPD_REC_UMAD_RECV;
-	mk_mad(mad, MPD_CLASS_PERF, MPD_METHOD_GET_RESP, 0x12, tid);
+	mk_mad(mad, MPD_CLASS_PERF, MPD_METHOD_GET_RESP, 0x12,
+	       tid | (uint64_t)agent_bits << 32);
 	mpd_rec_write_umad(w, if_up, dtest_next_ts(d), &h, &u, mad,
 			   sizeof(mad));
 	rs = oracle_add_written(o, "umad recv GetResp");
 	oracle_expect_uint(o, rq, "madpmd.response_in", 0, (uint64_t)rs);
 	oracle_expect_uint(o, rs, "madpmd.response_to", 0, (uint64_t)rq);
 	expect_time(o, rs, d);
+}
+
+/*
+ * -z madpmd,srt: the service response time tables (one per class, one row
+ * per request method), times in seconds.
+ */
+static void
+srt_table(const char *path)
+{
+	static const struct {
+		const char *table, *method;
+		unsigned int count;
+		double min, max, avg;
+	} want[] = {
+		{ "madpmd.mad.mgmtclass == 0x03", "Get (0x01)", 2, 50e-6, 150e-6, 100e-6 },
+		{ "madpmd.mad.mgmtclass == 0x04", "Get (0x01)", 3, 100e-6, 300e-6, 200e-6 },
+		{ "madpmd.mad.mgmtclass == 0x04", "Set (0x02)", 1, 70e-6, 70e-6, 70e-6 },
+	};
+	const char *args[] = { "-q", "-z", "madpmd,srt", NULL };
+	char *out = dtest_tshark(path, args);
+	size_t i;
+
+	if (!ok(out && strstr(out, "madpmd SRT Statistics"),
+		"-z madpmd,srt prints the service response time tables")) {
+		if (out)
+			tap_diag("%s", out);
+		free(out);
+		return;
+	}
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *t = strstr(out, want[i].table), *end, *row;
+		unsigned int idx = 0, count = 0;
+		double mn = -1, mx = -1, avg = -1;
+
+		end = t ? strstr(t + 1, "Filter:") : NULL;
+		row = t ? strstr(t, want[i].method) : NULL;
+		if (row && (!end || row < end)) {
+			/* back to the line's start: "Index  Method  Calls ..." */
+			while (row > t && row[-1] != '\n')
+				row--;
+			if (sscanf(row, "%u", &idx) != 1)
+				row = NULL;
+			else
+				row = strstr(row, want[i].method) +
+				      strlen(want[i].method);
+		} else {
+			row = NULL;
+		}
+		if (row)
+			sscanf(row, "%u %lf %lf %lf", &count, &mn, &mx, &avg);
+		ok(row && count == want[i].count &&
+		   mn > want[i].min - 1e-6 && mn < want[i].min + 1e-6 &&
+		   mx > want[i].max - 1e-6 && mx < want[i].max + 1e-6 &&
+		   avg > want[i].avg - 1e-6 && avg < want[i].avg + 1e-6,
+		   "srt %s, row %u %s: calls %u min %.6f max %.6f avg %.6f s",
+		   want[i].table, idx, want[i].method, count, mn, mx, avg);
+	}
+	free(out);
 }
 
 /* -z madpmd,rtt on a capture with known delays */
@@ -219,6 +283,7 @@ rtt_table(void)
 		tap_diag("%s", out);
 	}
 	free(out);
+	srt_table(path);
 	unlink(path);
 	rmdir(dir);
 }
@@ -251,7 +316,16 @@ main(void)
 	fr = send_mad(o, "unanswered Get", MPD_LINK_ROCE_V2, mad, false,
 		      dtest_next_ts(0));
 	oracle_expect_absent(o, fr, "madpmd.response_in");
-	umad_pair(o);
+	umad_pair(o, 0);
+	umad_pair(o, 0x0e | (uint32_t)(rnd64() & 0xffff) << 8);
+	/* the same lower 32 bits on the wire: not matched with the umad */
+	mk_mad(mad, MPD_CLASS_PERF, MPD_METHOD_GET, 0x12, 0x2200000077ull);
+	fr = send_mad(o, "RoCEv2 Get, TID low 0x77", MPD_LINK_ROCE_V2, mad,
+		      false, dtest_next_ts(1000));
+	mk_mad(mad, MPD_CLASS_PERF, MPD_METHOD_GET_RESP, 0x12, 0x3300000077ull);
+	fr = send_mad(o, "RoCEv2 GetResp, other upper TID bits",
+		      MPD_LINK_ROCE_V2, mad, true, dtest_next_ts(1000));
+	oracle_expect_absent(o, fr, "madpmd.response_to");
 	oracle_run(o);
 	oracle_free(o);
 	rtt_table();

@@ -4,12 +4,14 @@
  * over RoCEv2 and native IB are reassembled and EVERY record is shown with
  * its values; the same table as a umad record (the kernel's reassembled
  * form); a missing segment and an incomplete message raise expert info;
- * ABORT and STOP raise expert info; ACKs decode.
+ * ABORT and STOP raise expert info; ACKs decode. In a capture of every
+ * port each end reassembles its own copies of the segments.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "madpmd/mad.h"
+#include "madpmd/pcapng.h"
 #include "madpmd/records.h"
 #include "madpmd/sa.h"
 #include "dtest.h"
@@ -181,6 +183,59 @@ table_over(struct oracle *o, enum mpd_link link, const char *lname,
 	expect_records(o, frames[n], t);
 }
 
+/*
+ * A capture of every port: each native IB segment shows at the SA's port
+ * (outbound) and at the client's (inbound), interleaved as on a cable.
+ * Each end reassembles its own copies: both last segments show the whole
+ * table, and neither is "incomplete".
+ */
+static void
+table_both_ends(struct oracle *o, struct table *t)
+{
+	struct mpd_pcapng *w = oracle_writer(o, NULL, NULL);
+	int if_sa = mpd_pcapng_add_interface(w, MPD_LINKTYPE_UPPER_PDU,
+					     "sa/1", NULL);
+	int if_cl = mpd_pcapng_add_interface(w, MPD_LINKTYPE_UPPER_PDU,
+					     "client/1", NULL);
+	uint8_t mad[MPD_MAD_LEN], frame[512];
+	size_t i, n = nsegs(t);
+	char label[96];
+	int end;
+
+	if (!ok(if_sa >= 0 && if_cl >= 0, "two more interfaces: sa/1, client/1"))
+		return;
+	for (i = 1; i <= n; i++) {
+		struct mpd_pkt p;
+		int len, fr[2];
+
+		segment(t, i, mad);
+		oracle_pkt_init(&p, MPD_LINK_IB, 1, 1);
+		p.has_grh = false;	/* LIDs: the same endpoints throughout */
+		p.lrh.slid = 1;
+		p.lrh.dlid = 7;
+		len = mpd_pkt_encode(&p, mad, sizeof(mad), frame, sizeof(frame));
+		for (end = 0; end < 2; end++) {
+			mpd_pcapng_write_exported(w, (uint32_t)(end ? if_cl : if_sa),
+				dtest_next_ts(1000), end ? MPD_PCAPNG_DIR_IN :
+				MPD_PCAPNG_DIR_OUT, "madpmd_ib", MPD_EXP_PDU_NO_PORT,
+				MPD_EXP_PDU_NO_PORT, frame, (size_t)len);
+			snprintf(label, sizeof(label),
+				 "both ends: seg %zu/%zu at the %s", i, n,
+				 end ? "client (inbound)" : "SA (outbound)");
+			fr[end] = oracle_add_written(o, label);
+			oracle_expect_uint(o, fr[end], "madpmd.rmpp.segment", 0,
+					   i);
+			oracle_expect_absent(o, fr[end],
+					     "madpmd.rmpp.incomplete");
+			if (i == n)
+				expect_records(o, fr[end], t);
+			else
+				oracle_expect_absent(o, fr[end],
+						     "madpmd.sa.records");
+		}
+	}
+}
+
 /* The same table as umad_recv() returned it: one record. */
 static void
 table_as_umad(struct oracle *o, struct table *t)
@@ -304,6 +359,9 @@ main(void)
 		missing_segment(o, links[l]);
 		abort_stop_ack(o, links[l]);
 	}
+	make_table(&paths, MPD_ATTR_SA_PATH_RECORD, &mpd_path_record_layout,
+		   "madpmd.sa.pathrecord", 9 + rnd64() % 12);
+	table_both_ends(o, &paths);
 	table_as_umad(o, &paths);
 	table_as_umad(o, &nodes);
 	oracle_run(o);

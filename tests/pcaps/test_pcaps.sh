@@ -72,7 +72,7 @@ PF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.sev
     madpmd.perf.portcounters.counterselect madpmd.perf.portcounters.portrcvpkts
     madpmd.perf.portcounters.portxmitpkts madpmd.perf.portcountersext.portselect
     madpmd.perf.portcountersext.portrcvpkts madpmd.icrc.status madpmd.response_to
-    madpmd.time udp.dstport)
+    madpmd.time udp.dstport frame.time_delta madpmd.response_in)
 SF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.severity
     frame.protocols infiniband.lrh.dlid infiniband.mad.method infiniband.mad.attributeid
     infiniband.mad.transactionid infiniband.rmpp.rmpptype infiniband.rmpp.rmppflags
@@ -132,6 +132,9 @@ for path in "$tmp"/pcaps/*.pcapng; do
 	err=$(q "$tmp/$fn.p" 'v("_ws.expert.severity") != ""' 'n = split(v("_ws.expert.severity"), a, ","); for (i = 1; i <= n; i++) if (a[i] + 0 >= 8388608) { print v("frame.number"); break }' | wc -l)
 	[ "$mal" = 0 ] && [ "$smal" = 0 ] && [ "$err" = 0 ]
 	ok $? "$fn: $mal malformed with the plugin, $smal with the stock dissector only, $err expert errors"
+	back=$(q "$tmp/$fn.p" 'v("frame.time_delta") ~ /^-/' 'print v("frame.number")' | head -3 | tr '\n' ' ')
+	[ -z "$back" ]
+	ok $? "$fn: frames in time order (none before its predecessor${back:+: $back})"
 	mine=$(q "$tmp/$fn.p" 'v("madpmd.rec.kind") != "" || v("madpmd.mad.method") != ""' 'print' | wc -l)
 	[ "$mine" -gt 0 ]
 	ok $? "$fn: the plugin decodes $mine frames (records or RoCE MADs)"
@@ -258,6 +261,96 @@ if [ -f "$P" ]; then
 		"$(q "$S" 'v("udp.dstport") == 4791 && num(v("infiniband.mad.method")) == 129 && num(v("infiniband.mad.attributeid")) == 18' 'printf "%s ", v("infiniband.portcounters.portrcvpkts")')" \
 		"2 4 6 8 "
 fi
+
+# -- response times on the client's side (umad records: the receive's TID
+# has the MAD layer's agent bits) and in the service response time tables
+for s in perfquery opensm-sweep saquery-rmpp lossy-rmpp roce-v2; do
+	P=$tmp/$s.pcapng.p
+	[ -f "$P" ] || continue
+	if [ $s = roce-v2 ]; then
+		# the PMA's answers, timed from the replayed requests
+		rsp=$(q "$P" 'num(v("madpmd.mad.method")) >= 128' 'print' | wc -l)
+	else
+		# umad: every response a client received, and every one the
+		# SA (OpenSM) sent, each timed at its own end
+		rsp=$(q "$P" 'v("madpmd.rec.kind") == 1 && num(v("madpmd.mad.method")) >= 128 && v("madpmd.umad.status") == 0' 'print' | wc -l)
+	fi
+	m=$(q "$P" 'v("madpmd.response_to") != ""' 'print' | wc -l)
+	nz=$(q "$P" 'v("madpmd.time") != "" && v("madpmd.time") + 0 > 0' 'print' | wc -l)
+	[ "$rsp" -gt 0 ] && [ "$m" = "$rsp" ] && [ "$nz" = "$rsp" ]
+	ok $? "$s: $m of $rsp responses matched to their request (madpmd.response_to), $nz with a response time above 0"
+	srt=$(ts -n -r "$tmp/pcaps/$s.pcapng" -q -z madpmd,srt |
+		awk '/^ *[0-9]+ / { c += $(NF - 4) } END { print c + 0 }')
+	is "$s: calls in the service response time tables (-z madpmd,srt)" "$srt" "$rsp"
+done
+
+# madpmd.time in an I/O graph: its average and maximum per interval
+if [ -f "$tmp/pcaps/roce-v2.pcapng" ]; then
+	io=$(ts -n -r "$tmp/pcaps/roce-v2.pcapng" -q \
+		-z 'io,stat,0,AVG(madpmd.time)madpmd.time,MAX(madpmd.time)madpmd.time' |
+		awk -F'|' '/<>/ { gsub(/ /, "", $3); gsub(/ /, "", $4); print $3, $4 }')
+	want=$(q "$tmp/roce-v2.pcapng.p" 'v("madpmd.time") != ""' 's += v("madpmd.time"); if (v("madpmd.time") + 0 > m) m = v("madpmd.time") + 0; k++ } END { printf "%.6f %.6f\n", s / k, m')
+	# within a microsecond (io,stat prints microseconds, cut or rounded)
+	echo "$io $want" | awk '{ exit !(NF == 4 && $1 > 0 && $1 - $3 < 2e-6 && $3 - $1 < 2e-6 && $2 - $4 < 2e-6 && $4 - $2 < 2e-6) }'
+	ok $? "roce-v2: -z io,stat AVG/MAX(madpmd.time), the I/O graph's latency: $io (from the fields: $want)"
+fi
+
+# -- readable fields: enumerations by name, the node and port of a record
+S=$tmp/saquery-rmpp.pcapng
+if [ -f "$tmp/pcaps/saquery-rmpp.pcapng" ]; then
+	ts -n -r "$tmp/pcaps/saquery-rmpp.pcapng" -O madpmd -Y 'madpmd.umad.direction == 1 && madpmd.sa.pathrecord.dlid' > "$tmp/sa.txt"
+	is "saquery-rmpp: PathRecord MTU and Rate shown by name (saquery's 4 PathRecords)" \
+		"$(grep -cE '^ +MTU: 4096 \(5\)$' "$tmp/sa.txt") $(grep -cE '^ +Rate: 40 Gb/s \(7\)$' "$tmp/sa.txt") $(grep -cE '^ +MTU Selector: Exactly \(2\)$' "$tmp/sa.txt")" "4 4 4"
+	grep -q "^madpmd InfiniBand/RoCE management, UMAD, hca2 port 1 (node " "$tmp/sa.txt"
+	ok $? "saquery-rmpp: the record's tree names the node and port as the interface does (hca2 port 1)"
+fi
+if [ -f "$tmp/pcaps/opensm-sweep.pcapng" ]; then
+	ts -n -r "$tmp/pcaps/opensm-sweep.pcapng" -O madpmd -Y 'madpmd.umad.direction == 1 && madpmd.smp.portinfo.portstate == 4' > "$tmp/pi.txt"
+	for l in 'Port State: Active (4)' 'Link Width Active: 4X (2)' 'Neighbor MTU: 4096 (5)' \
+		 'Port Phys State: LinkUp (5)' 'Link Speed Supported: 2.5, 5.0 or 10.0 Gb/s (7)'; do
+		grep -qF "$l" "$tmp/pi.txt"
+		ok $? "opensm-sweep: PortInfo shows \"$l\""
+	done
+	grep -qE '^ +Q Key Violations: [0-9]+$' "$tmp/pi.txt"
+	ok $? "opensm-sweep: PortInfo counters in decimal (Q Key Violations)"
+fi
+
+# -- madpmd.decode_ib: the plugin on native IB packets exported for the
+# stock dissector, beside it; RMPP reassembled per interface and direction
+# (each segment shows at its sender, outbound, and its receiver, inbound)
+IF=(frame.number frame.interface_name frame.p2p_dir madpmd.rmpp.type madpmd.rmpp.flags
+    madpmd.rmpp.segment madpmd.sa.records madpmd.sa.pathrecord.dlid madpmd.vcrc.status
+    madpmd.icrc.status madpmd.time infiniband.rmpp.rmpptype _ws.expert.message)
+ibdump() {	# ibdump FILE OUT [tshark options]
+	local f=() x in=$1 out=$2
+	shift 2
+	for x in "${IF[@]}"; do f+=(-e "$x"); done
+	ts -n -r "$tmp/pcaps/$in" "$@" -T fields -E header=y -E occurrence=a "${f[@]}" > "$out"
+}
+for s in saquery-rmpp lossy-rmpp; do
+	[ -f "$tmp/pcaps/$s.pcapng" ] || continue
+	ibdump $s.pcapng "$tmp/$s.ib0"
+	is "$s, default preferences: IB packets for the stock dissector left to it (frames with madpmd.rmpp.type)" \
+		"$(q "$tmp/$s.ib0" 'v("madpmd.rmpp.type") != "" && v("frame.interface_name") != "" && v("infiniband.rmpp.rmpptype") != ""' 'print' | wc -l)" 0
+	ibdump $s.pcapng "$tmp/$s.ib" -o madpmd.decode_ib:TRUE
+	w=$(q "$tmp/$s.ib" 'v("infiniband.rmpp.rmpptype") != ""' 'print' | wc -l)
+	m=$(q "$tmp/$s.ib" 'v("infiniband.rmpp.rmpptype") != "" && v("madpmd.rmpp.type") == v("infiniband.rmpp.rmpptype") && v("madpmd.vcrc.status") == 1 && v("madpmd.icrc.status") == 1' 'print' | wc -l)
+	[ "$w" -gt 0 ] && [ "$m" = "$w" ]
+	ok $? "$s, madpmd.decode_ib: the plugin decodes $m of the $w RMPP packets on the wire (DATA/ACK, good ICRC and VCRC)"
+	# every copy of a last DATA segment: whole table, at each end
+	lasts=$(q "$tmp/$s.ib" 'v("madpmd.vcrc.status") != "" && v("madpmd.rmpp.type") == 1 && num(v("madpmd.rmpp.flags")) >= 4' 'print v("frame.interface_name") ":" v("frame.p2p_dir") ":" (v("madpmd.sa.records") != "" ? v("madpmd.sa.records") : "-")' | sort | uniq -c | awk '{ printf "%s x%d ", $2, $1 }')
+	inc=$(q "$tmp/$s.ib" 'v("_ws.expert.message") ~ /incomplete/' 'print' | wc -l)
+	case $s in
+	saquery-rmpp) want="hca1/1:0:1 x1 hca1/1:0:2 x1 hca1/1:0:4 x1 hca2/1:1:1 x1 hca2/1:1:2 x1 hca2/1:1:4 x1 " ;;
+	lossy-rmpp) want="hca1/1:0:- x1 hca1/1:0:4 x1 hca2/1:1:4 x1 " ;;
+	esac
+	is "$s, madpmd.decode_ib: last DATA segments (interface:direction:records), reassembled at both ends" \
+		"$lasts" "$want" "the sender's repeat of a whole message adds nothing"
+	is "$s, madpmd.decode_ib: \"message incomplete\" expert infos" "$inc" 0
+	n2=$(q "$tmp/$s.ib" 'v("madpmd.time") != "" && v("frame.interface_name") == "hca2/1" && v("frame.p2p_dir") == 1' 'print' | wc -l)
+	[ "$n2" -gt 0 ]
+	ok $? "$s, madpmd.decode_ib: $n2 responses timed at the requester's end of the wire (hca2/1 inbound)"
+done
 
 echo "1..$n"
 exit $fail

@@ -108,5 +108,13 @@ sets=$("${as_user[@]}" tshark -r "$tmp/fabric.pcapng" --disable-protocol madpmd 
 bad=$("${as_user[@]}" tshark -r "$tmp/fabric.pcapng" --disable-protocol madpmd -Y '_ws.malformed || _ws.expert.severity >= 8388608' 2>/dev/null | wc -l)
 [ "$frames" -gt 100 ] && [ "$sets" -gt 0 ] && [ "$bad" -eq 0 ]
 ok $? "the fabric capture decodes in stock tshark: $frames frames, $sets SubnSet(PortInfo) from OpenSM, $bad malformed"
+# records (OpenSM's umad sends and receives, port events) and wire packets
+# of every port, written in the order they happened
+back=$("${as_user[@]}" tshark -r "$tmp/fabric.pcapng" --disable-protocol madpmd -T fields \
+	-e frame.number -e frame.time_delta 2>/dev/null | awk '$2 ~ /^-/ { print $1 }' | head -3 | tr '\n' ' ')
+recs=$("${as_user[@]}" tshark -r "$tmp/fabric.pcapng" --disable-protocol madpmd \
+	-Y 'exported_pdu.prot_name == "madpmd"' 2>/dev/null | wc -l)
+[ -z "$back" ] && [ "$recs" -gt 0 ]
+ok $? "the capture's $frames frames ($recs records) are in time order${back:+: frames $back precede their predecessor}"
 
 tap_done

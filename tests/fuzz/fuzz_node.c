@@ -22,8 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void
 port_init(struct hca_port *p, uint8_t cfg)
 {
-	static const uint8_t mac[6] = { 0x02, 0x6d, 0x61, 0x64, 0x00, 0x02 };
-	static const uint8_t ip4[4] = { 10, 0, 0, 2 };
+	/* hca2 of pcaps/roce-v2.pcapng, so that its requests are taken */
+	static const uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+	static const uint8_t ip4[4] = { 192, 168, 77, 2 };
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->node_name, sizeof(p->node_name), "hca2");

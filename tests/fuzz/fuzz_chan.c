@@ -156,9 +156,13 @@ send_rec(unsigned int i, const uint8_t *rec, uint32_t len, uint64_t now,
 	if (rlen >= UMAD_HDR + MPD_MAD_HDR_LEN) {
 		memcpy(&d, r, UMAD_HDR);
 		if (d.agent_id < HCA_MAD_AGENTS &&
-		    client[i].agent[d.agent_id].used)
+		    client[i].agent[d.agent_id].used) {
+			(void)mpd_chan_send_share(r + UMAD_HDR, rlen - UMAD_HDR,
+				client[i].agent[d.agent_id].rmpp_version != 0,
+				d.timeout_ms);
 			(void)hca_mad_send(&ml, &client[i], &d, r + UMAD_HDR,
 					   rlen - UMAD_HDR, now, out);
+		}
 	}
 	mpd_ring_consume(&cons);
 }

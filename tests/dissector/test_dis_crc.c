@@ -3,12 +3,15 @@
  * ICRC and VCRC verification: good frames show status Good on every link
  * (RoCEv2 over IPv4 and IPv6, with and without VLAN, RoCEv1, IB with and
  * without GRH); a flipped ICRC, VCRC or payload bit shows status Bad with
- * "Bad ICRC" / "Bad VCRC" expert info.
+ * "Bad ICRC" / "Bad VCRC" expert info. The CRCs a frame should carry come
+ * from crc_ref (zlib's crc32 over the masked bytes, a bitwise CRC-16), not
+ * from the codec that made the frame.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "madpmd/mad.h"
+#include "crc_ref.h"
 #include "dtest.h"
 #include "tap.h"
 
@@ -72,12 +75,29 @@ add(struct oracle *o, enum mpd_link link, enum bad bad, int variant)
 	fr = dtest_add_pkt(o, label, &p, mad, sizeof(mad), 0, at, frame, &flen);
 	if (!fr)
 		return;
-	/* what the plugin must say the CRCs should be, from the bytes sent */
-	if (bad != GOOD) {
+	/* what the plugin must say the CRCs should be, from the bytes sent
+	 * and an independent computation */
+	{
 		uint32_t icrc = 0;
-		uint16_t vcrc = mpd_crc16_vcrc(frame, flen - 2);
+		uint16_t vcrc = crc_ref_vcrc(frame, flen);
+		size_t at_icrc = flen - (link == MPD_LINK_IB ? 6 : 4);
+		uint32_t stored = (uint32_t)frame[at_icrc] |
+				  (uint32_t)frame[at_icrc + 1] << 8 |
+				  (uint32_t)frame[at_icrc + 2] << 16 |
+				  (uint32_t)frame[at_icrc + 3] << 24;
 
-		mpd_pkt_icrc(link, frame, flen, &icrc);
+		if (!ok(crc_ref_icrc(link, frame, flen, &icrc) == 0,
+			"%s: reference ICRC computed", label))
+			return;
+		if (bad == GOOD) {
+			is_int(stored, icrc, "%s: the encoder's ICRC is the "
+			       "reference's (zlib crc32, IBA 7.8.1 mask)",
+			       label);
+			if (link == MPD_LINK_IB)
+				is_int(frame[flen - 2] | frame[flen - 1] << 8,
+				       vcrc, "%s: the encoder's VCRC is the "
+				       "reference's (IBA 7.8.2)", label);
+		}
 		snprintf(want_icrc, sizeof(want_icrc),
 			 "Bad ICRC [should be 0x%08x]", icrc);
 		snprintf(want_vcrc, sizeof(want_vcrc),

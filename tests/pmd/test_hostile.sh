@@ -347,6 +347,10 @@ while read -r line; do
 	*) ok 1 "ring position overwritten, $line (neither cut off nor working)" ;;
 	esac
 done < <(grep ': .*; bystander' "$tmp/scribble.out")
+# the helper has 13 cases (chan_attack.c's scribbles[]): a helper that
+# reports none must not pass for one whose cases all went well
+[ "$(grep -c ': .*; bystander' "$tmp/scribble.out")" = 13 ]
+ok $? "all 13 ring-position cases reported ($(grep -c ': .*; bystander' "$tmp/scribble.out"))"
 [ $rc = 0 ] && ! grep -q "NOT answered" "$tmp/scribble.out" &&
 	kill -0 $daemon 2>/dev/null && nodeinfo_is hca1 "$lid2" "$guid2"
 ok $? "the daemon survives the scribbling and others get right answers (helper exit $rc)"

@@ -210,11 +210,75 @@ test_sl2vl(void)
 	       "VL15 (drop) is always allowed");
 }
 
+/*
+ * A response goes back the way the request came (IBA 13.5.2): addresses
+ * swapped at every layer, GRH GIDs (IB) and IPv6 addresses (RoCEv2)
+ * included, our QP as the source and the requester's as the destination.
+ */
+static void
+test_reverse(void)
+{
+	static const uint8_t us[6] = { 0x02, 0, 0, 0, 0, 0x05 };
+	static const uint8_t them[6] = { 0x02, 0, 0, 0, 0, 0x09 };
+	uint8_t gid_a[16], gid_b[16];
+	struct hca_port p;
+	struct mpd_pkt pk;
+
+	rnd_bytes(gid_a, sizeof(gid_a));
+	rnd_bytes(gid_b, sizeof(gid_b));
+	port_init(&p);
+	memset(&pk, 0, sizeof(pk));
+	pk.link = MPD_LINK_IB;
+	pk.lrh.dlid = 5;
+	pk.lrh.slid = 9;
+	pk.has_grh = true;
+	pk.grh.hop_limit = 3;
+	memcpy(pk.grh.sgid, gid_a, 16);
+	memcpy(pk.grh.dgid, gid_b, 16);
+	pk.bth.dest_qp = 1;
+	pk.deth.src_qp = 0x1234;
+	hca_port_reverse(&p, &pk, 1);
+	ok(pk.lrh.dlid == 9 && pk.lrh.slid == 5 && pk.lrh.vl == 0,
+	   "IB response: to the requester's LID from ours, on VL0 (%u -> %u, "
+	   "VL%u)", pk.lrh.slid, pk.lrh.dlid, pk.lrh.vl);
+	ok(pk.has_grh && !memcmp(pk.grh.dgid, gid_a, 16) &&
+	   !memcmp(pk.grh.sgid, gid_b, 16),
+	   "IB response to a request with a GRH: the GIDs swapped");
+	ok(pk.bth.dest_qp == 0x1234 && pk.deth.src_qp == 1,
+	   "IB response: to the requester's QP from QP1");
+
+	port_init(&p);
+	p.link = MPD_LINK_ROCE_V2;
+	memcpy(p.mac, us, 6);
+	memset(&pk, 0, sizeof(pk));
+	pk.link = MPD_LINK_ROCE_V2;
+	memcpy(pk.eth.dst, us, 6);
+	memcpy(pk.eth.src, them, 6);
+	pk.ip_ver = 6;
+	pk.ip6.hop_limit = 1;
+	memcpy(pk.ip6.src, gid_a, 16);
+	memcpy(pk.ip6.dst, gid_b, 16);
+	pk.udp.sport = 0xc000;
+	pk.udp.dport = MPD_ROCE_UDP_PORT;
+	pk.bth.dest_qp = 1;
+	pk.deth.src_qp = 1;
+	hca_port_reverse(&p, &pk, 1);
+	ok(!memcmp(pk.eth.dst, them, 6) && !memcmp(pk.eth.src, us, 6),
+	   "RoCEv2 response: to the requester's MAC from ours");
+	ok(!memcmp(pk.ip6.dst, gid_a, 16) && !memcmp(pk.ip6.src, gid_b, 16),
+	   "RoCEv2/IPv6 response: the addresses swapped");
+	is_int(pk.ip6.hop_limit, 64, "RoCEv2/IPv6 response: a fresh hop limit");
+	is_int(pk.udp.dport, MPD_ROCE_UDP_PORT,
+	       "RoCEv2 response: to UDP port 4791");
+}
+
 int
 main(void)
 {
+	tap_seed();
 	test_checks();
 	test_mkey_lease();
 	test_sl2vl();
+	test_reverse();
 	return tap_done();
 }

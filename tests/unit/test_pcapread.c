@@ -1065,10 +1065,10 @@ test_wireshark(void)
 	struct mpd_pcap_pkt p;
 	unsigned int n, types;
 
-	if (!have("editcap") || !have("mergecap")) {
-		ok(1, "# SKIP editcap/mergecap not installed");
+	/* wireshark-common, which scripts/setup installs with tshark */
+	if (!ok(have("editcap") && have("mergecap"),
+		"editcap and mergecap are installed"))
 		return;
-	}
 	if (ok(run(ecap_us) == 0, "editcap -F pcap") &&
 	    (r = open_ok(out_us, "editcap's pcap"))) {
 		ok(!mpd_pcapread_is_pcapng(r), "editcap's pcap: classic");
@@ -1140,10 +1140,8 @@ test_text2pcap(void)
 	struct mpd_pcap_reader *r;
 	struct mpd_pcap_pkt p;
 
-	if (!have("text2pcap")) {
-		ok(1, "# SKIP text2pcap not installed");
+	if (!ok(have("text2pcap"), "text2pcap is installed"))
 		return;
-	}
 	if (!ok(run(argv) == 0, "text2pcap -l 113") ||
 	    !(r = open_ok(out, "text2pcap's SLL pcap")))
 		return;

@@ -55,8 +55,8 @@ struct umad_sess {
 	uint8_t gids[8][16];		/* RoCE GIDs the daemon resolved */
 	unsigned int ngids;		/* under ctl_lock */
 	/* the eventfd, under rx_lock (madpmd/chan.h, "Wake-ups") */
-	uint64_t kicks_seen;		/* rx_kicks when we last cleared it */
-	bool efd_mine;			/* we wrote it since */
+	uint64_t kicks_seen;		/* the daemon's writes we read */
+	uint64_t efd_mine;		/* our writes since we last read it */
 };
 
 /* How long umad_recv() and umad_poll() spin on the ring before sleeping in
@@ -231,10 +231,11 @@ map_shm(struct umad_sess *s, const struct umad_hello *h)
 
 /* ---- the eventfd: readable exactly when records are queued --------------- */
 
-static void
+/* Read the eventfd empty: the writes it held (0 when it held none). */
+static uint64_t
 efd_clear(struct umad_sess *s)
 {
-	uint64_t v;
+	uint64_t v, sum = 0;
 	int i;
 
 	/* one read clears a counter; a semaphore-mode eventfd gives 1 per
@@ -244,9 +245,13 @@ efd_clear(struct umad_sess *s)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n != (ssize_t)sizeof(v) || v != 1)
+		if (n != (ssize_t)sizeof(v))
+			break;
+		sum += v;
+		if (v != 1)
 			break;
 	}
+	return sum;
 }
 
 static void
@@ -258,6 +263,8 @@ efd_signal(struct umad_sess *s)
 	do
 		n = write(s->efd, &one, sizeof(one));
 	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(one))
+		s->efd_mine++;
 }
 
 static uint64_t
@@ -268,40 +275,39 @@ rx_kicks(const struct umad_sess *s)
 }
 
 /* After the consumer found or left the ring empty: clear the eventfd if
- * it may be readable, then look again and re-arm it if a record slipped
- * in meanwhile. Called with rx_lock held. True when the ring is (still)
- * empty. */
+ * it may be readable (a write of ours, or one the daemon counted and we
+ * have not read yet: it counts before it writes, so a write that has not
+ * landed is read next time), then look again and re-arm it if a record
+ * slipped in meanwhile. Called with rx_lock held. True when the ring is
+ * (still) empty. */
 static bool
 rx_settle(struct umad_sess *s)
 {
-	uint64_t k = rx_kicks(s);
+	if (rx_kicks(s) != s->kicks_seen || s->efd_mine) {
+		uint64_t v = efd_clear(s);
 
-	if (k != s->kicks_seen || s->efd_mine) {
-		s->kicks_seen = k;
-		s->efd_mine = false;
-		efd_clear(s);
+		/* what we read less our own writes: the daemon's */
+		s->kicks_seen += v > s->efd_mine ? v - s->efd_mine : 0;
+		s->efd_mine = 0;
 	}
 	/* pairs with the daemon's fence in mpd_ring_put_wake() */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (mpd_ring_empty(&s->rx))
 		return true;
 	efd_signal(s);
-	s->efd_mine = true;
 	return false;
 }
 
 /* Records stay queued after a take: the fd must say so, and may not if
  * they came while a thread spun (the daemon then wrote nothing). Only a
- * write of our own not cleared since says so for sure: a daemon's write
- * counted in rx_kicks may be one we cleared before the count moved.
- * Called with rx_lock held. */
+ * write of our own not cleared since says so for sure (a daemon's write
+ * we have not read may be counted and not landed yet). Called with
+ * rx_lock held. */
 static void
 rx_left_queued(struct umad_sess *s)
 {
-	if (s->efd_mine)
-		return;
-	efd_signal(s);
-	s->efd_mine = true;
+	if (!s->efd_mine)
+		efd_signal(s);
 }
 
 static bool

@@ -730,12 +730,13 @@ hca_chan_wake(struct hca_session **w, unsigned int n)
 		struct hca_session *s = w[i];
 
 		s->wake = false;
+		/* counted first: a client woken by the write sees the count
+		 * move, and reads the fd until it has read as many writes */
+		__atomic_add_fetch(&((struct mpd_chan_shm *)s->shm)->rx_kicks, 1,
+				   __ATOMIC_RELEASE);
 		if (write(s->efd, &one, sizeof(one)) < 0) {
 			/* saturated: the client is readable anyway */
 		}
-		/* done: a client that sees the count move clears the fd */
-		__atomic_add_fetch(&((struct mpd_chan_shm *)s->shm)->rx_kicks, 1,
-				   __ATOMIC_RELEASE);
 		session_put(s);
 	}
 }

@@ -553,12 +553,12 @@ srv_inject(struct tsess *s, uint32_t agent, uint32_t status,
 	hdr.addr.lid = htobe16(0x34);
 	pthread_mutex_lock(&srv.lock);
 	rc = mpd_ring_put(&s->d2c, MPD_CHAN_REC_UMAD, &hdr, sizeof(hdr), mad, len);
-	if (!rc && wake && write(s->efd, &one, sizeof(one)) != sizeof(one))
-		rc = -EIO;
-	/* each write counted once done (madpmd/chan.h, "Wake-ups") */
+	/* each write counted first (madpmd/chan.h, "Wake-ups") */
 	if (!rc && wake)
 		__atomic_add_fetch(&((struct mpd_chan_shm *)s->shm)->rx_kicks, 1,
 				   __ATOMIC_RELEASE);
+	if (!rc && wake && write(s->efd, &one, sizeof(one)) != sizeof(one))
+		rc = -EIO;
 
 	pthread_mutex_unlock(&srv.lock);
 	return rc;
@@ -570,10 +570,10 @@ srv_kick(struct tsess *s)
 {
 	uint64_t one = 1;
 
-	if (write(s->efd, &one, sizeof(one)) != sizeof(one))
-		tap_diag("eventfd write failed");
 	__atomic_add_fetch(&((struct mpd_chan_shm *)s->shm)->rx_kicks, 1,
 			   __ATOMIC_RELEASE);
+	if (write(s->efd, &one, sizeof(one)) != sizeof(one))
+		tap_diag("eventfd write failed");
 }
 
 /* A daemon gone wrong: a record of any kind and length, whose header (if

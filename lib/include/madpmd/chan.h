@@ -260,7 +260,7 @@ mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
  * into an empty receive ring (it publishes the record, fences, and finds
  * the client's tail where its head was), unless it then finds rx_awake
  * set: a client thread is spinning on the ring and will see the record.
- * After each write it bumps rx_kicks. The eventfd is the "port fd" the
+ * It bumps rx_kicks before each write. The eventfd is the "port fd" the
  * client hands to poll(), and it must be readable whenever a record is
  * queued and no thread of the client looks at the ring:
  *  - a spinning thread adds 1 to rx_awake, fences, spins, and before it
@@ -271,8 +271,11 @@ mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
  *    readable itself, unless it wrote it already and has not cleared it
  *    since (a write counted in rx_kicks may be one it has cleared);
  *  - a client that empties its receive ring clears the eventfd when it
- *    may be readable (it wrote it, or rx_kicks moved), fences, and looks
- *    at the ring once more, writing 1 back if a record slipped in.
+ *    may be readable (it wrote it, or rx_kicks is past the daemon's
+ *    writes it has read: it counts what each read returns, less its own
+ *    writes, so a write counted but not landed is read the next time),
+ *    fences, and looks at the ring once more, writing 1 back if a record
+ *    slipped in.
  * So a client that spins while the daemon answers makes no system call,
  * and neither does the daemon; a client that sleeps in poll() gets one
  * write per empty-to-queued edge, as before.

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "madpmd/topo.h"
 
@@ -695,9 +696,19 @@ static int
 parse_file(struct parser *p, const struct src *parent, const char *path)
 {
 	char *text = NULL, *dir = NULL;
+	struct stat st;
 	size_t len = 0;
 	int r;
 
+	/* an include names a file of the fabric, never a device or a FIFO
+	 * (a topology from elsewhere must not make us read /dev/zero or wait
+	 * on a pipe); the top file is the user's own choice, a pipe allowed */
+	if (parent && stat(path, &st) != 0)
+		return src_err(p, parent, "cannot read include file \"%s\": %s",
+			       path, strerror(errno));
+	if (parent && !S_ISREG(st.st_mode))
+		return src_err(p, parent, "cannot read include file \"%s\": not a regular file",
+			       path);
 	r = read_file(path, &text, &len);
 	if (r < 0) {
 		if (parent)

@@ -464,6 +464,11 @@ static const struct {
 	{ "include \"x\" y\n", "t:1: unexpected text after the include file name" },
 	{ "\n\ninclude /nonexistent/madpmd-topo\n",
 	  "t:3: cannot read include file \"/nonexistent/madpmd-topo\": No such file or directory" },
+	/* a device or a directory is never read: 64 MiB of /dev/zero was */
+	{ "include /dev/zero\n",
+	  "t:1: cannot read include file \"/dev/zero\": not a regular file" },
+	{ "include \"/\"\n",
+	  "t:1: cannot read include file \"/\": not a regular file" },
 	{ "HCA 1 \"a\"\n", "t:1: unrecognized line \"HCA 1 \"a\"\": expected Switch, Hca, Ca or Rt <ports> \"<name>\", a port line [N] \"<name>\"[M], a setting such as caguid=0x... or include \"<file>\"" },
 };
 

@@ -20,6 +20,7 @@
 
 #include "madpmd/mad.h"
 #include "madpmd/rmpp.h"
+#include "madpmd/run_delay.h"
 #include "umad_priv.h"
 
 #define OPENIB_OUI	0x001405u
@@ -418,27 +419,6 @@ cpu_relax(void)
 
 static __thread uint64_t spin_checked_ns, spin_run_delay;
 
-/* The calling thread's run delay in ns, 0 when it cannot be read. */
-static uint64_t
-run_delay_ns(void)
-{
-	unsigned long long on_cpu, delay = 0;
-	char buf[96];
-	ssize_t n;
-	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu", &on_cpu, &delay) != 2)
-		return 0;
-	return delay;
-}
-
 static bool
 spin_preempted(uint64_t now)
 {
@@ -446,7 +426,7 @@ spin_preempted(uint64_t now)
 
 	if (now - last < SPIN_CHECK_NS)
 		return false;
-	d = run_delay_ns();
+	d = mpd_run_delay_ns();
 	spin_checked_ns = now;
 	spin_run_delay = d;
 	return last && d - before > (now - last) / 10;

@@ -14,6 +14,7 @@
 #include "fabric.h"
 #include "madpmd/attr.h"
 #include "madpmd/pcapng.h"
+#include "madpmd/run_delay.h"
 #include "replay.h"
 #include "rte_pmd_hca.h"
 
@@ -560,21 +561,6 @@ intr_sleep(struct fabric *f)
 #define SHARED_CHECK_MS		10
 #define SHARED_FOR_MS		100
 
-/* The calling thread's run delay in ns, 0 when it cannot be read. */
-static uint64_t
-run_delay_ns(void)
-{
-	unsigned long long on_cpu, delay = 0;
-	FILE *fp = fopen("/proc/thread-self/schedstat", "re");
-
-	if (!fp)
-		return 0;
-	if (fscanf(fp, "%llu %llu", &on_cpu, &delay) != 2)
-		delay = 0;
-	fclose(fp);
-	return delay;
-}
-
 int
 fab_poll_loop(void *arg)
 {
@@ -591,7 +577,7 @@ fab_poll_loop(void *arg)
 
 		now = rte_get_tsc_cycles();
 		if (intr && now >= next_check) {
-			d = run_delay_ns();
+			d = mpd_run_delay_ns();
 			if (next_check && d - delay > SHARED_CHECK_MS * 100000ull)
 				shared_until = now + hz * SHARED_FOR_MS / 1000;
 			delay = d;

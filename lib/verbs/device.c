@@ -96,15 +96,51 @@ ibv_get_device_index(struct ibv_device *device)
 
 /* ---- ports ---------------------------------------------------------------- */
 
+/* The port as it is now: from the HELLO that opens the context's session
+ * of the port the first time, from a PORT_INFO request on it after. */
+static int
+ctx_port_info(struct mpd_verbs_ctx *c, unsigned int port_num,
+	      struct mpd_chan_port_info *pi)
+{
+	unsigned int i = port_num - 1;
+	struct mpd_chan_msg m;
+	struct umad_hello h;
+	int rc = 0;
+
+	if (port_num < 1 || port_num > c->vdev->node.num_ports)
+		return EINVAL;
+	pthread_mutex_lock(&c->ctl_lock);
+	if (c->ctl_sock[i] < 0) {
+		if (umad_chan_hello(&c->vdev->node, (int)port_num, &h) < 0) {
+			rc = EIO;
+			goto out;
+		}
+		*pi = h.rep.port;
+		c->ctl_sock[i] = h.sock;
+		c->ctl_seq[i] = h.seq;
+		/* the session's rings are for MADs: not ours to keep */
+		h.sock = -1;
+		umad_hello_close(&h);
+		goto out;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = MPD_CHAN_PORT_INFO;
+	if (umad_chan_call(c->ctl_sock[i], &c->ctl_seq[i], &m, NULL, 0,
+			   NULL) < 0 || m.status) {
+		rc = EIO;
+		goto out;
+	}
+	*pi = m.u.port;
+out:
+	pthread_mutex_unlock(&c->ctl_lock);
+	return rc;
+}
+
 static int
 port_info(struct ibv_context *c, uint8_t port_num,
 	  struct mpd_chan_port_info *pi)
 {
-	struct mpd_verbs_device *d = mpd_verbs_ctx(c)->vdev;
-
-	if (port_num < 1 || port_num > d->node.num_ports)
-		return EINVAL;
-	return umad_port_info(&d->node, port_num, pi) ? EIO : 0;
+	return ctx_port_info(mpd_verbs_ctx(c), port_num, pi);
 }
 
 static int
@@ -303,7 +339,7 @@ ibv_query_device(struct ibv_context *context,
 	struct mpd_verbs_device *d = mpd_verbs_ctx(context)->vdev;
 	struct mpd_chan_port_info pi;
 
-	if (umad_port_info(&d->node, 1, &pi)) {
+	if (port_info(context, 1, &pi)) {
 		errno = EIO;
 		return EIO;
 	}
@@ -343,10 +379,28 @@ query_device_ex(struct ibv_context *context,
 	return 0;
 }
 
+static void
+ctx_free(struct mpd_verbs_ctx *c)
+{
+	unsigned int i;
+
+	for (i = 0; c->ctl_sock && i < c->vdev->node.num_ports; i++)
+		if (c->ctl_sock[i] >= 0)
+			close(c->ctl_sock[i]);
+	free(c->ctl_sock);
+	free(c->ctl_seq);
+	if (c->vctx.context.async_fd >= 0)
+		close(c->vctx.context.async_fd);
+	pthread_mutex_destroy(&c->ctl_lock);
+	pthread_mutex_destroy(&c->vctx.context.mutex);
+	free(c);
+}
+
 VERBS_EXPORT struct ibv_context *
 ibv_open_device(struct ibv_device *device)
 {
 	struct mpd_verbs_device *d = (struct mpd_verbs_device *)device;
+	unsigned int i, n;
 	struct mpd_chan_port_info pi;
 	struct mpd_verbs_ctx *c;
 
@@ -354,17 +408,32 @@ ibv_open_device(struct ibv_device *device)
 		errno = EINVAL;
 		return NULL;
 	}
-	/* the daemon must be there now, not at the first query */
-	if (umad_port_info(&d->node, 1, &pi)) {
-		errno = ENODEV;
-		return NULL;
-	}
+	n = d->node.num_ports;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	c->vdev = d;
+	c->vctx.context.async_fd = -1;
+	pthread_mutex_init(&c->ctl_lock, NULL);
+	pthread_mutex_init(&c->vctx.context.mutex, NULL);
+	c->ctl_sock = malloc(n * sizeof(*c->ctl_sock));
+	c->ctl_seq = calloc(n, sizeof(*c->ctl_seq));
+	if (!c->ctl_sock || !c->ctl_seq) {
+		ctx_free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		c->ctl_sock[i] = -1;
+	/* the daemon must be there now, not at the first query: port 1's
+	 * session opens here */
+	if (ctx_port_info(c, 1, &pi)) {
+		ctx_free(c);
+		errno = ENODEV;
+		return NULL;
+	}
 	c->vctx.sz = sizeof(c->vctx);
 	c->vctx.query_port = query_port;
 	c->vctx.query_device_ex = query_device_ex;
@@ -375,24 +444,17 @@ ibv_open_device(struct ibv_device *device)
 	 * reported), readable when one is queued */
 	c->vctx.context.async_fd = eventfd(0, EFD_CLOEXEC);
 	if (c->vctx.context.async_fd < 0) {
-		free(c);
+		ctx_free(c);
 		return NULL;
 	}
-	pthread_mutex_init(&c->vctx.context.mutex, NULL);
 	return &c->vctx.context;
 }
 
 VERBS_EXPORT int
 ibv_close_device(struct ibv_context *context)
 {
-	struct mpd_verbs_ctx *c;
-
-	if (!context)
-		return 0;
-	c = mpd_verbs_ctx(context);
-	close(context->async_fd);
-	pthread_mutex_destroy(&context->mutex);
-	free(c);
+	if (context)
+		ctx_free(mpd_verbs_ctx(context));
 	return 0;
 }
 

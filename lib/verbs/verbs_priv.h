@@ -21,9 +21,14 @@ struct mpd_verbs_device {
 	struct umad_node node;
 };
 
-/* An open device. verbs_context embeds ibv_context at its end. */
+/* An open device. verbs_context embeds ibv_context at its end. Each
+ * port it asked about keeps its control session, as a kernel context
+ * keeps its command fd: one HELLO, then PORT_INFO requests on it. */
 struct mpd_verbs_ctx {
 	struct mpd_verbs_device *vdev;
+	pthread_mutex_t ctl_lock;	/* the sessions below */
+	int *ctl_sock;			/* per port (index port - 1), or -1 */
+	uint32_t *ctl_seq;
 	struct verbs_context vctx;
 };
 

@@ -742,6 +742,26 @@ mode_hog_out(uint16_t dlid)
 	return 0;
 }
 
+/* A PerfMgt Get(PortCounters) to dlid on the raw channel, waiting
+ * timeout_ms for its answer: 0 or -1. */
+static int
+raw_perf_get(struct raw *c, int id, uint16_t dlid, uint32_t tid,
+	     uint32_t timeout_ms)
+{
+	uint8_t mad[MPD_MAD_LEN];
+	struct ib_user_mad h;
+
+	memset(&h, 0, sizeof(h));
+	h.agent_id = (uint32_t)id;
+	h.timeout_ms = timeout_ms;
+	h.addr.lid = htons(dlid);
+	h.addr.qpn = htonl(GSI_QP);
+	h.addr.qkey = htonl(MPD_QP1_QKEY);
+	mad_hdr(mad, MPD_CLASS_PERF, 1, MPD_METHOD_GET, tid,
+		MPD_ATTR_PERF_PORT_COUNTERS);
+	return raw_send(c, &h, mad, sizeof(mad)) ? -1 : 0;
+}
+
 /* Raw: n requests with a time-out, the share ignored; the daemon must
  * hand back every one past it with ENOMEM. */
 static int
@@ -755,18 +775,9 @@ mode_raw_over(uint16_t dlid, int n)
 	if (raw_open(&c, my_node()) != 0 ||
 	    (id = raw_register(&c, MPD_CLASS_PERF, 1, 1)) < 0)
 		return 2;
-	for (i = 0; i < n; i++) {
-		memset(&h, 0, sizeof(h));
-		h.agent_id = (uint32_t)id;
-		h.timeout_ms = 60000;
-		h.addr.lid = htons(dlid);
-		h.addr.qpn = htonl(GSI_QP);
-		h.addr.qkey = htonl(MPD_QP1_QKEY);
-		mad_hdr(mad, MPD_CLASS_PERF, 1, MPD_METHOD_GET, 0x1000u + i,
-			MPD_ATTR_PERF_PORT_COUNTERS);
-		if (raw_send(&c, &h, mad, sizeof(mad)) != 0)
+	for (i = 0; i < n; i++)
+		if (raw_perf_get(&c, id, dlid, 0x1000u + (uint32_t)i, 60000))
 			return 2;
-	}
 	while (raw_recv(&c, &h, mad, 1000) > 0) {
 		if (h.status == ENOMEM)
 			enomem++;
@@ -792,18 +803,9 @@ mode_raw_dup(uint16_t dlid)
 	if (raw_open(&c, my_node()) != 0 ||
 	    (id = raw_register(&c, MPD_CLASS_PERF, 1, 1)) < 0)
 		return 2;
-	for (i = 0; i < 2; i++) {
-		memset(&h, 0, sizeof(h));
-		h.agent_id = (uint32_t)id;
-		h.timeout_ms = 3000;
-		h.addr.lid = htons(dlid);
-		h.addr.qpn = htonl(GSI_QP);
-		h.addr.qkey = htonl(MPD_QP1_QKEY);
-		mad_hdr(mad, MPD_CLASS_PERF, 1, MPD_METHOD_GET, 0x4343,
-			MPD_ATTR_PERF_PORT_COUNTERS);
-		if (raw_send(&c, &h, mad, sizeof(mad)) != 0)
+	for (i = 0; i < 2; i++)
+		if (raw_perf_get(&c, id, dlid, 0x4343, 3000))
 			return 2;
-	}
 	while (raw_recv(&c, &h, mad, 500) > 0) {
 		if (h.status == EINVAL)
 			einval++;

@@ -140,42 +140,6 @@ my_node(void)
 /* ---- MADs ---------------------------------------------------------------- */
 
 static void
-put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t
-get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t
-get_be64(const uint8_t *p)
-{
-	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
-}
-
-static void
-put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, (uint32_t)(v >> 32));
-	put_be32(p + 4, (uint32_t)v);
-}
-
-static void
 mad_hdr(uint8_t *mad, uint8_t cls, uint8_t ver, uint8_t method, uint64_t tid,
 	uint16_t attr)
 {
@@ -184,8 +148,8 @@ mad_hdr(uint8_t *mad, uint8_t cls, uint8_t ver, uint8_t method, uint64_t tid,
 	mad[MPD_MAD_OFF_CLASS] = cls;
 	mad[MPD_MAD_OFF_CLASS_VER] = ver;
 	mad[MPD_MAD_OFF_METHOD] = method;
-	put_be64(mad + MPD_MAD_OFF_TID, tid);
-	put_be16(mad + MPD_MAD_OFF_ATTR_ID, attr);
+	mpd_put_be64(mad + MPD_MAD_OFF_TID, tid);
+	mpd_put_be16(mad + MPD_MAD_OFF_ATTR_ID, attr);
 }
 
 /* Vendor range 2: OUI, and RMPP Active for a message of several segments. */
@@ -844,7 +808,7 @@ mode_duptid(uint16_t dlid)
 	printf("second send refused in %" PRIu64 " us: %s", us, strerror(err));
 	len = MPD_MAD_LEN;
 	got = umad_recv(fd, buf, &len, 1000);
-	tid = get_be64((uint8_t *)umad_get_mad(buf) + MPD_MAD_OFF_TID);
+	tid = mpd_get_be64((uint8_t *)umad_get_mad(buf) + MPD_MAD_OFF_TID);
 	if (got < 0 || umad_status(buf) || (tid & 0xffffffffu) != 0x4242) {
 		printf("; the first got no answer\n");
 		goto out;
@@ -1144,9 +1108,9 @@ raw_works(struct raw *c, int agent_id, uint64_t tid, int ms)
 		if (raw_recv(c, &h, mad, 20) <= 0)
 			continue;
 		if (mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET_RESP &&
-		    (get_be64(mad + MPD_MAD_OFF_TID) & 0xffffffffu) ==
+		    (mpd_get_be64(mad + MPD_MAD_OFF_TID) & 0xffffffffu) ==
 		    (tid & 0xffffffffu))
-			return get_be64(mad + MPD_SMP_DATA_OFF + 12) ==
+			return mpd_get_be64(mad + MPD_SMP_DATA_OFF + 12) ==
 			       c->port.node_guid;
 	}
 	return false;
@@ -1331,8 +1295,8 @@ mode_serve(void)
 		if (got < 0 || umad_status(in) ||
 		    req[MPD_MAD_OFF_METHOD] != MPD_METHOD_GET || len < VDATA + 4)
 			continue;
-		tid = get_be64(req + MPD_MAD_OFF_TID);
-		size = get_be32(req + VDATA);
+		tid = mpd_get_be64(req + MPD_MAD_OFF_TID);
+		size = mpd_get_be32(req + VDATA);
 		if (size > (uint32_t)(MAX_DATA - VDATA))
 			size = (uint32_t)(MAX_DATA - VDATA);
 		vendor_hdr(resp, VCLASS_RMPP, MPD_METHOD_GET_RESP, tid,
@@ -1364,7 +1328,7 @@ victim(int ready, uint16_t dlid)
 		_exit(2);
 	vendor_hdr(mad, VCLASS_RMPP, MPD_METHOD_GET, 0x40000u + (unsigned)getpid(),
 		   true);
-	put_be32(mad + VDATA, size);
+	mpd_put_be32(mad + VDATA, size);
 	for (i = 4; i < size; i++)
 		mad[VDATA + i] = (uint8_t)i;
 	umad_set_addr(buf, dlid, 1, 0, MPD_QP1_QKEY);

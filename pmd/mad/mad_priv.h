@@ -49,6 +49,7 @@ struct hca_xfer {
 	struct mpd_pkt first;	/* receiver: how the first segment came */
 	bool delivered;
 	unsigned int slot;	/* of the client's arena */
+	uint32_t staged;	/* sender: bytes of the slot its message took */
 	struct hca_mad_desc desc;		/* sender: to hand back */
 	uint8_t hdr[MPD_MAD_HDR_LEN];		/* sender: its MAD header */
 };

@@ -66,9 +66,13 @@ xfer_free(struct hca_xfer *x)
 	uint32_t bit = 1u << x->slot;
 	size_t len;
 
-	/* what ran past the first pages of its slot leaves them dirty */
-	if (x->snd) {
-		c->slot_dirty |= bit;
+	/* what ran past the first pages of its slot leaves them dirty: a
+	 * send its message (also one delivered on the port itself, which
+	 * never had an engine), a receive what it took in (all it reserved
+	 * when it did not finish) */
+	if (x->sender) {
+		if (x->staged > HCA_MAD_TRIM_KEEP)
+			c->slot_dirty |= bit;
 	} else if (x->rcv) {
 		if (!mpd_rmpp_recv_msg(x->rcv, &len) || len > HCA_MAD_TRIM_KEEP)
 			c->slot_dirty |= bit;
@@ -318,6 +322,7 @@ mad_xfer_stage(struct hca_mad_client *c, uint32_t len, uint8_t **msg)
 	x = xfer_alloc(c, true, 0);
 	if (!x)
 		return NULL;
+	x->staged = (uint32_t)mpd_rmpp_send_msg_off() + len;
 	*msg = slot_mem(c, x->slot) + mpd_rmpp_send_msg_off();
 	return x;
 }

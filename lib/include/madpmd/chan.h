@@ -36,12 +36,13 @@
 #include <stdio.h>
 
 #include "madpmd/mad.h"
+#include "madpmd/verbs.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define MPD_CHAN_VERSION	3
+#define MPD_CHAN_VERSION	4
 #define MPD_CHAN_SOCK		"umad"
 #define MPD_CHAN_ISSM		"issm"
 #define MPD_CHAN_NODES		"nodes"
@@ -158,6 +159,21 @@ struct mpd_chan_msg {
 		struct mpd_chan_unregister_req unreg_req;
 		struct mpd_chan_resolve_req resolve_req;
 		struct mpd_chan_port_info port;
+		/* verbs (madpmd/verbs.h) */
+		struct mpd_v_handle v_handle;
+		struct mpd_v_reg_mr_req v_reg_mr_req;
+		struct mpd_v_reg_mr_rep v_reg_mr_rep;
+		struct mpd_v_create_cq_req v_create_cq_req;
+		struct mpd_v_create_cq_rep v_create_cq_rep;
+		struct mpd_v_create_qp_req v_create_qp_req;
+		struct mpd_v_create_qp_rep v_create_qp_rep;
+		struct mpd_v_modify_qp_req v_modify_qp_req;
+		struct mpd_v_query_qp_rep v_query_qp_rep;
+		struct mpd_v_create_srq_req v_create_srq_req;
+		struct mpd_v_create_srq_rep v_create_srq_rep;
+		struct mpd_v_modify_srq_req v_modify_srq_req;
+		struct mpd_v_destroy_req v_destroy_req;
+		struct mpd_v_destroy_rep v_destroy_rep;
 	} u;
 };
 
@@ -185,6 +201,7 @@ struct mpd_chan_ring {
 enum mpd_chan_rec_kind {
 	MPD_CHAN_REC_PAD = 0,
 	MPD_CHAN_REC_UMAD = 1,	/* struct ib_user_mad (64 bytes) + MAD data */
+	MPD_CHAN_REC_ASYNC = 2,	/* struct mpd_v_async_rec (madpmd/verbs.h) */
 };
 
 struct mpd_chan_rec {

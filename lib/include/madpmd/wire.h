@@ -69,9 +69,98 @@ enum mpd_lnh {
 #define MPD_VL15		15
 #define MPD_GRH_NEXT_HDR_IBA	0x1b
 
-/* BTH opcodes this codec carries: UD SEND Only (+immediate). */
-#define MPD_OP_UD_SEND_ONLY	0x64
-#define MPD_OP_UD_SEND_ONLY_IMM	0x65
+/*
+ * BTH opcodes (IBA 9.2 Table 35): the transport in bits 7..5, the
+ * operation in bits 4..0. This codec carries RC, UC and UD (not RD, not
+ * CNP); which extension headers follow the BTH is the opcode's
+ * (mpd_op_hdrs()).
+ */
+#define MPD_TP_RC		0x00
+#define MPD_TP_UC		0x20
+#define MPD_TP_UD		0x60
+#define MPD_TP_MASK		0xe0
+
+enum mpd_op {
+	MPD_OP_SEND_FIRST = 0x00,
+	MPD_OP_SEND_MIDDLE = 0x01,
+	MPD_OP_SEND_LAST = 0x02,
+	MPD_OP_SEND_LAST_IMM = 0x03,
+	MPD_OP_SEND_ONLY = 0x04,
+	MPD_OP_SEND_ONLY_IMM = 0x05,
+	MPD_OP_WRITE_FIRST = 0x06,
+	MPD_OP_WRITE_MIDDLE = 0x07,
+	MPD_OP_WRITE_LAST = 0x08,
+	MPD_OP_WRITE_LAST_IMM = 0x09,
+	MPD_OP_WRITE_ONLY = 0x0a,
+	MPD_OP_WRITE_ONLY_IMM = 0x0b,
+	MPD_OP_READ_REQ = 0x0c,
+	MPD_OP_READ_RESP_FIRST = 0x0d,
+	MPD_OP_READ_RESP_MIDDLE = 0x0e,
+	MPD_OP_READ_RESP_LAST = 0x0f,
+	MPD_OP_READ_RESP_ONLY = 0x10,
+	MPD_OP_ACK = 0x11,
+	MPD_OP_ATOMIC_ACK = 0x12,
+	MPD_OP_CMP_SWAP = 0x13,
+	MPD_OP_FETCH_ADD = 0x14,
+	MPD_OP_SEND_LAST_INV = 0x16,
+	MPD_OP_SEND_ONLY_INV = 0x17,
+};
+
+/* UD SEND Only (+immediate): what every MAD travels as */
+#define MPD_OP_UD_SEND_ONLY	(MPD_TP_UD | MPD_OP_SEND_ONLY)
+#define MPD_OP_UD_SEND_ONLY_IMM	(MPD_TP_UD | MPD_OP_SEND_ONLY_IMM)
+
+/* Extension headers after the BTH, in this order on the wire (IBA 9.2) */
+#define MPD_HDR_DETH		0x01u	/* UD */
+#define MPD_HDR_RETH		0x02u	/* RDMA WRITE First/Only, READ req */
+#define MPD_HDR_ATOMIC		0x04u	/* AtomicETH: CmpSwap, FetchAdd */
+#define MPD_HDR_AETH		0x08u	/* ACK, READ responses, Atomic ACK */
+#define MPD_HDR_ATOMIC_ACK	0x10u	/* AtomicAckETH */
+#define MPD_HDR_IMM		0x20u	/* ImmDt */
+#define MPD_HDR_IETH		0x40u	/* the rkey to invalidate */
+#define MPD_HDR_PAYLOAD		0x80u	/* the opcode may carry data */
+
+#define MPD_RETH_LEN		16
+#define MPD_AETH_LEN		4
+#define MPD_ATOMIC_ETH_LEN	28
+#define MPD_ATOMIC_ACK_LEN	8
+
+/* The headers an opcode carries (MPD_HDR_*), or 0 for an opcode this
+ * codec does not carry. */
+uint32_t mpd_op_hdrs(uint8_t opcode);
+
+/* RDMA Extended Transport Header (IBA 9.3.3.1) */
+struct mpd_reth {
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t dma_len;
+};
+
+/* ACK Extended Transport Header (IBA 9.3.5): syndrome bits 6..5 say
+ * ACK (0), RNR NAK (1, timer in 4..0) or NAK (3, code in 4..0) */
+struct mpd_aeth {
+	uint8_t syndrome;
+	uint32_t msn;		/* 24 bits */
+};
+
+#define MPD_AETH_ACK		0x00
+#define MPD_AETH_RNR_NAK	0x20
+#define MPD_AETH_NAK		0x60
+#define MPD_AETH_TYPE_MASK	0x60
+#define MPD_AETH_CREDITS_INVALID 0x1f	/* an ACK without credits */
+#define MPD_NAK_PSN_SEQ_ERR	0x00	/* IBA 9.3.5.1 Table 46 */
+#define MPD_NAK_INV_REQ		0x01
+#define MPD_NAK_REM_ACCESS	0x02
+#define MPD_NAK_REM_OP		0x03
+#define MPD_NAK_INV_RD_REQ	0x04
+
+/* Atomic Extended Transport Header (IBA 9.3.3.2) */
+struct mpd_atomic_eth {
+	uint64_t va;
+	uint32_t rkey;
+	uint64_t swap_add;
+	uint64_t compare;
+};
 
 /* Local Route Header (IBA 7.7) */
 struct mpd_lrh {
@@ -184,7 +273,8 @@ enum mpd_link {
 };
 
 /*
- * The headers of one UD packet (every MAD travels on UD QP0/QP1). On encode
+ * The headers of one packet: every MAD travels on UD QP0/QP1, data on UD,
+ * RC and UC QPs with the extension headers their opcode says. On encode
  * the length fields (LRH PktLen, GRH PayLen, IP lengths, UDP length), the
  * pad count, the IPv4 checksum, the IPv6 UDP checksum, the ICRC and the VCRC
  * are computed, whatever the caller put there; everything else is taken as
@@ -205,7 +295,13 @@ struct mpd_pkt {
 	/* transport */
 	struct mpd_bth bth;
 	struct mpd_deth deth;
-	uint32_t imm;		/* with MPD_OP_UD_SEND_ONLY_IMM */
+	uint32_t imm;		/* ImmDt (host order) */
+	/* RC/UC extension headers, present as mpd_op_hdrs(opcode) says */
+	struct mpd_reth reth;
+	struct mpd_aeth aeth;
+	struct mpd_atomic_eth atomic;
+	uint64_t atomic_orig;	/* AtomicAckETH */
+	uint32_t ieth;		/* the rkey to invalidate */
 	/* decode only */
 	const uint8_t *payload;	/* points into the decoded buffer */
 	size_t payload_len;	/* without pad */

@@ -40,7 +40,9 @@
 				 * take no frame, and a client may write
 				 * as fast as we read */
 
-static const struct hca_chan_service *const services[] = { &hca_chan_umad };
+static const struct hca_chan_service *const services[] = {
+	&hca_chan_umad, &hca_chan_verbs,
+};
 
 static uint64_t
 now_ms(void)
@@ -96,6 +98,7 @@ session_end(struct hca_chan *ch, struct hca_session *s)
 	ch->nsessions--;
 	hca_mad_client_detach(ch->cfg.ml, &s->mc);
 	rte_spinlock_unlock(ch->cfg.lock);
+	hca_chan_verbs_end(ch, s);
 	CHAN_LOG(INFO, "%s: client pid %d gone (%" PRIu64 " sent, %" PRIu64
 		 " received)", ch->node, (int)s->pid, s->mc.sent,
 		 s->mc.received);
@@ -129,6 +132,13 @@ send_reply(int sock, struct mpd_chan_msg *m, const int *fds, int nfds)
 		n = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	return n == (ssize_t)sizeof(*m) ? 0 : -1;
+}
+
+int
+hca_chan_reply(struct hca_session *s, struct mpd_chan_msg *m, int fd)
+{
+	m->status = 0;
+	return send_reply(s->sock, m, &fd, 1);
 }
 
 static unsigned int
@@ -301,6 +311,8 @@ session_input(struct hca_chan *ch, struct hca_session *s)
 		return false;			/* HELLO comes first */
 	} else if ((h = find_handler(m.type)) != NULL) {
 		rc = h->ctl(ch, s, &m);
+		if (rc == CHAN_REPLIED || rc == CHAN_GONE)
+			return rc == CHAN_REPLIED;
 	} else {
 		if (chan_warn_ok(ch))
 			CHAN_LOG(WARNING, "%s: pid %d: unknown control message type %u",
@@ -706,6 +718,8 @@ hca_chan_arm(struct hca_chan *ch, bool on)
 	 * to the port itself make no frame to show for them) */
 	TAILQ_FOREACH(s, &ch->sessions, next)
 		pending |= on && !s->mc.dead && !mpd_ring_empty(&s->tx);
+	/* send queues with work, timers that must not wait for a client */
+	pending |= on && ch->cfg.verbs && hca_verbs_busy(ch->cfg.verbs);
 	rte_spinlock_unlock(ch->cfg.lock);
 	return pending;
 }

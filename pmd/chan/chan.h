@@ -16,6 +16,7 @@
 #include "../capture/records.h"
 #include "../mad/mad_layer.h"
 #include "../node/node.h"
+#include "../qp/qp.h"
 
 struct hca_chan;
 
@@ -23,6 +24,7 @@ struct hca_chan;
 struct hca_chan_cfg {
 	struct hca_port *port;
 	struct hca_mad_layer *ml;
+	struct hca_verbs *verbs;
 	struct hca_recorder *rec;
 	rte_spinlock_t *lock;		/* the port lock */
 	const char *run_dir;

@@ -47,6 +47,10 @@ struct hca_session {
 	uint32_t refs;			/* control thread 1, wake list 1 */
 	uint64_t posted[3];		/* sends taken, per share */
 	const char *kill_why;		/* chan_session_kill()'s reason */
+	/* verbs (chan_verbs.c): what the QP layer knows of it, and the
+	 * objects it made, by handle */
+	struct hca_v_owner vo;
+	struct chan_vobj *vobj;
 };
 
 TAILQ_HEAD(hca_session_list, hca_session);
@@ -80,6 +84,7 @@ struct hca_chan {
 	int issm_wd;
 	uint64_t issm_retry_ms;		/* to make the FIFO again; 0 none */
 	uint64_t trim_ms;		/* next trim_sessions() */
+	uint32_t next_pd;		/* PD numbers, unique on the port */
 };
 
 static inline struct hca_session *
@@ -139,9 +144,13 @@ chan_wake_mark(struct hca_chan *ch, struct hca_session *s)
 }
 
 /* ---- the handler table (chan_umad.c): one entry per message type ---- */
+#define CHAN_REPLIED	(-1)	/* the handler sent the reply itself */
+#define CHAN_GONE	(-2)	/* ... and could not: the client is gone */
+
 struct hca_chan_handler {
 	uint32_t type;			/* enum mpd_chan_type */
-	/* a control request, control thread: 0 or a positive errno */
+	/* a control request, control thread: 0 or a positive errno (the
+	 * reply is sent for it), or CHAN_REPLIED / CHAN_GONE */
 	int (*ctl)(struct hca_chan *ch, struct hca_session *s,
 		   struct mpd_chan_msg *m);
 };
@@ -158,6 +167,13 @@ struct hca_chan_service {
 };
 
 extern const struct hca_chan_service hca_chan_umad;
+extern const struct hca_chan_service hca_chan_verbs;
+
+/* A successful reply carrying one fd (status 0); 0 or -1. */
+int hca_chan_reply(struct hca_session *s, struct mpd_chan_msg *m, int fd);
+/* chan_verbs.c: free what a session made, as it ends */
+struct chan_vobj;
+void hca_chan_verbs_end(struct hca_chan *ch, struct hca_session *s);
 
 /* The port as a client's HELLO and PORT_INFO see it; lock held. */
 void hca_chan_port_info(const struct hca_chan *ch,

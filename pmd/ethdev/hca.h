@@ -22,6 +22,7 @@
 #include "../chan/chan.h"
 #include "../mad/mad_layer.h"
 #include "../node/node.h"
+#include "../qp/qp.h"
 
 extern int hca_logtype;
 #define HCA_LOG(level, fmt, ...)					\
@@ -43,6 +44,7 @@ struct hca_queue {
 struct hca_internals {
 	struct hca_port port;		/* the node's port */
 	struct hca_mad_layer ml;
+	struct hca_verbs verbs;		/* QPs, CQs, MRs */
 	struct hca_chan *chan;		/* when run_dir= */
 	struct hca_recorder rec;
 	struct rte_ether_addr mac;	/* the ethdev's copy of port.mac */

@@ -26,16 +26,66 @@ now_ns(void)
 	return t / hz * 1000000000ull + t % hz * 1000000000ull / hz;
 }
 
-/* The wake-ups the channel owes, taken under the lock: written after. */
+/* The wake-ups the channel owes and the completion events the QP layer
+ * raised, taken under the lock: written after. */
 static void
 unlock_and_wake(struct hca_internals *hi)
 {
 	struct hca_session *w[HCA_CHAN_WAKE_MAX];
+	struct hca_v_comp *k[HCA_V_KICKS_MAX];
 	unsigned int nw = hi->chan ? hca_chan_wakes(hi->chan, w) : 0;
+	unsigned int nk = hca_v_kicks(&hi->verbs, k);
 
 	rte_spinlock_unlock(&hi->lock);
 	if (nw)
 		hca_chan_wake(w, nw);
+	if (nk)
+		hca_v_kick(k, nk);
+}
+
+/* Frames the QP layer sends: into the rx burst's array when there is
+ * one, else straight onto the egress ring */
+struct data_ctx {
+	struct hca_internals *hi;
+	struct rte_mempool *mp;
+	struct rte_mbuf **bufs;		/* NULL: the egress ring */
+	uint16_t n;
+};
+
+static bool
+emit_data(void *arg, struct mpd_pkt *pk, const void *payload, uint32_t len)
+{
+	struct data_ctx *e = arg;
+	struct hca_port *p = &e->hi->port;
+	struct rte_mbuf *m = e->mp ? rte_pktmbuf_alloc(e->mp) : NULL;
+	int n;
+
+	if (!m) {
+		p->cnt.xmit_discards++;
+		return false;
+	}
+	n = mpd_pkt_encode(pk, payload, len, rte_pktmbuf_mtod(m, uint8_t *),
+			   rte_pktmbuf_tailroom(m));
+	if (n < 0) {
+		/* an MTU the pool's buffers cannot hold */
+		rte_pktmbuf_free(m);
+		p->cnt.xmit_discards++;
+		return false;
+	}
+	m->data_len = (uint16_t)n;
+	m->pkt_len = (uint32_t)n;
+	if (!e->bufs) {
+		if (rte_ring_enqueue(e->hi->egress, m) != 0) {
+			rte_pktmbuf_free(m);
+			p->cnt.drop_egress_full++;
+			p->cnt.xmit_discards++;
+			return false;
+		}
+	} else {
+		e->bufs[e->n++] = m;
+	}
+	hca_port_count_xmit(p, (uint32_t)n);
+	return true;
 }
 
 /* One frame off the wire, answered in place: its new length, or 0. */
@@ -50,8 +100,20 @@ port_input(struct hca_internals *hi, struct rte_mbuf *m, uint64_t now)
 	struct mpd_pkt pk;
 	int rc;
 
-	if (!hca_port_rx(p, buf, (uint16_t)m->data_len, hi->promisc, &pk, &mad))
+	switch (hca_port_rx(p, buf, (uint16_t)m->data_len, hi->promisc, &pk,
+			    &mad)) {
+	case HCA_RX_MAD:
+		break;
+	case HCA_RX_DATA: {
+		struct data_ctx e = { hi, hi->rxq[0].mp, NULL, 0 };
+		struct hca_v_out out = { emit_data, &e, BURST };
+
+		hca_verbs_input(&hi->verbs, &pk, now, &out);
 		return 0;
+	}
+	default:
+		return 0;
+	}
 	reply = hca_mad_input(&hi->ml, &pk, mad, now);
 	if (reply != HCA_REPLY && reply != HCA_TRAP)
 		return 0;
@@ -210,6 +272,14 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		rte_spinlock_lock(&hi->lock);
 		hca_mad_poll(&hi->ml, now, &out);
 		hca_chan_send_burst(hi->chan, now, &out);
+		if (out.room) {
+			struct data_ctx d = { hi, rxq->mp, bufs + got + e.n,
+					      0 };
+			struct hca_v_out vout = { emit_data, &d, out.room };
+
+			hca_verbs_poll(&hi->verbs, now, &vout);
+			e.n = (uint16_t)(e.n + d.n);
+		}
 		/* a client's Set(PortInfo) to its own port moves it too */
 		hca_rec_port_check(&hi->rec, &hi->port);
 		unlock_and_wake(hi);

@@ -883,6 +883,7 @@ hca_probe(struct rte_vdev_device *vdev)
 	hi->rec.node_id = hi->port_id;
 	memcpy(hi->mac.addr_bytes, port.mac, sizeof(port.mac));
 	hca_mad_layer_init(&hi->ml, &hi->port);
+	hca_verbs_init(&hi->verbs, &hi->port);
 	rte_spinlock_init(&hi->lock);
 	snprintf(ring_name, sizeof(ring_name), "hca_eg_%u", hi->port_id);
 	/* every tx queue produces, every rx queue consumes */
@@ -913,6 +914,7 @@ hca_probe(struct rte_vdev_device *vdev)
 	chan_cfg = (struct hca_chan_cfg){
 		.port = &hi->port,
 		.ml = &hi->ml,
+		.verbs = &hi->verbs,
 		.rec = &hi->rec,
 		.lock = &hi->lock,
 		.run_dir = hi->run_dir,
@@ -1110,7 +1112,7 @@ rte_pmd_hca_idle_ms(uint16_t port_id)
 	if (!hi)
 		return rc;
 	rte_spinlock_lock(&hi->lock);
-	timers = hca_mad_timers(&hi->ml);
+	timers = hca_mad_timers(&hi->ml) || hca_verbs_busy(&hi->verbs);
 	rte_spinlock_unlock(&hi->lock);
 	return timers ? 1 : -1;
 }

@@ -20,6 +20,9 @@
 
 #define BURST		32
 #define NB_MBUFS	8191
+/* a frame of the largest path MTU whole (IBA 7.7.8: 4096 bytes of
+ * payload, LRH, GRH, BTH, RETH, ICRC and VCRC; or its RoCEv2 headers) */
+#define MBUF_DATA	(4096 + 256)
 #define RING_DESC	512
 
 int
@@ -237,7 +240,7 @@ fab_start(struct fabric *f)
 
 	f->pool = rte_pktmbuf_pool_create("madpmd_pool",
 					  NB_MBUFS + 1024 * f->nports, 256, 0,
-					  RTE_MBUF_DEFAULT_BUF_SIZE,
+					  MBUF_DATA + RTE_PKTMBUF_HEADROOM,
 					  rte_socket_id());
 	if (!f->pool) {
 		fprintf(stderr, "madpmd: cannot create the mbuf pool: %s (more memory with -m?)\n",

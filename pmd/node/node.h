@@ -175,12 +175,18 @@ enum hca_reply {
 
 /* ---- the port's receive checks (port.c) ---- */
 
+/* What a frame off the wire is, once the port has checked it */
+enum hca_rx {
+	HCA_RX_DROP = 0,	/* dropped, counted by cause */
+	HCA_RX_MAD = 1,		/* a MAD on QP0/QP1: *mad points into buf */
+	HCA_RX_DATA = 2,	/* for a QP above 1 (the QP layer's) */
+};
+
 /* A frame off the wire, decoded and checked (IBA 7.6.5 VL15/QP0, 7.11.1
- * DLID, 10.9.3 P_Key, 10.2.4 Q_Key, a 256-byte MAD on QP0/QP1). true with
- * *mad pointing into buf; false when dropped (counted by cause). promisc:
- * a RoCE port takes frames for other MACs. */
-bool hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len,
-		 bool promisc, struct mpd_pkt *pk, uint8_t **mad);
+ * DLID, 10.9.3 P_Key on QP1, 10.2.4 Q_Key, a 256-byte MAD on QP0/QP1).
+ * promisc: a RoCE port takes frames for other MACs. */
+enum hca_rx hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len,
+			bool promisc, struct mpd_pkt *pk, uint8_t **mad);
 /* Turn a received packet's headers around for a response from qp. */
 void hca_port_reverse(const struct hca_port *p, struct mpd_pkt *pk,
 		      uint32_t qp);

@@ -146,7 +146,7 @@ hca_port_uncount_xmit(struct hca_port *p, uint32_t len)
 	p->cnt.xmit_data -= hca_data_words(p->link, len);
 }
 
-bool
+enum hca_rx
 hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len, bool promisc,
 	    struct mpd_pkt *pk, uint8_t **mad)
 {
@@ -156,7 +156,7 @@ hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len, bool promisc,
 	rc = mpd_pkt_decode(p->link, buf, len, 0, pk);
 	if (rc != MPD_OK) {
 		count_drop(p, rc);
-		return false;
+		return HCA_RX_DROP;
 	}
 	p->cnt.rcv_pkts++;
 	p->cnt.rcv_data += hca_data_words(p->link, len);
@@ -172,37 +172,51 @@ hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len, bool promisc,
 		 * VL15 packets the port had no room for) */
 		if ((pk->lrh.vl == MPD_VL15) != (qp == 0)) {
 			count_drop(p, MPD_EINVAL);	/* a bad header */
-			return false;
+			return HCA_RX_DROP;
 		}
 		if (!dlid_ok(p, pk->lrh.dlid)) {
 			p->cnt.drop_bad_dlid++;
-			return false;
+			return HCA_RX_DROP;
 		}
 	} else if (memcmp(pk->eth.dst, p->mac, sizeof(p->mac)) != 0 &&
 		   !promisc) {
-		return false;	/* not for this port */
+		return HCA_RX_DROP;	/* not for this port */
 	}
-	if (qp > 1 || (qp == 0 && p->link != MPD_LINK_IB)) {
-		p->cnt.drop_no_agent++;	/* no QP0 on RoCE; no QPs yet */
-		return false;
+	if (qp > 1) {
+		/* the QP layer checks its QP's P_Key and Q_Key */
+		if (pk->bth.opcode == MPD_OP_UD_SEND_ONLY ||
+		    pk->bth.opcode == MPD_OP_UD_SEND_ONLY_IMM ||
+		    hca_port_pkey_ok(p, pk->bth.pkey))
+			return HCA_RX_DATA;
+		p->cnt.pkey_violations++;
+		return HCA_RX_DROP;
+	}
+	if (qp == 0 && p->link != MPD_LINK_IB) {
+		p->cnt.drop_no_agent++;	/* no QP0 on RoCE */
+		return HCA_RX_DROP;
+	}
+	if ((pk->bth.opcode != MPD_OP_UD_SEND_ONLY &&
+	     pk->bth.opcode != MPD_OP_UD_SEND_ONLY_IMM)) {
+		count_drop(p, MPD_EOPCODE);	/* QP0/QP1 are UD */
+		return HCA_RX_DROP;
 	}
 	if (pk->payload_len != MPD_MAD_LEN) {
 		count_drop(p, MPD_ELEN);
-		return false;
+		return HCA_RX_DROP;
 	}
 	if (qp == 1) {
 		/* QP0 is exempt from P_Key checks (IBA 10.9.3) */
 		if (!hca_port_pkey_ok(p, pk->bth.pkey)) {
 			p->cnt.pkey_violations++;
-			return false;
+			return HCA_RX_DROP;
 		}
 		if (pk->deth.qkey != MPD_QP1_QKEY) {
 			p->cnt.qkey_violations++;
-			return false;
+			return HCA_RX_DROP;
 		}
 	}
 	*mad = buf + (pk->payload - buf);
-	return true;
+	return HCA_RX_MAD;
 }
 
 void

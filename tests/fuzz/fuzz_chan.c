@@ -174,8 +174,8 @@ wire(uint8_t *f, size_t len, uint64_t now, struct hca_mad_out *out)
 	uint8_t *mad;
 	enum hca_reply r;
 
-	if (len > 0xffff || !hca_port_rx(&port, f, (uint16_t)len, false, &pk,
-					 &mad))
+	if (len > 0xffff || hca_port_rx(&port, f, (uint16_t)len, false, &pk,
+					 &mad) != HCA_RX_MAD)
 		return;
 	if (mad < f || mad + MPD_MAD_LEN > f + len)
 		abort();

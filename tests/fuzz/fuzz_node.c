@@ -84,7 +84,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += len;
 		size -= len;
 		now += 1000000;
-		if (hca_port_rx(&port, buf, (uint16_t)len, cfg & 2, &pk, &mad)) {
+		if (hca_port_rx(&port, buf, (uint16_t)len, cfg & 2, &pk, &mad) ==
+		    HCA_RX_MAD) {
 			uint32_t qp = pk.bth.dest_qp;
 
 			if (mad < buf || mad + MPD_MAD_LEN > buf + len)

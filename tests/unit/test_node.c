@@ -89,7 +89,7 @@ input(struct hca_port *p, const uint8_t *mad, uint32_t qp, bool vl15,
 	enum hca_reply r;
 	int n = frame(buf, sizeof(buf), mad, qp, vl15, pkey, qkey);
 
-	if (n < 0 || !hca_port_rx(p, buf, (uint16_t)n, false, &pk, &m))
+	if (n < 0 || hca_port_rx(p, buf, (uint16_t)n, false, &pk, &m) != HCA_RX_MAD)
 		return -1;
 	r = hca_node_agent(p, qp, m, &pk, now);
 	if (r == HCA_NOT_MINE)

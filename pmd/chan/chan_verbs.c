@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verbs service of the channel (madpmd/verbs.h): PDs, MRs,
+ * completion channels, CQs, SRQs and QPs made on a session's requests,
+ * on the control thread. The daemon makes every shared mapping itself
+ * (memfds sealed at their size) and hands the fd over; the objects go
+ * into the port's QP layer under the port lock and out of it when the
+ * client asks or goes. Handles are indexes into the session's own table,
+ * checked for their kind, so a client can name only its own objects.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rte_log.h>
+
+#include "chan_priv.h"
+
+#define PAGE	4096u
+
+enum vobj_kind {
+	VOBJ_FREE = 0,
+	VOBJ_PD,
+	VOBJ_MR,
+	VOBJ_COMP,
+	VOBJ_CQ,
+	VOBJ_SRQ,
+	VOBJ_QP,
+};
+
+struct chan_vobj {
+	uint8_t kind;
+	uint32_t pd;			/* VOBJ_PD: its number */
+	void *p;
+};
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Drop the port lock and write what the QP layer and the sessions are
+ * owed (a flush made completions, an error made an async event). */
+static void
+unlock_and_kick(struct hca_chan *ch)
+{
+	struct hca_session *w[HCA_CHAN_WAKE_MAX];
+	struct hca_v_comp *k[HCA_V_KICKS_MAX];
+	unsigned int nw = hca_chan_wakes(ch, w);
+	unsigned int nk = hca_v_kicks(ch->cfg.verbs, k);
+
+	rte_spinlock_unlock(ch->cfg.lock);
+	hca_chan_wake(w, nw);
+	hca_v_kick(k, nk);
+}
+
+static void
+v_async(struct hca_v_owner *o, const struct mpd_v_async_rec *r)
+{
+	struct hca_session *s = (struct hca_session *)((char *)o -
+				offsetof(struct hca_session, vo));
+	bool wake;
+	int rc;
+
+	if (o->dead)
+		return;
+	rc = mpd_ring_put_wake(&s->rx, MPD_CHAN_REC_ASYNC, r, sizeof(*r),
+			       NULL, 0, &wake);
+	if (rc == -EBADMSG)
+		chan_session_kill(s, "garbage in its receive ring's tail");
+	if (rc)
+		return;
+	if (wake && !__atomic_load_n(&((struct mpd_chan_shm *)s->shm)->rx_awake,
+				     __ATOMIC_ACQUIRE))
+		chan_wake_mark(s->ch, s);
+}
+
+static const struct hca_v_owner_ops v_owner_ops = {
+	.async = v_async,
+};
+
+/* The table, made at the first verbs request */
+static int
+table(struct hca_session *s)
+{
+	if (s->vobj)
+		return 0;
+	s->vobj = calloc(MPD_V_MAX_OBJECTS, sizeof(*s->vobj));
+	if (!s->vobj)
+		return ENOMEM;
+	s->vo.ops = &v_owner_ops;
+	s->vo.id = s->mc.id;
+	return 0;
+}
+
+static int
+handle_new(struct hca_session *s, uint32_t *h)
+{
+	uint32_t i;
+
+	for (i = 0; i < MPD_V_MAX_OBJECTS; i++)
+		if (s->vobj[i].kind == VOBJ_FREE) {
+			*h = i;
+			return 0;
+		}
+	return ENOMEM;
+}
+
+static struct chan_vobj *
+obj(struct hca_session *s, uint32_t h, uint8_t kind)
+{
+	if (!s->vobj || h >= MPD_V_MAX_OBJECTS || s->vobj[h].kind != kind)
+		return NULL;
+	return &s->vobj[h];
+}
+
+/* A sealed memfd of len bytes, mapped: the fd, or -errno */
+static int
+shm_make(const char *name, size_t len, void **map)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)len) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+		goto fail;
+	*map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*map == MAP_FAILED)
+		goto fail;
+	return fd;
+fail:
+	err = errno;
+	close(fd);
+	return -err;
+}
+
+static int
+reply_fd(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m,
+	 int fd)
+{
+	int rc = hca_chan_reply(s, m, fd);
+
+	close(fd);
+	(void)ch;
+	return rc ? CHAN_GONE : CHAN_REPLIED;
+}
+
+/* ---- PDs ---- */
+
+static int
+v_alloc_pd(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	uint32_t h;
+	int rc = table(s);
+
+	if (rc || (rc = handle_new(s, &h)))
+		return rc;
+	s->vobj[h].kind = VOBJ_PD;
+	s->vobj[h].pd = ++ch->next_pd;
+	m->len = sizeof(m->u.v_handle);
+	m->u.v_handle.handle = h;
+	return 0;
+}
+
+static bool
+pd_used(struct hca_session *s, uint32_t pd)
+{
+	uint32_t i;
+
+	for (i = 0; i < MPD_V_MAX_OBJECTS; i++) {
+		struct chan_vobj *o = &s->vobj[i];
+
+		if ((o->kind == VOBJ_MR || o->kind == VOBJ_QP ||
+		     o->kind == VOBJ_SRQ) && o->pd == pd)
+			return true;
+	}
+	return false;
+}
+
+static int
+v_dealloc_pd(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_PD);
+
+	(void)ch;
+	if (!o)
+		return EINVAL;
+	if (pd_used(s, o->pd))
+		return EBUSY;
+	o->kind = VOBJ_FREE;
+	m->len = 0;
+	return 0;
+}
+
+/* ---- MRs ---- */
+
+#define ACCESS_KNOWN	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+			 IBV_ACCESS_RELAXED_ORDERING)
+
+static int
+v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	const struct mpd_v_reg_mr_req *r = &m->u.v_reg_mr_req;
+	struct chan_vobj *pd = obj(s, r->pd, VOBJ_PD);
+	struct hca_v_mr *mr;
+	uint64_t off = r->addr & (PAGE - 1), map_len;
+	uint32_t h;
+	void *map;
+	int fd, rc;
+
+	if (!pd || !r->length || r->length > MPD_V_MAX_MR_SIZE ||
+	    r->addr + r->length < r->addr)
+		return EINVAL;
+	/* IBA 10.6.3.1: remote write or atomic needs local write */
+	if ((r->access & ~(uint32_t)ACCESS_KNOWN) ||
+	    ((r->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	     !(r->access & IBV_ACCESS_LOCAL_WRITE)))
+		return EINVAL;
+	if ((rc = handle_new(s, &h)))
+		return rc;
+	map_len = (off + r->length + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return ENOMEM;
+	fd = shm_make("madpmd-mr", map_len, &map);
+	if (fd < 0) {
+		free(mr);
+		return -fd;
+	}
+	mr->owner = &s->vo;
+	mr->pd = pd->pd;
+	mr->access = r->access;
+	mr->iova = r->addr;
+	mr->length = r->length;
+	mr->map = map;
+	mr->map_len = map_len;
+	mr->base = (uint8_t *)map + off;
+	rte_spinlock_lock(ch->cfg.lock);
+	rc = hca_v_mr_add(ch->cfg.verbs, mr);
+	rte_spinlock_unlock(ch->cfg.lock);
+	if (rc) {
+		munmap(map, map_len);
+		close(fd);
+		free(mr);
+		return rc;
+	}
+	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_MR, .pd = mr->pd, .p = mr };
+	m->len = sizeof(m->u.v_reg_mr_rep);
+	memset(&m->u, 0, sizeof(m->u));
+	m->u.v_reg_mr_rep.handle = h;
+	m->u.v_reg_mr_rep.lkey = mr->key;
+	m->u.v_reg_mr_rep.rkey = mr->key;
+	m->u.v_reg_mr_rep.map_len = map_len;
+	return reply_fd(ch, s, m, fd);
+}
+
+static void
+mr_free(struct hca_chan *ch, struct hca_v_mr *mr)
+{
+	rte_spinlock_lock(ch->cfg.lock);
+	mr->users = 0;
+	hca_v_mr_remove(ch->cfg.verbs, mr);
+	rte_spinlock_unlock(ch->cfg.lock);
+	munmap(mr->map, mr->map_len);
+	free(mr);
+}
+
+static int
+v_dereg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_MR);
+
+	if (!o)
+		return EINVAL;
+	mr_free(ch, o->p);
+	o->kind = VOBJ_FREE;
+	m->len = 0;
+	return 0;
+}
+
+/* ---- completion channels ---- */
+
+static int
+v_create_channel(struct hca_chan *ch, struct hca_session *s,
+		 struct mpd_chan_msg *m)
+{
+	struct hca_v_comp *c;
+	uint32_t h;
+	int rc = table(s);
+
+	(void)ch;
+	if (rc || (rc = handle_new(s, &h)))
+		return rc;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return ENOMEM;
+	/* non-blocking for good: a write of ours never waits for a client
+	 * (the library polls it through an epoll fd of its own) */
+	c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->efd < 0) {
+		rc = errno;
+		free(c);
+		return rc;
+	}
+	c->refs = 1;
+	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_COMP, .p = c };
+	m->len = sizeof(m->u.v_handle);
+	m->u.v_handle.handle = h;
+	return hca_chan_reply(s, m, c->efd) ? CHAN_GONE : CHAN_REPLIED;
+}
+
+static bool
+comp_used(struct hca_session *s, struct hca_v_comp *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < MPD_V_MAX_OBJECTS; i++)
+		if (s->vobj[i].kind == VOBJ_CQ &&
+		    ((struct hca_v_cq *)s->vobj[i].p)->comp == c)
+			return true;
+	return false;
+}
+
+static int
+v_destroy_channel(struct hca_chan *ch, struct hca_session *s,
+		  struct mpd_chan_msg *m)
+{
+	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_COMP);
+
+	(void)ch;
+	if (!o)
+		return EINVAL;
+	if (comp_used(s, o->p))
+		return EBUSY;
+	hca_v_comp_put(o->p);
+	o->kind = VOBJ_FREE;
+	m->len = 0;
+	return 0;
+}
+
+/* ---- CQs ---- */
+
+static int
+v_create_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	const struct mpd_v_create_cq_req *r = &m->u.v_create_cq_req;
+	struct chan_vobj *co = NULL;
+	struct hca_v_cq *cq;
+	uint32_t h, ncqe = 2;
+	size_t len;
+	void *map;
+	int fd, rc = table(s);
+
+	if (rc)
+		return rc;
+	if (!r->cqe || r->cqe >= MPD_V_MAX_CQE)
+		return EINVAL;
+	if (r->channel != MPD_V_NO_HANDLE &&
+	    !(co = obj(s, r->channel, VOBJ_COMP)))
+		return EINVAL;
+	if ((rc = handle_new(s, &h)))
+		return rc;
+	while (ncqe <= r->cqe)
+		ncqe <<= 1;
+	len = (256 + (size_t)ncqe * sizeof(struct mpd_v_cqe) + PAGE - 1) &
+	      ~(size_t)(PAGE - 1);
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return ENOMEM;
+	fd = shm_make("madpmd-cq", len, &map);
+	if (fd < 0) {
+		free(cq);
+		return -fd;
+	}
+	hca_v_cq_init(cq, map, len, ncqe);
+	cq->owner = &s->vo;
+	cq->handle = h;
+	if (co) {
+		cq->comp = co->p;
+		hca_v_comp_get(cq->comp);
+	}
+	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_CQ, .p = cq };
+	m->len = sizeof(m->u.v_create_cq_rep);
+	memset(&m->u, 0, sizeof(m->u));
+	m->u.v_create_cq_rep.handle = h;
+	m->u.v_create_cq_rep.ncqe = ncqe;
+	m->u.v_create_cq_rep.shm_size = (uint32_t)len;
+	return reply_fd(ch, s, m, fd);
+}
+
+static void
+cq_free(struct hca_v_cq *cq)
+{
+	if (cq->comp)
+		hca_v_comp_put(cq->comp);
+	munmap(cq->map, cq->map_len);
+	free(cq);
+}
+
+static int
+v_destroy_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_CQ);
+	struct hca_v_cq *cq;
+	int rc;
+
+	if (!o)
+		return EINVAL;
+	cq = o->p;
+	rte_spinlock_lock(ch->cfg.lock);
+	rc = hca_v_cq_remove(ch->cfg.verbs, cq);
+	rte_spinlock_unlock(ch->cfg.lock);
+	if (rc)
+		return rc;
+	memset(&m->u, 0, sizeof(m->u));
+	m->len = sizeof(m->u.v_destroy_rep);
+	m->u.v_destroy_rep.comp_events = cq->events;
+	cq_free(cq);
+	o->kind = VOBJ_FREE;
+	return 0;
+}
+
+/* ---- SRQs ---- */
+
+static int
+v_create_srq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	const struct mpd_v_create_srq_req *r = &m->u.v_create_srq_req;
+	struct chan_vobj *pd = obj(s, r->pd, VOBJ_PD);
+	uint32_t h, wqes = 1, stride, sge;
+	struct hca_v_srq *srq;
+	size_t len;
+	void *map;
+	int fd, rc;
+
+	if (!pd || !r->max_wr || r->max_wr > MPD_V_MAX_QP_WR ||
+	    r->max_sge > MPD_V_MAX_SGE || r->srq_limit > r->max_wr)
+		return EINVAL;
+	if ((rc = handle_new(s, &h)))
+		return rc;
+	while (wqes < r->max_wr)
+		wqes <<= 1;
+	sge = r->max_sge ? r->max_sge : 1;
+	stride = (uint32_t)((sizeof(struct mpd_v_rwqe) +
+			     sge * sizeof(struct mpd_v_sge) + 63) & ~63u);
+	sge = (stride - (uint32_t)sizeof(struct mpd_v_rwqe)) /
+	      (uint32_t)sizeof(struct mpd_v_sge);
+	if (sge > MPD_V_MAX_SGE)
+		sge = MPD_V_MAX_SGE;
+	len = (256 + (size_t)wqes * stride + PAGE - 1) & ~(size_t)(PAGE - 1);
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return ENOMEM;
+	fd = shm_make("madpmd-srq", len, &map);
+	if (fd < 0) {
+		free(srq);
+		return -fd;
+	}
+	hca_v_srq_init(srq, map, len, wqes, stride, sge);
+	srq->owner = &s->vo;
+	srq->handle = h;
+	srq->pd = pd->pd;
+	srq->limit = r->srq_limit;
+	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_SRQ, .pd = pd->pd, .p = srq };
+	memset(&m->u, 0, sizeof(m->u));
+	m->len = sizeof(m->u.v_create_srq_rep);
+	m->u.v_create_srq_rep.handle = h;
+	m->u.v_create_srq_rep.shm_size = (uint32_t)len;
+	m->u.v_create_srq_rep.max_wr = wqes;
+	m->u.v_create_srq_rep.max_sge = sge;
+	return reply_fd(ch, s, m, fd);
+}
+
+static int
+v_modify_srq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	const struct mpd_v_modify_srq_req *r = &m->u.v_modify_srq_req;
+	struct chan_vobj *o = obj(s, r->handle, VOBJ_SRQ);
+	int rc;
+
+	if (!o)
+		return EINVAL;
+	rte_spinlock_lock(ch->cfg.lock);
+	rc = hca_v_srq_modify(ch->cfg.verbs, o->p, r->attr_mask, r->max_wr,
+			      r->srq_limit);
+	rte_spinlock_unlock(ch->cfg.lock);
+	m->len = 0;
+	return rc;
+}
+
+static int
+v_destroy_srq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_SRQ);
+	struct hca_v_srq *srq;
+
+	(void)ch;
+	if (!o)
+		return EINVAL;
+	srq = o->p;
+	if (srq->users)
+		return EBUSY;
+	munmap(srq->map, srq->map_len);
+	free(srq);
+	o->kind = VOBJ_FREE;
+	m->len = 0;
+	return 0;
+}
+
+/* ---- QPs ---- */
+
+static int
+v_create_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	struct mpd_v_create_qp_req r = m->u.v_create_qp_req;
+	struct chan_vobj *pd = obj(s, r.pd, VOBJ_PD);
+	struct chan_vobj *scq = obj(s, r.send_cq, VOBJ_CQ);
+	struct chan_vobj *rcq = obj(s, r.recv_cq, VOBJ_CQ);
+	struct chan_vobj *srq = NULL;
+	struct mpd_v_qp_cap cap = r.cap;
+	struct mpd_v_qp_shm hdr;
+	struct hca_v_qp *qp;
+	uint32_t h;
+	size_t len;
+	void *map;
+	int fd, rc;
+
+	if (!pd || !scq || !rcq)
+		return EINVAL;
+	if (r.srq != MPD_V_NO_HANDLE && !(srq = obj(s, r.srq, VOBJ_SRQ)))
+		return EINVAL;
+	if (r.qp_type != IBV_QPT_RC && r.qp_type != IBV_QPT_UC &&
+	    r.qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	if (srq && r.qp_type == IBV_QPT_UC)
+		return EINVAL;
+	len = hca_v_qp_layout(r.qp_type, &cap, srq != NULL, &hdr);
+	if (!len)
+		return EINVAL;
+	if ((rc = handle_new(s, &h)))
+		return rc;
+	fd = shm_make("madpmd-qp", len, &map);
+	if (fd < 0)
+		return -fd;
+	memcpy(map, &hdr, sizeof(hdr));
+	qp = hca_v_qp_new(&s->vo, h, &r, &cap, map, len);
+	if (!qp) {
+		munmap(map, len);
+		close(fd);
+		return ENOMEM;
+	}
+	rte_spinlock_lock(ch->cfg.lock);
+	rc = hca_v_qp_add(ch->cfg.verbs, qp, scq->p, rcq->p,
+			  srq ? srq->p : NULL);
+	rte_spinlock_unlock(ch->cfg.lock);
+	if (rc) {
+		hca_v_qp_free(qp);
+		close(fd);
+		return rc;
+	}
+	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_QP, .pd = pd->pd, .p = qp };
+	memset(&m->u, 0, sizeof(m->u));
+	m->len = sizeof(m->u.v_create_qp_rep);
+	m->u.v_create_qp_rep.handle = h;
+	m->u.v_create_qp_rep.qpn = hca_v_qp_num(qp);
+	m->u.v_create_qp_rep.shm_size = (uint32_t)len;
+	m->u.v_create_qp_rep.cap = cap;
+	return reply_fd(ch, s, m, fd);
+}
+
+static int
+v_modify_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	const struct mpd_v_modify_qp_req *r = &m->u.v_modify_qp_req;
+	struct chan_vobj *o = obj(s, r->handle, VOBJ_QP);
+	uint64_t now = mono_ns();
+	int rc;
+
+	if (!o)
+		return EINVAL;
+	rte_spinlock_lock(ch->cfg.lock);
+	rc = hca_v_qp_modify(ch->cfg.verbs, o->p, &r->attr, r->attr_mask, now);
+	unlock_and_kick(ch);
+	m->len = 0;
+	return rc;
+}
+
+static int
+v_query_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_QP);
+
+	if (!o)
+		return EINVAL;
+	rte_spinlock_lock(ch->cfg.lock);
+	hca_v_qp_query(o->p, &m->u.v_query_qp_rep);
+	rte_spinlock_unlock(ch->cfg.lock);
+	m->len = sizeof(m->u.v_query_qp_rep);
+	return 0;
+}
+
+static void
+qp_destroy(struct hca_chan *ch, struct hca_v_qp *qp)
+{
+	rte_spinlock_lock(ch->cfg.lock);
+	hca_v_qp_remove(ch->cfg.verbs, qp);
+	unlock_and_kick(ch);
+	hca_v_qp_free(qp);
+}
+
+static int
+v_destroy_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_QP);
+	struct mpd_v_query_qp_rep q;
+
+	if (!o)
+		return EINVAL;
+	(void)q;
+	qp_destroy(ch, o->p);
+	o->kind = VOBJ_FREE;
+	memset(&m->u, 0, sizeof(m->u));
+	m->len = sizeof(m->u.v_destroy_rep);
+	return 0;
+}
+
+/* Everything the session made, freed when it ends: QPs first (they use
+ * the rest), then SRQs, CQs, MRs, channels. Its owner is dead already,
+ * so nothing reaches its rings in between. */
+void
+hca_chan_verbs_end(struct hca_chan *ch, struct hca_session *s)
+{
+	static const uint8_t order[] = { VOBJ_QP, VOBJ_SRQ, VOBJ_CQ, VOBJ_MR,
+					 VOBJ_COMP };
+	unsigned int k;
+	uint32_t i;
+
+	if (!s->vobj)
+		return;
+	rte_spinlock_lock(ch->cfg.lock);
+	s->vo.dead = true;
+	rte_spinlock_unlock(ch->cfg.lock);
+	for (k = 0; k < sizeof(order); k++)
+		for (i = 0; i < MPD_V_MAX_OBJECTS; i++) {
+			struct chan_vobj *o = &s->vobj[i];
+
+			if (o->kind != order[k])
+				continue;
+			switch (o->kind) {
+			case VOBJ_QP:
+				qp_destroy(ch, o->p);
+				break;
+			case VOBJ_SRQ:
+				munmap(((struct hca_v_srq *)o->p)->map,
+				       ((struct hca_v_srq *)o->p)->map_len);
+				free(o->p);
+				break;
+			case VOBJ_CQ:
+				cq_free(o->p);
+				break;
+			case VOBJ_MR:
+				mr_free(ch, o->p);
+				break;
+			case VOBJ_COMP:
+				hca_v_comp_put(o->p);
+				break;
+			}
+			o->kind = VOBJ_FREE;
+		}
+	free(s->vobj);
+	s->vobj = NULL;
+}
+
+static const struct hca_chan_handler verbs_handlers[] = {
+	{ MPD_V_ALLOC_PD, v_alloc_pd },
+	{ MPD_V_DEALLOC_PD, v_dealloc_pd },
+	{ MPD_V_REG_MR, v_reg_mr },
+	{ MPD_V_DEREG_MR, v_dereg_mr },
+	{ MPD_V_CREATE_CHANNEL, v_create_channel },
+	{ MPD_V_DESTROY_CHANNEL, v_destroy_channel },
+	{ MPD_V_CREATE_CQ, v_create_cq },
+	{ MPD_V_DESTROY_CQ, v_destroy_cq },
+	{ MPD_V_CREATE_SRQ, v_create_srq },
+	{ MPD_V_MODIFY_SRQ, v_modify_srq },
+	{ MPD_V_DESTROY_SRQ, v_destroy_srq },
+	{ MPD_V_CREATE_QP, v_create_qp },
+	{ MPD_V_MODIFY_QP, v_modify_qp },
+	{ MPD_V_QUERY_QP, v_query_qp },
+	{ MPD_V_DESTROY_QP, v_destroy_qp },
+	{ 0, NULL },
+};
+
+const struct hca_chan_service hca_chan_verbs = {
+	.handlers = verbs_handlers,
+};

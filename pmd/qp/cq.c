@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion queues in shared memory (madpmd/verbs.h): the lcore writes
+ * entries with an owner value the client polls for, mlx5-style, and
+ * raises a completion event for each arming (IBA 11.4.2.2): the next
+ * completion, or the next solicited one, after ibv_req_notify_cq().
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "qp_priv.h"
+
+void
+hca_v_comp_get(struct hca_v_comp *c)
+{
+	__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+}
+
+void
+hca_v_comp_put(struct hca_v_comp *c)
+{
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	close(c->efd);
+	free(c);
+}
+
+void
+hca_v_cq_init(struct hca_v_cq *cq, void *shm, size_t map_len, uint32_t ncqe)
+{
+	struct mpd_v_cq_shm *s = shm;
+
+	cq->map = shm;
+	cq->map_len = map_len;
+	cq->shm = s;
+	cq->ncqe = ncqe;
+	s->magic = MPD_V_CQ_MAGIC;
+	s->ncqe = ncqe;
+	s->cqe_off = 256;
+	cq->cqe = (struct mpd_v_cqe *)((uint8_t *)shm + s->cqe_off);
+}
+
+int
+hca_v_cq_remove(struct hca_verbs *v, struct hca_v_cq *cq)
+{
+	unsigned int i;
+
+	if (cq->users)
+		return EBUSY;
+	/* a kick still queued keeps its own reference to the channel */
+	(void)v;
+	(void)i;
+	return 0;
+}
+
+static void
+kick_queue(struct hca_verbs *v, struct hca_v_comp *c)
+{
+	if (c->queued || v->nkick == HCA_V_KICKS_MAX)
+		return;
+	c->queued = true;
+	hca_v_comp_get(c);
+	v->kick[v->nkick++] = c;
+}
+
+bool
+cq_push(struct hca_verbs *v, struct hca_v_cq *cq, const struct mpd_v_cqe *e,
+	bool solicited)
+{
+	struct mpd_v_cq_shm *s = cq->shm;
+	struct mpd_v_cqe *slot;
+	uint32_t ci, arm;
+
+	if (cq->error)
+		return false;
+	/* the client's count, taken only when it is one it can have */
+	ci = __atomic_load_n(&s->ci, __ATOMIC_ACQUIRE);
+	if ((uint32_t)(cq->pi - ci) <= cq->ncqe &&
+	    (int32_t)(ci - cq->ci_seen) > 0)
+		cq->ci_seen = ci;
+	if (cq->pi - cq->ci_seen >= cq->ncqe) {
+		/* IBA 11.4.2.1: an overrun puts the CQ in error, and the
+		 * client hears of it (IBV_EVENT_CQ_ERR) */
+		cq->error = true;
+		__atomic_store_n(&s->error, 1, __ATOMIC_RELEASE);
+		v->cq_overruns++;
+		if (cq->owner && !cq->owner->dead) {
+			struct mpd_v_async_rec r = {
+				.event_type = IBV_EVENT_CQ_ERR,
+				.obj = MPD_V_OBJ_CQ, .handle = cq->handle,
+			};
+
+			cq->owner->ops->async(cq->owner, &r);
+		}
+		return false;
+	}
+	slot = &cq->cqe[cq->pi & (cq->ncqe - 1)];
+	memcpy(slot, e, offsetof(struct mpd_v_cqe, owner));
+	__atomic_store_n(&slot->owner, (uint8_t)(1 + ((cq->pi / cq->ncqe) & 1)),
+			 __ATOMIC_RELEASE);
+	cq->pi++;
+	/* an arming not raised for yet: bits 31..1 count armings */
+	arm = __atomic_load_n(&s->comp_arm, __ATOMIC_ACQUIRE);
+	if ((arm >> 1) != (cq->arm_fired >> 1) &&
+	    (!(arm & 1) || solicited || e->status != IBV_WC_SUCCESS) &&
+	    cq->comp) {
+		cq->arm_fired = arm;
+		cq->events++;
+		__atomic_store_n(&s->comp_events, cq->events, __ATOMIC_RELEASE);
+		kick_queue(v, cq->comp);
+	}
+	return true;
+}
+
+unsigned int
+hca_v_kicks(struct hca_verbs *v, struct hca_v_comp **k)
+{
+	unsigned int n = v->nkick;
+
+	memcpy(k, v->kick, n * sizeof(*k));
+	v->nkick = 0;
+	return n;
+}
+
+void
+hca_v_kick(struct hca_v_comp **k, unsigned int n)
+{
+	uint64_t one = 1;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		__atomic_store_n(&k[i]->queued, false, __ATOMIC_RELAXED);
+		if (write(k[i]->efd, &one, sizeof(one)) < 0) {
+			/* saturated: readable anyway */
+		}
+		hca_v_comp_put(k[i]);
+	}
+}

@@ -1,0 +1,853 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Queue pairs: their shared memory, the state machine of IBA 10.3 with
+ * the attributes each transition requires and allows (IBA 11.2.5.2,
+ * Table 91; the kernel's ib_modify_qp_is_ok()), their addresses, and the
+ * dispatch of packets and polls to the requester and the responder.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "madpmd/mad.h"
+#include "qp_priv.h"
+
+#define PAGE		4096u
+#define QP_HDR		256u	/* struct mpd_v_qp_shm, rounded */
+
+static uint32_t
+pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+static uint32_t
+round_up(uint32_t n, uint32_t a)
+{
+	return (n + a - 1) / a * a;
+}
+
+size_t
+hca_v_qp_layout(uint32_t qp_type, struct mpd_v_qp_cap *cap, bool has_srq,
+		struct mpd_v_qp_shm *h)
+{
+	uint32_t sq_room;
+	size_t end;
+
+	(void)qp_type;
+	if (cap->max_send_wr > MPD_V_MAX_QP_WR ||
+	    cap->max_recv_wr > MPD_V_MAX_QP_WR ||
+	    cap->max_send_sge > MPD_V_MAX_SGE ||
+	    cap->max_recv_sge > MPD_V_MAX_SGE ||
+	    cap->max_inline_data > MPD_V_MAX_INLINE)
+		return 0;
+	if (!cap->max_send_sge)
+		cap->max_send_sge = 1;
+	if (!cap->max_recv_sge)
+		cap->max_recv_sge = 1;
+	memset(h, 0, sizeof(*h));
+	h->magic = MPD_V_QP_MAGIC;
+	h->sq_wqes = pow2_at_least(cap->max_send_wr ? cap->max_send_wr : 1);
+	sq_room = cap->max_send_sge * sizeof(struct mpd_v_sge);
+	if (sq_room < cap->max_inline_data)
+		sq_room = cap->max_inline_data;
+	h->sq_stride = round_up((uint32_t)MPD_V_SWQE_HDR + sq_room, 64);
+	/* what the stride holds anyway is the client's to use */
+	sq_room = h->sq_stride - (uint32_t)MPD_V_SWQE_HDR;
+	cap->max_send_sge = sq_room / sizeof(struct mpd_v_sge);
+	if (cap->max_send_sge > MPD_V_MAX_SGE)
+		cap->max_send_sge = MPD_V_MAX_SGE;
+	cap->max_inline_data = sq_room < MPD_V_MAX_INLINE ? sq_room
+							  : MPD_V_MAX_INLINE;
+	cap->max_send_wr = h->sq_wqes;
+	h->sq_off = QP_HDR;
+	end = QP_HDR + (size_t)h->sq_wqes * h->sq_stride;
+	if (!has_srq) {
+		h->rq_wqes = pow2_at_least(cap->max_recv_wr ? cap->max_recv_wr
+							    : 1);
+		h->rq_stride = round_up(sizeof(struct mpd_v_rwqe) +
+					cap->max_recv_sge *
+					sizeof(struct mpd_v_sge), 64);
+		cap->max_recv_sge = (h->rq_stride - sizeof(struct mpd_v_rwqe)) /
+				    sizeof(struct mpd_v_sge);
+		if (cap->max_recv_sge > MPD_V_MAX_SGE)
+			cap->max_recv_sge = MPD_V_MAX_SGE;
+		cap->max_recv_wr = h->rq_wqes;
+		h->rq_off = (uint32_t)end;
+		end += (size_t)h->rq_wqes * h->rq_stride;
+	} else {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
+	return (end + PAGE - 1) / PAGE * PAGE;
+}
+
+struct hca_v_qp *
+hca_v_qp_new(struct hca_v_owner *o, uint32_t handle,
+	     const struct mpd_v_create_qp_req *req,
+	     const struct mpd_v_qp_cap *cap, void *shm, size_t map_len)
+{
+	struct hca_v_qp *qp = calloc(1, sizeof(*qp));
+	struct mpd_v_qp_shm *h = shm;
+
+	if (!qp)
+		return NULL;
+	qp->swr = calloc(h->sq_wqes, sizeof(*qp->swr));
+	if (!qp->swr) {
+		free(qp);
+		return NULL;
+	}
+	qp->owner = o;
+	qp->handle = handle;
+	qp->type = req->qp_type;
+	qp->pd = req->pd;
+	qp->sq_sig_all = req->sq_sig_all != 0;
+	qp->cap = *cap;
+	qp->map = shm;
+	qp->map_len = map_len;
+	qp->shm = h;
+	qp->sq = (uint8_t *)shm + h->sq_off;
+	qp->rq = h->rq_wqes ? (uint8_t *)shm + h->rq_off : NULL;
+	qp->sq_wqes = h->sq_wqes;
+	qp->rq_wqes = h->rq_wqes;
+	qp->sq_stride = h->sq_stride;
+	qp->rq_stride = h->rq_stride;
+	qp->attr.qp_state = IBV_QPS_RESET;
+	qp->attr.cap = *cap;
+	return qp;
+}
+
+int
+hca_v_qp_add(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_cq *scq,
+	     struct hca_v_cq *rcq, struct hca_v_srq *srq)
+{
+	uint32_t i, idx;
+
+	for (i = 0; i < HCA_V_MAX_QPS; i++) {
+		/* round robin, as for keys: a late packet for a QP that
+		 * went rarely finds a new one under its number */
+		idx = (v->next_qp + i) % HCA_V_MAX_QPS;
+		if (v->qp[idx])
+			continue;
+		v->qp[idx] = qp;
+		v->next_qp = idx + 1;
+		v->nqps++;
+		qp->qpn = HCA_V_QPN_BASE + idx;
+		qp->scq = scq;
+		qp->rcq = rcq;
+		qp->srq = srq;
+		scq->users++;
+		rcq->users++;
+		if (srq)
+			srq->users++;
+		return 0;
+	}
+	return ENOMEM;
+}
+
+uint32_t
+hca_v_qp_num(const struct hca_v_qp *qp)
+{
+	return qp->qpn;
+}
+
+void
+qp_async(struct hca_v_qp *qp, enum ibv_event_type ev)
+{
+	struct mpd_v_async_rec r = {
+		.event_type = ev, .obj = MPD_V_OBJ_QP, .handle = qp->handle,
+	};
+
+	if (qp->owner->dead)
+		return;
+	qp->async_events++;
+	qp->owner->ops->async(qp->owner, &r);
+}
+
+static void
+set_state(struct hca_v_qp *qp, uint32_t state)
+{
+	qp->attr.qp_state = state;
+	__atomic_store_n(&qp->shm->state, state, __ATOMIC_RELEASE);
+}
+
+static void
+activate(struct hca_verbs *v, struct hca_v_qp *qp)
+{
+	if (qp->listed)
+		return;
+	TAILQ_INSERT_TAIL(&v->active, qp, next);
+	qp->listed = true;
+}
+
+static void
+deactivate(struct hca_verbs *v, struct hca_v_qp *qp)
+{
+	if (!qp->listed)
+		return;
+	TAILQ_REMOVE(&v->active, qp, next);
+	qp->listed = false;
+}
+
+void
+qp_to_error(struct hca_verbs *v, struct hca_v_qp *qp)
+{
+	if (qp->attr.qp_state == IBV_QPS_ERR)
+		return;
+	set_state(qp, IBV_QPS_ERR);
+	qp->rto_at = 0;
+	qp->rnr_at = 0;
+	req_flush(v, qp);
+	resp_flush(v, qp);
+}
+
+/* Everything the QP holds forgotten (IBA 10.3.1: Reset). What the
+ * client had posted is skipped, never executed. */
+static void
+qp_reset(struct hca_v_qp *qp)
+{
+	qp->sq_taken = __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_ACQUIRE);
+	qp->rq_taken = __atomic_load_n(&qp->shm->rq_pi, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&qp->shm->sq_ci, qp->sq_taken, __ATOMIC_RELEASE);
+	__atomic_store_n(&qp->shm->rq_ci, qp->rq_taken, __ATOMIC_RELEASE);
+	qp->wr_done = qp->wr_cur = qp->wr_psn = 0;
+	qp->cur_pkt = qp->acked_pkts = qp->rd_in_flight = 0;
+	qp->rto_at = qp->rnr_at = 0;
+	qp->cur_valid = qp->cur_drop = qp->ack_pending = qp->nak_sent = false;
+	qp->wr_left = 0;
+	qp->msn = 0;
+	memset(qp->rd, 0, sizeof(qp->rd));
+	qp->rd_head = 0;
+	qp->comm_est = false;
+	qp->sq_error = false;
+}
+
+/* ---- IBA 11.2.5.2: the attributes of each transition ---- */
+
+enum { T_UD, T_UC, T_RC, T_N };
+
+struct trans {
+	bool ok;
+	uint32_t req[T_N];
+	uint32_t opt[T_N];
+};
+
+#define PATH_OPT	(IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | \
+			 IBV_QP_PKEY_INDEX)
+#define RTS_OPT_UC	(IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | \
+			 IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE)
+
+static const struct trans trans_table[7][7] = {
+	[IBV_QPS_RESET] = {
+		[IBV_QPS_RESET] = { .ok = true },
+		[IBV_QPS_INIT] = { .ok = true,
+			.req = {
+				[T_UD] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					 IBV_QP_QKEY,
+				[T_UC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					 IBV_QP_ACCESS_FLAGS,
+				[T_RC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					 IBV_QP_ACCESS_FLAGS,
+			} },
+	},
+	[IBV_QPS_INIT] = {
+		[IBV_QPS_INIT] = { .ok = true,
+			.opt = {
+				[T_UD] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					 IBV_QP_QKEY,
+				[T_UC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					 IBV_QP_ACCESS_FLAGS,
+				[T_RC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					 IBV_QP_ACCESS_FLAGS,
+			} },
+		[IBV_QPS_RTR] = { .ok = true,
+			.req = {
+				[T_UC] = IBV_QP_AV | IBV_QP_PATH_MTU |
+					 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
+				[T_RC] = IBV_QP_AV | IBV_QP_PATH_MTU |
+					 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					 IBV_QP_MAX_DEST_RD_ATOMIC |
+					 IBV_QP_MIN_RNR_TIMER,
+			},
+			.opt = {
+				[T_UD] = IBV_QP_PKEY_INDEX | IBV_QP_QKEY,
+				[T_UC] = PATH_OPT,
+				[T_RC] = PATH_OPT,
+			} },
+	},
+	[IBV_QPS_RTR] = {
+		[IBV_QPS_RTS] = { .ok = true,
+			.req = {
+				[T_UD] = IBV_QP_SQ_PSN,
+				[T_UC] = IBV_QP_SQ_PSN,
+				[T_RC] = IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+					 IBV_QP_MAX_QP_RD_ATOMIC,
+			},
+			.opt = {
+				[T_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+				[T_UC] = RTS_OPT_UC,
+				[T_RC] = RTS_OPT_UC | IBV_QP_MIN_RNR_TIMER,
+			} },
+	},
+	[IBV_QPS_RTS] = {
+		[IBV_QPS_RTS] = { .ok = true,
+			.opt = {
+				[T_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+				[T_UC] = RTS_OPT_UC,
+				[T_RC] = RTS_OPT_UC | IBV_QP_MIN_RNR_TIMER,
+			} },
+		[IBV_QPS_SQD] = { .ok = true,
+			.opt = {
+				[T_UD] = IBV_QP_EN_SQD_ASYNC_NOTIFY,
+				[T_UC] = IBV_QP_EN_SQD_ASYNC_NOTIFY,
+				[T_RC] = IBV_QP_EN_SQD_ASYNC_NOTIFY,
+			} },
+	},
+	[IBV_QPS_SQD] = {
+		[IBV_QPS_RTS] = { .ok = true,
+			.opt = {
+				[T_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+				[T_UC] = RTS_OPT_UC,
+				[T_RC] = RTS_OPT_UC | IBV_QP_MIN_RNR_TIMER,
+			} },
+		[IBV_QPS_SQD] = { .ok = true,
+			.opt = {
+				[T_UD] = IBV_QP_PKEY_INDEX | IBV_QP_QKEY,
+				[T_UC] = IBV_QP_AV | PATH_OPT |
+					 IBV_QP_PATH_MIG_STATE,
+				[T_RC] = IBV_QP_PORT | IBV_QP_AV |
+					 IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					 IBV_QP_RNR_RETRY |
+					 IBV_QP_MAX_QP_RD_ATOMIC |
+					 IBV_QP_MAX_DEST_RD_ATOMIC | PATH_OPT |
+					 IBV_QP_MIN_RNR_TIMER |
+					 IBV_QP_PATH_MIG_STATE,
+			} },
+	},
+	[IBV_QPS_SQE] = {
+		[IBV_QPS_RTS] = { .ok = true,
+			.opt = {
+				[T_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+				[T_UC] = IBV_QP_CUR_STATE |
+					 IBV_QP_ACCESS_FLAGS,
+			} },
+	},
+};
+
+static int
+type_index(uint32_t type)
+{
+	switch (type) {
+	case IBV_QPT_UD:
+		return T_UD;
+	case IBV_QPT_UC:
+		return T_UC;
+	case IBV_QPT_RC:
+		return T_RC;
+	default:
+		return -1;
+	}
+}
+
+uint32_t
+qp_mtu_bytes(uint32_t path_mtu)
+{
+	return path_mtu >= 1 && path_mtu <= 5 ? 128u << path_mtu : 0;
+}
+
+/* The values a transition brings, checked (EINVAL) before any is set */
+static int
+check_values(const struct hca_verbs *v, const struct hca_v_qp *qp,
+	     const struct mpd_v_qp_attr *a, uint32_t mask)
+{
+	const struct hca_port *p = v->port;
+
+	if ((mask & IBV_QP_PORT) && a->port_num != p->port_num)
+		return EINVAL;
+	if ((mask & IBV_QP_PKEY_INDEX) && a->pkey_index >= HCA_PKEY_TABLE_LEN)
+		return EINVAL;
+	if ((mask & IBV_QP_PATH_MTU) &&
+	    (a->path_mtu < 1 || a->path_mtu > p->neighbor_mtu))
+		return EINVAL;
+	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) &&
+	    a->max_rd_atomic > MPD_V_MAX_RD_ATOMIC)
+		return EINVAL;
+	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) &&
+	    a->max_dest_rd_atomic > MPD_V_MAX_RD_ATOMIC)
+		return EINVAL;
+	if ((mask & IBV_QP_TIMEOUT) && a->timeout > 31)
+		return EINVAL;
+	if ((mask & IBV_QP_RETRY_CNT) && a->retry_cnt > 7)
+		return EINVAL;
+	if ((mask & IBV_QP_RNR_RETRY) && a->rnr_retry > 7)
+		return EINVAL;
+	if ((mask & IBV_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31)
+		return EINVAL;
+	if ((mask & IBV_QP_DEST_QPN) && a->dest_qp_num > PSN_MASK)
+		return EINVAL;
+	if ((mask & IBV_QP_AV) && (a->ah.port_num && a->ah.port_num != p->port_num))
+		return EINVAL;
+	/* RoCE has no LIDs: a path is a GID (IBA A16.4) */
+	if ((mask & IBV_QP_AV) && p->link != MPD_LINK_IB && !a->ah.is_global)
+		return EINVAL;
+	if ((mask & IBV_QP_AV) && a->ah.is_global && a->ah.sgid_index >=
+	    (p->link == MPD_LINK_IB ? 1 : 2))
+		return EINVAL;
+	if ((mask & IBV_QP_CAP) && (a->cap.max_send_wr > qp->cap.max_send_wr ||
+				    a->cap.max_recv_wr > qp->cap.max_recv_wr))
+		return EINVAL;
+	return 0;
+}
+
+int
+hca_v_qp_modify(struct hca_verbs *v, struct hca_v_qp *qp,
+		const struct mpd_v_qp_attr *a, uint32_t mask, uint64_t now_ns)
+{
+	uint32_t cur = qp->attr.qp_state, next, allowed;
+	const struct trans *t;
+	int ti = type_index(qp->type), rc;
+
+	(void)now_ns;
+	if (ti < 0)
+		return EINVAL;
+	next = (mask & IBV_QP_STATE) ? a->qp_state : cur;
+	if (cur > IBV_QPS_ERR || next > IBV_QPS_ERR)
+		return EINVAL;
+	if ((mask & IBV_QP_CUR_STATE) && a->cur_qp_state != cur)
+		return EINVAL;
+	mask &= ~(uint32_t)IBV_QP_STATE;
+	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR) {
+		/* any state may go to Reset or Error; nothing else counts */
+		if (mask & ~(uint32_t)IBV_QP_CUR_STATE)
+			return EINVAL;
+		if (next == IBV_QPS_ERR) {
+			qp_to_error(v, qp);
+			return 0;
+		}
+		set_state(qp, IBV_QPS_RESET);
+		qp_reset(qp);
+		deactivate(v, qp);
+		return 0;
+	}
+	t = &trans_table[cur][next];
+	if (!t->ok)
+		return EINVAL;
+	allowed = t->req[ti] | t->opt[ti] | IBV_QP_CUR_STATE;
+	if ((mask & t->req[ti]) != t->req[ti] || (mask & ~allowed))
+		return EINVAL;
+	rc = check_values(v, qp, a, mask);
+	if (rc)
+		return rc;
+
+	if (mask & IBV_QP_PKEY_INDEX)
+		qp->attr.pkey_index = a->pkey_index;
+	if (mask & IBV_QP_PORT)
+		qp->attr.port_num = a->port_num;
+	if (mask & IBV_QP_QKEY)
+		qp->attr.qkey = a->qkey;
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = a->qp_access_flags;
+	if (mask & IBV_QP_AV)
+		qp->attr.ah = a->ah;
+	if (mask & IBV_QP_ALT_PATH) {
+		qp->attr.alt_ah = a->alt_ah;
+		qp->attr.alt_pkey_index = a->alt_pkey_index;
+		qp->attr.alt_port_num = a->alt_port_num;
+		qp->attr.alt_timeout = a->alt_timeout;
+	}
+	if (mask & IBV_QP_PATH_MIG_STATE)
+		qp->attr.path_mig_state = a->path_mig_state;
+	if (mask & IBV_QP_PATH_MTU) {
+		qp->attr.path_mtu = a->path_mtu;
+		qp->mtu = qp_mtu_bytes(a->path_mtu);
+	}
+	if (mask & IBV_QP_DEST_QPN)
+		qp->attr.dest_qp_num = a->dest_qp_num;
+	if (mask & IBV_QP_RQ_PSN)
+		qp->attr.rq_psn = a->rq_psn & PSN_MASK;
+	if (mask & IBV_QP_SQ_PSN)
+		qp->attr.sq_psn = a->sq_psn & PSN_MASK;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = a->max_rd_atomic;
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = a->min_rnr_timer;
+	if (mask & IBV_QP_TIMEOUT)
+		qp->attr.timeout = a->timeout;
+	if (mask & IBV_QP_RETRY_CNT)
+		qp->attr.retry_cnt = a->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		qp->attr.rnr_retry = a->rnr_retry;
+	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->attr.en_sqd_async_notify = a->en_sqd_async_notify;
+
+	if (cur == IBV_QPS_RESET)
+		qp_reset(qp);
+	if (next == IBV_QPS_RTR && cur == IBV_QPS_INIT) {
+		qp->epsn = qp->attr.rq_psn;
+		if (qp->type == IBV_QPT_UD)
+			qp->mtu = qp_mtu_bytes(v->port->neighbor_mtu);
+	}
+	if (next == IBV_QPS_RTS && cur == IBV_QPS_RTR)
+		qp->sq_psn = qp->attr.sq_psn;
+	if ((mask & IBV_QP_RETRY_CNT) || (mask & IBV_QP_RNR_RETRY)) {
+		qp->retry_left = qp->attr.retry_cnt;
+		qp->rnr_left = qp->attr.rnr_retry;
+	}
+	set_state(qp, next);
+	activate(v, qp);
+	return 0;
+}
+
+void
+hca_v_qp_query(const struct hca_v_qp *qp, struct mpd_v_query_qp_rep *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->attr = qp->attr;
+	r->attr.cur_qp_state = qp->attr.qp_state;
+	r->attr.cap = qp->cap;
+	r->attr.sq_psn = qp->attr.qp_state >= IBV_QPS_RTS ? qp->sq_psn
+							  : qp->attr.sq_psn;
+	r->attr.sq_draining = qp->attr.qp_state == IBV_QPS_SQD &&
+			      qp->wr_done != qp->wr_cur;
+	r->sq_sig_all = qp->sq_sig_all;
+	r->qp_type = qp->type;
+}
+
+void
+hca_v_qp_remove(struct hca_verbs *v, struct hca_v_qp *qp)
+{
+	uint32_t idx = qp->qpn - HCA_V_QPN_BASE;
+
+	deactivate(v, qp);
+	if (qp->qpn >= HCA_V_QPN_BASE && idx < HCA_V_MAX_QPS &&
+	    v->qp[idx] == qp) {
+		v->qp[idx] = NULL;
+		v->nqps--;
+	}
+	if (qp->scq)
+		qp->scq->users--;
+	if (qp->rcq)
+		qp->rcq->users--;
+	if (qp->srq)
+		qp->srq->users--;
+}
+
+void
+hca_v_qp_free(struct hca_v_qp *qp)
+{
+	if (!qp)
+		return;
+	if (qp->map)
+		munmap(qp->map, qp->map_len);
+	free(qp->swr);
+	free(qp);
+}
+
+/* ---- addresses ---- */
+
+static bool
+gid_is_ip4(const uint8_t gid[16])
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return memcmp(gid, mapped, sizeof(mapped)) == 0;
+}
+
+bool
+qp_headers(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_v_ah *ah,
+	   uint32_t dest_qp, struct mpd_pkt *pk)
+{
+	const struct hca_port *p = v->port;
+	struct hca_neigh n;
+
+	memset(pk, 0, sizeof(*pk));
+	pk->link = p->link;
+	pk->bth.pkey = p->pkeys[qp->attr.pkey_index % HCA_PKEY_TABLE_LEN];
+	pk->bth.dest_qp = dest_qp & PSN_MASK;
+	if (p->link == MPD_LINK_IB) {
+		pk->lrh.sl = ah->sl & 0xf;
+		pk->lrh.vl = p->sl2vl[ah->sl & 0xf] & 0xf;
+		if (pk->lrh.vl == MPD_VL15)
+			pk->lrh.vl = 0;
+		pk->lrh.dlid = ah->dlid;
+		pk->lrh.slid = (uint16_t)(p->lid | (ah->src_path_bits &
+						    ((1u << p->lmc) - 1)));
+		if (!ah->is_global)
+			return true;
+		pk->has_grh = true;
+		pk->grh.ip_ver = 6;
+		pk->grh.tclass = ah->traffic_class;
+		pk->grh.flow_label = ah->flow_label & 0xfffff;
+		pk->grh.next_hdr = MPD_GRH_NEXT_HDR_IBA;
+		pk->grh.hop_limit = ah->hop_limit;
+		mpd_put_be64(pk->grh.sgid, p->gid_prefix);
+		mpd_put_be64(pk->grh.sgid + 8, p->port_guid);
+		memcpy(pk->grh.dgid, ah->dgid, 16);
+		return true;
+	}
+	/* RoCEv2 (IBA A17.4): the GID, through the fabric's table */
+	if (!ah->is_global || !hca_port_resolve(p, ah->dgid, &n))
+		return false;
+	memcpy(pk->eth.dst, n.mac, 6);
+	memcpy(pk->eth.src, p->mac, 6);
+	if (gid_is_ip4(ah->dgid)) {
+		pk->ip_ver = 4;
+		pk->ip4.tos = ah->traffic_class;
+		pk->ip4.ttl = ah->hop_limit ? ah->hop_limit : 64;
+		pk->ip4.frag = 0x4000;
+		memcpy(pk->ip4.src, p->ip4, 4);
+		memcpy(pk->ip4.dst, n.ip4, 4);
+	} else {
+		pk->ip_ver = 6;
+		pk->ip6.tclass = ah->traffic_class;
+		pk->ip6.flow_label = ah->flow_label & 0xfffff;
+		pk->ip6.hop_limit = ah->hop_limit ? ah->hop_limit : 64;
+		mpd_put_be64(pk->ip6.src, p->gid_prefix);
+		mpd_put_be64(pk->ip6.src + 8, p->port_guid);
+		memcpy(pk->ip6.dst, ah->dgid, 16);
+	}
+	/* the source port spreads flows (RoCEv2 annex A17.3.2) */
+	pk->udp.sport = (uint16_t)(0xc000 | ((qp->qpn ^ dest_qp) & 0x3fff));
+	pk->udp.dport = MPD_ROCE_UDP_PORT;
+	return true;
+}
+
+/* ---- receive WRs ---- */
+
+static bool
+read_rwqe(struct hca_verbs *v, uint32_t pd, const uint8_t *slot,
+	  uint32_t max_sge, struct hca_v_rwr *r)
+{
+	const struct mpd_v_rwqe *w = (const void *)slot;
+	uint32_t i, n;
+
+	r->wr_id = w->wr_id;
+	n = __atomic_load_n(&w->num_sge, __ATOMIC_RELAXED);
+	if (n > max_sge)
+		return false;
+	r->num_sge = n;
+	r->len = 0;
+	memcpy(r->sg, w->sg, n * sizeof(r->sg[0]));
+	for (i = 0; i < n; i++) {
+		if (r->len + (uint64_t)r->sg[i].length > UINT32_MAX)
+			return false;
+		r->len += r->sg[i].length;
+	}
+	(void)v;
+	(void)pd;
+	return true;
+}
+
+bool
+qp_take_recv(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_rwr *r,
+	     bool *bad)
+{
+	struct hca_v_srq *srq = qp->srq;
+	uint32_t pi;
+
+	*bad = false;
+	if (srq) {
+		pi = __atomic_load_n(&srq->shm->rq_pi, __ATOMIC_ACQUIRE);
+		if (pi == srq->ci || pi - srq->ci > srq->wqes)
+			return false;
+		if (!read_rwqe(v, srq->pd, srq->rq + (size_t)(srq->ci &
+			       (srq->wqes - 1)) * srq->stride, srq->max_sge, r)) {
+			*bad = true;
+			v->bad_wqes++;
+			return false;
+		}
+		srq->ci++;
+		__atomic_store_n(&srq->shm->rq_ci, srq->ci, __ATOMIC_RELEASE);
+		if (srq->limit && pi - srq->ci < srq->limit) {
+			struct mpd_v_async_rec ev = {
+				.event_type = IBV_EVENT_SRQ_LIMIT_REACHED,
+				.obj = MPD_V_OBJ_SRQ, .handle = srq->handle,
+			};
+
+			/* IBA 11.3.3: once, then it must be armed again */
+			srq->limit = 0;
+			if (!srq->owner->dead)
+				srq->owner->ops->async(srq->owner, &ev);
+		}
+		return true;
+	}
+	pi = __atomic_load_n(&qp->shm->rq_pi, __ATOMIC_ACQUIRE);
+	if (pi == qp->rq_taken || pi - qp->rq_taken > qp->rq_wqes)
+		return false;
+	if (!read_rwqe(v, qp->pd, qp->rq + (size_t)(qp->rq_taken &
+		       (qp->rq_wqes - 1)) * qp->rq_stride, qp->cap.max_recv_sge,
+		       r)) {
+		*bad = true;
+		v->bad_wqes++;
+		return false;
+	}
+	qp->rq_taken++;
+	__atomic_store_n(&qp->shm->rq_ci, qp->rq_taken, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* ---- SRQs ---- */
+
+void
+hca_v_srq_init(struct hca_v_srq *srq, void *shm, size_t map_len,
+	       uint32_t wqes, uint32_t stride, uint32_t max_sge)
+{
+	struct mpd_v_qp_shm *h = shm;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = MPD_V_QP_MAGIC;
+	h->rq_wqes = wqes;
+	h->rq_stride = stride;
+	h->rq_off = QP_HDR;
+	srq->shm = h;
+	srq->rq = (uint8_t *)shm + QP_HDR;
+	srq->wqes = wqes;
+	srq->stride = stride;
+	srq->max_sge = max_sge;
+	srq->map = shm;
+	srq->map_len = map_len;
+}
+
+int
+hca_v_srq_modify(struct hca_verbs *v, struct hca_v_srq *srq, uint32_t mask,
+		 uint32_t max_wr, uint32_t limit)
+{
+	(void)v;
+	if (mask & ~(uint32_t)(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT))
+		return EINVAL;
+	/* a resize would move the ring under the client */
+	if ((mask & IBV_SRQ_MAX_WR) && max_wr > srq->wqes)
+		return EINVAL;
+	if ((mask & IBV_SRQ_LIMIT) && limit > srq->wqes)
+		return EINVAL;
+	if (mask & IBV_SRQ_LIMIT)
+		srq->limit = limit;
+	return 0;
+}
+
+/* ---- the layer ---- */
+
+void
+hca_verbs_init(struct hca_verbs *v, struct hca_port *port)
+{
+	memset(v, 0, sizeof(*v));
+	v->port = port;
+	v->next_mr = 1;
+	TAILQ_INIT(&v->active);
+}
+
+static struct hca_v_qp *
+qp_of(struct hca_verbs *v, uint32_t qpn)
+{
+	uint32_t idx = qpn - HCA_V_QPN_BASE;
+
+	if (qpn < HCA_V_QPN_BASE || idx >= HCA_V_MAX_QPS)
+		return NULL;
+	return v->qp[idx];
+}
+
+static bool
+op_for_requester(uint8_t op)
+{
+	op &= ~MPD_TP_MASK;
+	return op >= MPD_OP_READ_RESP_FIRST && op <= MPD_OP_ATOMIC_ACK;
+}
+
+void
+hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
+		uint64_t now_ns, struct hca_v_out *out)
+{
+	struct hca_v_qp *qp = qp_of(v, pk->bth.dest_qp);
+	uint8_t tp = pk->bth.opcode & MPD_TP_MASK;
+	uint32_t st;
+
+	(void)out;
+	v->pkts_in++;
+	if (!qp || qp->owner->dead) {
+		v->no_qp++;
+		return;
+	}
+	st = qp->attr.qp_state;
+	/* IBA 10.3.1: only RTR and later take packets */
+	if (st != IBV_QPS_RTR && st != IBV_QPS_RTS && st != IBV_QPS_SQD &&
+	    st != IBV_QPS_SQE) {
+		v->no_qp++;
+		return;
+	}
+	if ((tp == MPD_TP_RC && qp->type != IBV_QPT_RC) ||
+	    (tp == MPD_TP_UC && qp->type != IBV_QPT_UC) ||
+	    (tp == MPD_TP_UD && qp->type != IBV_QPT_UD)) {
+		v->no_qp++;
+		return;
+	}
+	if (qp->type == IBV_QPT_UD) {
+		/* IBA 10.2.4: a Q_Key with the high bit set means the QP's
+		 * own; the port counts violations */
+		uint32_t want = qp->attr.qkey;
+
+		if (pk->deth.qkey != want) {
+			v->port->cnt.qkey_violations++;
+			v->qkey_drops++;
+			return;
+		}
+	} else if (pk->bth.pkey != 0 &&
+		   !mpd_pkey_match(v->port->pkeys[qp->attr.pkey_index %
+						   HCA_PKEY_TABLE_LEN],
+				   pk->bth.pkey)) {
+		v->port->cnt.pkey_violations++;
+		return;
+	}
+	/* IBA 11.6.3: the first packet on a connected QP in RTR */
+	if (st == IBV_QPS_RTR && !qp->comm_est && qp->type != IBV_QPT_UD) {
+		qp->comm_est = true;
+		qp_async(qp, IBV_EVENT_COMM_EST);
+	}
+	if (qp->type == IBV_QPT_RC && op_for_requester(pk->bth.opcode))
+		req_input(v, qp, pk, now_ns);
+	else
+		resp_input(v, qp, pk, now_ns);
+}
+
+void
+hca_verbs_poll(struct hca_verbs *v, uint64_t now_ns, struct hca_v_out *out)
+{
+	struct hca_v_qp *qp, *tmp;
+
+	for (qp = TAILQ_FIRST(&v->active); qp && out->room; qp = tmp) {
+		tmp = TAILQ_NEXT(qp, next);
+		if (qp->owner->dead)
+			continue;
+		resp_poll(v, qp, out);
+		req_poll(v, qp, now_ns, out);
+	}
+	/* round robin: who went first goes last next time */
+	qp = TAILQ_FIRST(&v->active);
+	if (qp && TAILQ_NEXT(qp, next)) {
+		TAILQ_REMOVE(&v->active, qp, next);
+		TAILQ_INSERT_TAIL(&v->active, qp, next);
+	}
+}
+
+bool
+hca_verbs_busy(const struct hca_verbs *v)
+{
+	const struct hca_v_qp *qp;
+
+	TAILQ_FOREACH(qp, &v->active, next) {
+		if (qp->owner->dead)
+			continue;
+		if (qp->rto_at || qp->rnr_at || qp->ack_pending ||
+		    __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_RELAXED) !=
+		    qp->sq_taken || qp->wr_cur != qp->sq_taken)
+			return true;
+	}
+	return false;
+}

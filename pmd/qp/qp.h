@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The QP layer of one port, beside the MAD layer: memory regions, CQs,
+ * SRQs and UD/RC/UC queue pairs (IBA 9-11), driven by the work requests
+ * clients post into shared memory and by the data packets off the wire.
+ *
+ * Like the MAD layer it knows no mbuf, no lock and no clock: callers hold
+ * the port lock for every call but the *_new()/free ones and pass the
+ * time in ns; frames leave through an emit callback. It knows a client
+ * only as a struct hca_v_owner with one callback (an async event), and a
+ * completion channel only as a refcounted eventfd it writes after the lock
+ * is dropped (hca_v_kicks()). It includes no channel header.
+ *
+ * Memory the client shares (rings, MRs) is mapped by the channel; the
+ * layer reads what the client writes there once, into its own copies,
+ * and checks every value before use.
+ */
+#ifndef NET_HCA_QP_H
+#define NET_HCA_QP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "madpmd/verbs.h"
+#include "../node/node.h"
+
+#define HCA_V_MAX_QPS		4096	/* per port */
+#define HCA_V_QPN_BASE		0x40	/* below: QP0, QP1 and reserved */
+#define HCA_V_MAX_MRS		16384	/* per port */
+#define HCA_V_KICKS_MAX		64
+
+struct hca_v_owner;
+
+struct hca_v_owner_ops {
+	/* an async event for the owner (lock held; no system call) */
+	void (*async)(struct hca_v_owner *o, const struct mpd_v_async_rec *r);
+};
+
+/* A client as the QP layer knows it; the channel embeds it. */
+struct hca_v_owner {
+	const struct hca_v_owner_ops *ops;
+	uint32_t id;
+	bool dead;
+};
+
+/* A completion channel: an eventfd written after the lock is dropped.
+ * Freed (fd closed) by whoever drops the last reference. */
+struct hca_v_comp {
+	int efd;
+	uint32_t refs;
+	bool queued;			/* in the kick list */
+};
+
+void hca_v_comp_get(struct hca_v_comp *c);
+void hca_v_comp_put(struct hca_v_comp *c);
+
+/* A memory region: pages of a client's shared memory */
+struct hca_v_mr {
+	struct hca_v_owner *owner;
+	uint32_t pd;
+	uint32_t key;			/* lkey == rkey */
+	uint32_t access;		/* enum ibv_access_flags */
+	uint64_t iova;			/* the client's address of byte 0 */
+	uint64_t length;
+	uint8_t *base;			/* the daemon's mapping of byte 0 */
+	uint8_t *map;			/* the whole mapping, for munmap */
+	uint64_t map_len;
+	uint32_t users;			/* MWs, never yet */
+};
+
+struct hca_v_cq {
+	struct hca_v_owner *owner;
+	uint32_t handle;
+	struct mpd_v_cq_shm *shm;
+	struct mpd_v_cqe *cqe;
+	uint32_t ncqe;
+	uint32_t pi;			/* entries written */
+	uint32_t ci_seen;		/* the client's count, checked */
+	uint32_t arm_fired;		/* the arm count last raised for */
+	uint32_t events;		/* comp events raised */
+	uint32_t users;			/* QPs that complete into it */
+	bool error;
+	struct hca_v_comp *comp;
+	void *map;
+	size_t map_len;
+};
+
+struct hca_v_srq {
+	struct hca_v_owner *owner;
+	uint32_t handle;
+	uint32_t pd;
+	struct mpd_v_qp_shm *shm;
+	uint8_t *rq;
+	uint32_t wqes, stride, max_sge;
+	uint32_t ci;			/* receives taken */
+	uint32_t limit;			/* SRQ_LIMIT_REACHED below this */
+	uint32_t users;
+	void *map;
+	size_t map_len;
+};
+
+struct hca_v_qp;
+
+struct hca_verbs {
+	struct hca_port *port;
+	struct hca_v_qp *qp[HCA_V_MAX_QPS];	/* by qpn - HCA_V_QPN_BASE */
+	uint32_t next_qp;
+	uint32_t nqps;
+	TAILQ_HEAD(, hca_v_qp) active;	/* QPs whose queues to look at */
+	struct hca_v_mr *mr[HCA_V_MAX_MRS];	/* by key >> 8 */
+	uint32_t next_mr;
+	uint8_t mr_gen[HCA_V_MAX_MRS];
+	struct hca_v_comp *kick[HCA_V_KICKS_MAX];
+	unsigned int nkick;
+	uint8_t scratch[4096 + 64];	/* a payload gathered from SGEs */
+	/* counters (xstats) */
+	uint64_t pkts_in, pkts_out, dup_in, seq_naks, rnr_naks,
+		 retransmits, qkey_drops, no_qp, cq_overruns, bad_wqes;
+};
+
+/* Frames the layer sends: headers in pk (addresses, BTH and extension
+ * headers filled) and len bytes of payload. false when there was no
+ * room (the frame is counted as a discard by the callee). */
+struct hca_v_out {
+	bool (*emit)(void *ctx, struct mpd_pkt *pk, const void *payload,
+		     uint32_t len);
+	void *ctx;
+	unsigned int room;
+};
+
+void hca_verbs_init(struct hca_verbs *v, struct hca_port *port);
+
+/* A data packet off the wire (dest QP > 1), checked by the port. */
+void hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
+		     uint64_t now_ns, struct hca_v_out *out);
+/* Send queues and timers. */
+void hca_verbs_poll(struct hca_verbs *v, uint64_t now_ns,
+		    struct hca_v_out *out);
+/* true while a timer runs (retransmission, RNR wait) or a send queue
+ * has work: the lcore must not sleep until the doorbell. */
+bool hca_verbs_busy(const struct hca_verbs *v);
+/* Completion channels to write, taken with the lock held. */
+unsigned int hca_v_kicks(struct hca_verbs *v, struct hca_v_comp **k);
+void hca_v_kick(struct hca_v_comp **k, unsigned int n);
+
+/* ---- objects: made outside the lock, added and removed under it ---- */
+
+/* MRs: add returns 0 (key set) or ENOMEM; remove 0 or EBUSY. */
+int hca_v_mr_add(struct hca_verbs *v, struct hca_v_mr *mr);
+int hca_v_mr_remove(struct hca_verbs *v, struct hca_v_mr *mr);
+
+/* A CQ of ncqe entries (a power of two) in shm (map_len bytes). */
+void hca_v_cq_init(struct hca_v_cq *cq, void *shm, size_t map_len,
+		   uint32_t ncqe);
+int hca_v_cq_remove(struct hca_verbs *v, struct hca_v_cq *cq);
+
+void hca_v_srq_init(struct hca_v_srq *srq, void *shm, size_t map_len,
+		    uint32_t wqes, uint32_t stride, uint32_t max_sge);
+int hca_v_srq_modify(struct hca_verbs *v, struct hca_v_srq *srq,
+		     uint32_t mask, uint32_t max_wr, uint32_t limit);
+
+/* The shared memory a QP of these capacities needs (its layout filled
+ * into *shm_hdr), rounded to pages; cap rounded up to what it gets. */
+size_t hca_v_qp_layout(uint32_t qp_type, struct mpd_v_qp_cap *cap,
+		       bool has_srq, struct mpd_v_qp_shm *shm_hdr);
+/* A QP, RESET, in shared memory laid out by hca_v_qp_layout(); NULL on
+ * ENOMEM. Outside the lock. */
+struct hca_v_qp *hca_v_qp_new(struct hca_v_owner *o, uint32_t handle,
+			      const struct mpd_v_create_qp_req *req,
+			      const struct mpd_v_qp_cap *cap, void *shm,
+			      size_t map_len);
+/* Give it a number, its CQs and SRQ; 0 or ENOMEM (no number left). */
+int hca_v_qp_add(struct hca_verbs *v, struct hca_v_qp *qp,
+		 struct hca_v_cq *scq, struct hca_v_cq *rcq,
+		 struct hca_v_srq *srq);
+uint32_t hca_v_qp_num(const struct hca_v_qp *qp);
+int hca_v_qp_modify(struct hca_verbs *v, struct hca_v_qp *qp,
+		    const struct mpd_v_qp_attr *attr, uint32_t mask,
+		    uint64_t now_ns);
+void hca_v_qp_query(const struct hca_v_qp *qp, struct mpd_v_query_qp_rep *r);
+/* Out of the tables (lock held); its memory freed by hca_v_qp_free()
+ * (outside the lock), which also unmaps it. */
+void hca_v_qp_remove(struct hca_verbs *v, struct hca_v_qp *qp);
+void hca_v_qp_free(struct hca_v_qp *qp);
+
+#endif

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Stock ibverbs-utils over the drop-in libibverbs.so.1, between two nodes
+# of one fabric: ibv_ud_pingpong, ibv_rc_pingpong (also -e, completion
+# events), ibv_uc_pingpong and ibv_srq_pingpong, unmodified, each side a
+# process of its own under madpmd-run. On IB after OpenSM gave the ports
+# their LIDs, and on RoCE (GID index 1, the port's IPv4-mapped address).
+# The pingpongs exchange their QP numbers over TCP on the loopback; the
+# data goes through the daemon. Each must exit 0 and say how many bytes
+# it moved; the wire counters must show the traffic went over the wire.
+# Usage: test_verbs_pingpong.sh <madpmd> <madpmd-run>
+set -u
+madpmd=$1
+run=$2
+. "$(dirname "$0")/../common/tap.sh"
+
+tmp=$(mktemp -d /tmp/madpmd-pingpong.XXXXXX)
+eal_prefixes=(madpmd-pp-$$ madpmd-pp-roce-$$)
+port=$((20000 + $$ % 20000))
+
+# pingpong NAME TOOL ARGS...: the server on hca1, the client on hca2
+pingpong() {
+	local name=$1 tool=$2 srv cli rc1 rc2
+	shift 2
+	port=$((port + 1))
+	timeout 60 "$run" --node hca1 "$tool" -d hca1 -p $port "$@" \
+		> "$tmp/$name.srv" 2>&1 &
+	srv=$!
+	pids+=($srv)
+	# the server listens once its QP is made
+	sleep 0.5
+	timeout 60 "$run" --node hca2 "$tool" -d hca2 -p $port "$@" localhost \
+		> "$tmp/$name.cli" 2>&1
+	rc2=$?
+	wait $srv
+	rc1=$?
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] &&
+		grep -q "bytes in .* seconds" "$tmp/$name.srv" &&
+		grep -q "bytes in .* seconds" "$tmp/$name.cli"
+	ok $? "$name: $tool $* (server exit $rc1, client exit $rc2): $(grep -h 'bytes in' "$tmp/$name.cli" | head -1)"
+	if [ $rc1 != 0 ] || [ $rc2 != 0 ]; then
+		sed 's/^/# srv: /' "$tmp/$name.srv" | head -8
+		sed 's/^/# cli: /' "$tmp/$name.cli" | head -8
+	fi
+}
+
+fabric() {
+	local prefix=$1 rundir=$2
+	shift 2
+	"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=$prefix \
+		-- --run-dir "$rundir" "$@" > "$tmp/$prefix.log" 2>&1 &
+	daemon=$!
+	pids+=($daemon)
+	for i in $(seq 100); do [ -S "$rundir/hca2/umad" ] && break; sleep 0.1; done
+}
+
+# ---- InfiniBand ----
+export MADPMD_RUN_DIR=$tmp/run
+fabric madpmd-pp-$$ "$MADPMD_RUN_DIR"
+timeout 60 "$run" opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
+grep -q "SUBNET UP" "$tmp/opensm.log"
+ok $? "IB: opensm -o reaches SUBNET UP"
+
+pingpong ib_rc ibv_rc_pingpong -n 200
+pingpong ib_rc_events ibv_rc_pingpong -n 200 -e
+pingpong ib_rc_big ibv_rc_pingpong -n 50 -s 65536
+pingpong ib_uc ibv_uc_pingpong -n 200
+pingpong ib_ud ibv_ud_pingpong -n 200 -s 1024
+pingpong ib_srq ibv_srq_pingpong -n 100
+pingpong ib_rc_grh ibv_rc_pingpong -n 100 -g 0
+
+daemon_stop_check $daemon "$tmp/madpmd-pp-$$.log"
+ok $? "IB: the daemon stops cleanly"
+
+# ---- RoCE ----
+export MADPMD_RUN_DIR=$tmp/run-roce
+fabric madpmd-pp-roce-$$ "$MADPMD_RUN_DIR" --link roce
+pingpong roce_rc ibv_rc_pingpong -n 200 -g 1
+pingpong roce_ud ibv_ud_pingpong -n 200 -g 1 -s 1024
+pingpong roce_rc_v6 ibv_rc_pingpong -n 100 -g 0
+
+daemon_stop_check $daemon "$tmp/madpmd-pp-roce-$$.log"
+ok $? "RoCE: the daemon stops cleanly"
+
+tap_done

@@ -99,6 +99,8 @@ struct umad_rx_wake {
 	const struct mpd_chan_shm *shm;
 	uint64_t kicks_seen;		/* the daemon's writes we read */
 	uint64_t efd_mine;		/* our writes since we last read it */
+	bool may_block;			/* the fd's owner picks O_NONBLOCK:
+					 * look before each read */
 };
 
 /* After the consumer found or left the ring empty: clear the eventfd if

@@ -5,21 +5,27 @@
  * Shared by libibumad's port fds and libibverbs' async fd.
  */
 #include <errno.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include "umad_priv.h"
 
 /* Read the eventfd empty: the writes it held (0 when it held none). */
 static uint64_t
-efd_clear(int efd)
+efd_clear(int efd, bool may_block)
 {
+	struct pollfd p = { .fd = efd, .events = POLLIN };
 	uint64_t v, sum = 0;
 	int i;
 
 	/* one read clears a counter; a semaphore-mode eventfd gives 1 per
 	 * read, so read while reads give 1 */
 	for (i = 0; i < 64; i++) {
-		ssize_t n = read(efd, &v, sizeof(v));
+		ssize_t n;
+
+		if (may_block && poll(&p, 1, 0) != 1)
+			break;
+		n = read(efd, &v, sizeof(v));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -54,7 +60,7 @@ umad_rx_settle(struct umad_rx_wake *w, const struct mpd_ring_view *rx)
 	uint64_t kicks = __atomic_load_n(&w->shm->rx_kicks, __ATOMIC_ACQUIRE);
 
 	if (kicks != w->kicks_seen || w->efd_mine) {
-		uint64_t v = efd_clear(w->efd);
+		uint64_t v = efd_clear(w->efd, w->may_block);
 
 		/* what we read less our own writes: the daemon's */
 		w->kicks_seen += v > w->efd_mine ? v - w->efd_mine : 0;

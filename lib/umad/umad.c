@@ -55,9 +55,7 @@ struct umad_sess {
 	int doorbell;			/* the daemon's, or -1 (madpmd/chan.h) */
 	uint8_t gids[8][16];		/* RoCE GIDs the daemon resolved */
 	unsigned int ngids;		/* under ctl_lock */
-	/* the eventfd, under rx_lock (madpmd/chan.h, "Wake-ups") */
-	uint64_t kicks_seen;		/* the daemon's writes we read */
-	uint64_t efd_mine;		/* our writes since we last read it */
+	struct umad_rx_wake wake;	/* the eventfd, under rx_lock */
 };
 
 /* How long umad_recv() and umad_poll() spin on the ring before sleeping in
@@ -232,83 +230,17 @@ map_shm(struct umad_sess *s, const struct umad_hello *h)
 
 /* ---- the eventfd: readable exactly when records are queued --------------- */
 
-/* Read the eventfd empty: the writes it held (0 when it held none). */
-static uint64_t
-efd_clear(struct umad_sess *s)
-{
-	uint64_t v, sum = 0;
-	int i;
-
-	/* one read clears a counter; a semaphore-mode eventfd gives 1 per
-	 * read, so read while reads give 1 */
-	for (i = 0; i < 64; i++) {
-		ssize_t n = read(s->efd, &v, sizeof(v));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n != (ssize_t)sizeof(v))
-			break;
-		sum += v;
-		if (v != 1)
-			break;
-	}
-	return sum;
-}
-
-static void
-efd_signal(struct umad_sess *s)
-{
-	uint64_t one = 1;
-	ssize_t n;
-
-	do
-		n = write(s->efd, &one, sizeof(one));
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(one))
-		s->efd_mine++;
-}
-
-static uint64_t
-rx_kicks(const struct umad_sess *s)
-{
-	return __atomic_load_n(&((const struct mpd_chan_shm *)s->shm)->rx_kicks,
-			       __ATOMIC_ACQUIRE);
-}
-
-/* After the consumer found or left the ring empty: clear the eventfd if
- * it may be readable (a write of ours, or one the daemon counted and we
- * have not read yet: it counts before it writes, so a write that has not
- * landed is read next time), then look again and re-arm it if a record
- * slipped in meanwhile. Called with rx_lock held. True when the ring is
- * (still) empty. */
+/* The rules are madpmd/chan.h's "Wake-ups" (umad_wake.c). rx_lock held. */
 static bool
 rx_settle(struct umad_sess *s)
 {
-	if (rx_kicks(s) != s->kicks_seen || s->efd_mine) {
-		uint64_t v = efd_clear(s);
-
-		/* what we read less our own writes: the daemon's */
-		s->kicks_seen += v > s->efd_mine ? v - s->efd_mine : 0;
-		s->efd_mine = 0;
-	}
-	/* pairs with the daemon's fence in mpd_ring_put_wake() */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (mpd_ring_empty(&s->rx))
-		return true;
-	efd_signal(s);
-	return false;
+	return umad_rx_settle(&s->wake, &s->rx);
 }
 
-/* Records stay queued after a take: the fd must say so, and may not if
- * they came while a thread spun (the daemon then wrote nothing). Only a
- * write of our own not cleared since says so for sure (a daemon's write
- * we have not read may be counted and not landed yet). Called with
- * rx_lock held. */
 static void
 rx_left_queued(struct umad_sess *s)
 {
-	if (!s->efd_mine)
-		efd_signal(s);
+	umad_rx_left_queued(&s->wake);
 }
 
 static bool
@@ -582,6 +514,8 @@ umad_open_port(const char *ca_name, int portnum)
 	pthread_mutex_init(&s->ctl_lock, NULL);
 	rc = map_shm(s, &h);
 	close(h.memfd);
+	s->wake.efd = s->efd;
+	s->wake.shm = s->shm;
 	if (rc < 0) {
 		umad_once(UMAD_ONCE_PROTOCOL,
 			  "the daemon of node %s sent shared memory this library cannot use (%s)",

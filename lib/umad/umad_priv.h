@@ -89,6 +89,27 @@ void umad_hello_close(struct umad_hello *h);
 int umad_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m,
 		   int *fds, int max_fds, int *nfds);
 
+/*
+ * The receive side of a session's eventfd (madpmd/chan.h, "Wake-ups"):
+ * readable exactly when records are queued. The caller holds whatever
+ * lock serialises its consumer of the receive ring.
+ */
+struct umad_rx_wake {
+	int efd;
+	const struct mpd_chan_shm *shm;
+	uint64_t kicks_seen;		/* the daemon's writes we read */
+	uint64_t efd_mine;		/* our writes since we last read it */
+	bool may_block;			/* the fd's owner picks O_NONBLOCK:
+					 * look before each read */
+};
+
+/* After the consumer found or left the ring empty: clear the eventfd if
+ * it may be readable, look again, and re-arm it if a record slipped in.
+ * True when the ring is (still) empty. */
+bool umad_rx_settle(struct umad_rx_wake *w, const struct mpd_ring_view *rx);
+/* Records stay queued after a take: make sure the fd says so. */
+void umad_rx_left_queued(struct umad_rx_wake *w);
+
 /* Print a "madpmd: ..." sentence once per process (per kind). */
 enum umad_once {
 	UMAD_ONCE_NO_FABRIC,

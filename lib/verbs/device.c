@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <endian.h>
@@ -136,11 +135,18 @@ out:
 	return rc;
 }
 
+int
+mpd_v_port_info(struct ibv_context *c, uint8_t port_num,
+		struct mpd_chan_port_info *pi)
+{
+	return ctx_port_info(mpd_verbs_ctx(c), port_num, pi);
+}
+
 static int
 port_info(struct ibv_context *c, uint8_t port_num,
 	  struct mpd_chan_port_info *pi)
 {
-	return ctx_port_info(mpd_verbs_ctx(c), port_num, pi);
+	return mpd_v_port_info(c, port_num, pi);
 }
 
 static int
@@ -352,9 +358,33 @@ ibv_query_device(struct ibv_context *context,
 	device_attr->vendor_id = VERBS_VENDOR_ID;
 	device_attr->vendor_part_id = VERBS_PART_ID;
 	device_attr->hw_ver = 1;
-	device_attr->page_size_cap = (uint64_t)sysconf(_SC_PAGESIZE);
-	/* no queue pairs, CQs or memory regions yet: none to promise */
+	/* MRs are mapped in whole 4 KiB pages (madpmd/verbs.h) */
+	device_attr->page_size_cap = 4096;
+	/* what the daemon enforces (madpmd/verbs.h); objects of each kind
+	 * are counted per session, and a context has one */
+	device_attr->max_mr_size = MPD_V_MAX_MR_SIZE;
+	device_attr->max_qp = MPD_V_MAX_OBJECTS;
+	device_attr->max_qp_wr = MPD_V_MAX_QP_WR;
+	device_attr->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN |
+		IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID |
+		IBV_DEVICE_CHANGE_PHY_PORT;
+	device_attr->max_sge = MPD_V_MAX_SGE;
+	device_attr->max_sge_rd = MPD_V_MAX_SGE;
+	device_attr->max_cq = MPD_V_MAX_OBJECTS;
+	device_attr->max_cqe = MPD_V_MAX_CQE - 1;
+	device_attr->max_mr = MPD_V_MAX_OBJECTS;
+	device_attr->max_pd = MPD_V_MAX_OBJECTS;
+	device_attr->max_qp_rd_atom = MPD_V_MAX_RD_ATOMIC;
+	device_attr->max_qp_init_rd_atom = MPD_V_MAX_RD_ATOMIC;
+	device_attr->max_res_rd_atom = MPD_V_MAX_RD_ATOMIC * MPD_V_MAX_OBJECTS;
+	/* the daemon's lcore runs every atomic of the node: one order */
+	device_attr->atomic_cap = IBV_ATOMIC_HCA;
+	device_attr->max_ah = MPD_V_MAX_OBJECTS;
+	device_attr->max_srq = MPD_V_MAX_OBJECTS;
+	device_attr->max_srq_wr = MPD_V_MAX_QP_WR;
+	device_attr->max_srq_sge = MPD_V_MAX_SGE;
 	device_attr->max_pkeys = (uint16_t)pi.num_pkeys;
+	device_attr->local_ca_ack_delay = 15;
 	device_attr->phys_port_cnt = (uint8_t)d->node.num_ports;
 	return 0;
 }
@@ -387,11 +417,16 @@ ctx_free(struct mpd_verbs_ctx *c)
 	for (i = 0; c->ctl_sock && i < c->vdev->node.num_ports; i++)
 		if (c->ctl_sock[i] >= 0)
 			close(c->ctl_sock[i]);
+	mpd_v_sess_close(c);
+	mpd_v_ranges_free(c);
 	free(c->ctl_sock);
 	free(c->ctl_seq);
 	if (c->vctx.context.async_fd >= 0)
 		close(c->vctx.context.async_fd);
 	pthread_mutex_destroy(&c->ctl_lock);
+	pthread_mutex_destroy(&c->rx_lock);
+	pthread_mutex_destroy(&c->obj_lock);
+	pthread_mutex_destroy(&c->mr_lock);
 	pthread_mutex_destroy(&c->vctx.context.mutex);
 	free(c);
 }
@@ -400,9 +435,10 @@ VERBS_EXPORT struct ibv_context *
 ibv_open_device(struct ibv_device *device)
 {
 	struct mpd_verbs_device *d = (struct mpd_verbs_device *)device;
-	unsigned int i, n;
-	struct mpd_chan_port_info pi;
+	struct ibv_context_ops *ops;
 	struct mpd_verbs_ctx *c;
+	unsigned int i, n;
+	int rc;
 
 	if (!d) {
 		errno = EINVAL;
@@ -416,7 +452,11 @@ ibv_open_device(struct ibv_device *device)
 	}
 	c->vdev = d;
 	c->vctx.context.async_fd = -1;
+	c->db.fd = -1;
 	pthread_mutex_init(&c->ctl_lock, NULL);
+	pthread_mutex_init(&c->rx_lock, NULL);
+	pthread_mutex_init(&c->obj_lock, NULL);
+	pthread_mutex_init(&c->mr_lock, NULL);
 	pthread_mutex_init(&c->vctx.context.mutex, NULL);
 	c->ctl_sock = malloc(n * sizeof(*c->ctl_sock));
 	c->ctl_seq = calloc(n, sizeof(*c->ctl_seq));
@@ -428,10 +468,11 @@ ibv_open_device(struct ibv_device *device)
 	for (i = 0; i < n; i++)
 		c->ctl_sock[i] = -1;
 	/* the daemon must be there now, not at the first query: port 1's
-	 * session opens here */
-	if (ctx_port_info(c, 1, &pi)) {
+	 * session, the device's, opens here */
+	rc = mpd_v_sess_open(c);
+	if (rc) {
 		ctx_free(c);
-		errno = ENODEV;
+		errno = rc == EPROTO ? EPROTO : ENODEV;
 		return NULL;
 	}
 	c->vctx.sz = sizeof(c->vctx);
@@ -440,13 +481,16 @@ ibv_open_device(struct ibv_device *device)
 	c->vctx.context.device = device;
 	c->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	c->vctx.context.cmd_fd = -1;
-	/* async events come on this fd (none yet: no QP, CQ or port event is
-	 * reported), readable when one is queued */
-	c->vctx.context.async_fd = eventfd(0, EFD_CLOEXEC);
-	if (c->vctx.context.async_fd < 0) {
-		ctx_free(c);
-		return NULL;
-	}
+	c->vctx.context.num_comp_vectors = 1;
+	c->vctx.create_cq_ex = mpd_v_create_cq_ex;
+	c->vctx.create_qp_ex = mpd_v_create_qp_ex;
+	/* what inline ibv_poll_cq(), ibv_post_send() and friends call */
+	ops = &c->vctx.context.ops;
+	ops->poll_cq = mpd_v_poll_cq;
+	ops->req_notify_cq = mpd_v_req_notify_cq;
+	ops->post_send = mpd_v_post_send_op;
+	ops->post_recv = mpd_v_post_recv_op;
+	ops->post_srq_recv = mpd_v_post_srq_recv_op;
 	return &c->vctx.context;
 }
 
@@ -456,28 +500,6 @@ ibv_close_device(struct ibv_context *context)
 	if (context)
 		ctx_free(mpd_verbs_ctx(context));
 	return 0;
-}
-
-VERBS_EXPORT int
-ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
-{
-	struct pollfd p = { .fd = context->async_fd, .events = POLLIN };
-	int flags = fcntl(context->async_fd, F_GETFL);
-
-	(void)event;
-	/* as the kernel's fd: blocking unless the caller made it not */
-	if (flags >= 0 && !(flags & O_NONBLOCK)) {
-		while (poll(&p, 1, -1) < 0 && errno == EINTR)
-			;
-	}
-	errno = EAGAIN;
-	return -1;
-}
-
-VERBS_EXPORT void
-ibv_ack_async_event(struct ibv_async_event *event)
-{
-	(void)event;
 }
 
 /* ---- sysfs (ibv_devinfo reads the board id) --------------------------------- */

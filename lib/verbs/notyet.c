@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The verbs this drop-in does not carry out yet (queue pairs, CQs, memory
- * regions and what hangs on them: docs/verbs.md says what works). Each
- * fails at once as the man page says a refused call fails, with errno
- * EOPNOTSUPP: -1, NULL, or EOPNOTSUPP itself where the verb returns an
- * errno. Objects these calls would take can never have come from here:
- * the calls that free them say EINVAL.
+ * The verbs this drop-in does not carry out (dma-buf MRs, re-registering,
+ * multicast, ECE, importing objects, providers: docs/verbs.md says what
+ * works). Each fails at once as the man page says a refused call fails,
+ * with errno EOPNOTSUPP: -1, NULL, or EOPNOTSUPP itself where the verb
+ * returns an errno. Objects these calls would take can never have come
+ * from here: the calls that free them say EINVAL.
  */
 #include <errno.h>
 
@@ -16,58 +16,6 @@ null_not_yet(void)
 {
 	errno = VERBS_NOT_YET;
 	return NULL;
-}
-
-VERBS_EXPORT struct ibv_comp_channel *
-ibv_create_comp_channel(struct ibv_context *context)
-{
-	(void)context;
-	return null_not_yet();
-}
-
-VERBS_EXPORT int
-ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
-{
-	(void)channel;
-	errno = EINVAL;
-	return -1;
-}
-
-VERBS_EXPORT struct ibv_pd *
-ibv_alloc_pd(struct ibv_context *context)
-{
-	(void)context;
-	return null_not_yet();
-}
-
-VERBS_EXPORT int
-ibv_dealloc_pd(struct ibv_pd *pd)
-{
-	(void)pd;
-	return EINVAL;
-}
-
-VERBS_EXPORT struct ibv_mr *
-(ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access)
-{
-	(void)pd, (void)addr, (void)length, (void)access;
-	return null_not_yet();
-}
-
-VERBS_EXPORT struct ibv_mr *
-(ibv_reg_mr_iova)(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
-		  int access)
-{
-	(void)pd, (void)addr, (void)length, (void)iova, (void)access;
-	return null_not_yet();
-}
-
-VERBS_EXPORT struct ibv_mr *
-ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
-		 unsigned int access)
-{
-	(void)pd, (void)addr, (void)length, (void)iova, (void)access;
-	return null_not_yet();
 }
 
 VERBS_EXPORT struct ibv_mr *
@@ -86,87 +34,6 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 	(void)mr, (void)flags, (void)pd, (void)addr, (void)length,
 	(void)access;
 	return EINVAL;
-}
-
-VERBS_EXPORT int
-ibv_dereg_mr(struct ibv_mr *mr)
-{
-	(void)mr;
-	return EINVAL;
-}
-
-VERBS_EXPORT struct ibv_cq *
-ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
-	      struct ibv_comp_channel *channel, int comp_vector)
-{
-	(void)context, (void)cqe, (void)cq_context, (void)channel,
-	(void)comp_vector;
-	return null_not_yet();
-}
-
-VERBS_EXPORT int
-ibv_resize_cq(struct ibv_cq *cq, int cqe)
-{
-	(void)cq, (void)cqe;
-	return EINVAL;
-}
-
-VERBS_EXPORT int
-ibv_destroy_cq(struct ibv_cq *cq)
-{
-	(void)cq;
-	return EINVAL;
-}
-
-VERBS_EXPORT int
-ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
-		 void **cq_context)
-{
-	(void)channel, (void)cq, (void)cq_context;
-	errno = EINVAL;
-	return -1;
-}
-
-VERBS_EXPORT void
-ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
-{
-	(void)cq, (void)nevents;
-}
-
-VERBS_EXPORT struct ibv_qp *
-ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
-{
-	(void)pd, (void)qp_init_attr;
-	return null_not_yet();
-}
-
-VERBS_EXPORT int
-ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
-{
-	(void)qp, (void)attr, (void)attr_mask;
-	return EINVAL;
-}
-
-VERBS_EXPORT int
-ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
-	     struct ibv_qp_init_attr *init_attr)
-{
-	(void)qp, (void)attr, (void)attr_mask, (void)init_attr;
-	return EINVAL;
-}
-
-VERBS_EXPORT int
-ibv_destroy_qp(struct ibv_qp *qp)
-{
-	(void)qp;
-	return EINVAL;
-}
-
-VERBS_EXPORT struct ibv_qp_ex *
-ibv_qp_to_qp_ex(struct ibv_qp *qp)
-{
-	(void)qp;
-	return null_not_yet();
 }
 
 VERBS_EXPORT int
@@ -190,67 +57,6 @@ ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	(void)qp, (void)ece;
 	errno = EOPNOTSUPP;
 	return EOPNOTSUPP;
-}
-
-VERBS_EXPORT struct ibv_srq *
-ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)
-{
-	(void)pd, (void)srq_init_attr;
-	return null_not_yet();
-}
-
-VERBS_EXPORT int
-ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-	       int srq_attr_mask)
-{
-	(void)srq, (void)srq_attr, (void)srq_attr_mask;
-	return EINVAL;
-}
-
-VERBS_EXPORT int
-ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
-{
-	(void)srq, (void)srq_attr;
-	return EINVAL;
-}
-
-VERBS_EXPORT int
-ibv_destroy_srq(struct ibv_srq *srq)
-{
-	(void)srq;
-	return EINVAL;
-}
-
-VERBS_EXPORT struct ibv_ah *
-ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
-{
-	(void)pd, (void)attr;
-	return null_not_yet();
-}
-
-VERBS_EXPORT struct ibv_ah *
-ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
-		      uint8_t port_num)
-{
-	(void)pd, (void)wc, (void)grh, (void)port_num;
-	return null_not_yet();
-}
-
-VERBS_EXPORT int
-ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
-		    struct ibv_wc *wc, struct ibv_grh *grh,
-		    struct ibv_ah_attr *ah_attr)
-{
-	(void)context, (void)port_num, (void)wc, (void)grh, (void)ah_attr;
-	errno = VERBS_NOT_YET;
-	return -1;
-}
-
-VERBS_EXPORT int
-ibv_destroy_ah(struct ibv_ah *ah)
-{
-	(void)ah;
-	return EINVAL;
 }
 
 VERBS_EXPORT int

@@ -12,6 +12,7 @@
 #include <infiniband/verbs.h>
 
 #include "../umad/umad_priv.h"	/* the channel client: nodes, HELLO */
+#include "vring.h"		/* CQ and work queue rings */
 
 #define VERBS_EXPORT	__attribute__((visibility("default")))
 
@@ -21,14 +22,49 @@ struct mpd_verbs_device {
 	struct umad_node node;
 };
 
+/* What async events name: QPs, CQs and SRQs by their handle */
+struct mpd_v_objref {
+	struct mpd_v_objref *next;		/* the context's list, obj_lock */
+	uint32_t kind;			/* enum mpd_v_obj */
+	uint32_t handle;
+	void *obj;			/* the ibv_qp, ibv_cq or ibv_srq */
+	uint32_t async_returned;	/* by ibv_get_async_event, obj_lock */
+};
+
+/* Records of an object destroyed before its events were read: they are
+ * dropped, not handed out for an object that took the handle again */
+struct mpd_v_skip {
+	struct mpd_v_skip *next;
+	uint32_t kind;
+	uint32_t handle;
+	uint32_t left;
+};
+
+/* Pages of the application that an MR's memfd backs now (mr.c) */
+struct mpd_v_range;
+
 /* An open device. verbs_context embeds ibv_context at its end. Each
  * port it asked about keeps its control session, as a kernel context
- * keeps its command fd: one HELLO, then PORT_INFO requests on it. */
+ * keeps its command fd: one HELLO, then PORT_INFO requests on it. Port
+ * 1's (the device's session, opened with the context) holds every verbs
+ * object, and its receive ring carries the async events. */
 struct mpd_verbs_ctx {
 	struct mpd_verbs_device *vdev;
 	pthread_mutex_t ctl_lock;	/* the sessions below */
 	int *ctl_sock;			/* per port (index port - 1), or -1 */
 	uint32_t *ctl_seq;
+	/* the device session's shared memory: receive ring, doorbell */
+	void *shm;
+	size_t shm_size;
+	struct mpd_v_doorbell db;
+	pthread_mutex_t rx_lock;	/* rx and wake */
+	struct mpd_ring_view rx;
+	struct umad_rx_wake wake;	/* wake.efd is the async_fd */
+	pthread_mutex_t obj_lock;	/* objs, skips, channels' CQ lists */
+	struct mpd_v_objref *objs;
+	struct mpd_v_skip *skips;
+	pthread_mutex_t mr_lock;	/* ranges */
+	struct mpd_v_range *ranges;
 	struct verbs_context vctx;
 };
 
@@ -38,6 +74,110 @@ mpd_verbs_ctx(struct ibv_context *c)
 	return (struct mpd_verbs_ctx *)((char *)c -
 		offsetof(struct mpd_verbs_ctx, vctx.context));
 }
+
+static inline struct mpd_verbs_ctx *
+mpd_verbs_ctx_of_pd(struct ibv_pd *pd)
+{
+	return mpd_verbs_ctx(pd->context);
+}
+
+/* session.c: the device session */
+int mpd_v_sess_open(struct mpd_verbs_ctx *c);
+void mpd_v_sess_close(struct mpd_verbs_ctx *c);
+/* One control request on the device session: 0, the daemon's status (a
+ * positive errno) or EIO when the daemon is gone. With fd non-NULL a
+ * successful reply must carry exactly one fd (EPROTO otherwise). */
+int mpd_v_call(struct mpd_verbs_ctx *c, struct mpd_chan_msg *m, int *fd);
+/* DESTROY_* / DEALLOC_PD / DEREG_MR of a handle; rep may be NULL */
+int mpd_v_destroy(struct mpd_verbs_ctx *c, uint32_t type, uint32_t handle,
+		  struct mpd_v_destroy_rep *rep);
+/* Map a memfd the daemon made, of at least size bytes; closes fd */
+void *mpd_v_map(int fd, size_t size);
+void mpd_v_obj_add(struct mpd_verbs_ctx *c, struct mpd_v_objref *o,
+		   uint32_t kind, uint32_t handle, void *obj);
+/* Unlist o after its DESTROY: records still queued for it
+ * (raised - returned) are skipped */
+void mpd_v_obj_del(struct mpd_verbs_ctx *c, struct mpd_v_objref *o,
+		   uint32_t raised);
+/* Wait until *acked (under m) reaches *returned (under obj_lock): the
+ * events handed out for an object being destroyed are all acknowledged */
+void mpd_v_wait_count(struct mpd_verbs_ctx *c, const uint32_t *returned,
+		      pthread_mutex_t *m, pthread_cond_t *cv,
+		      const uint32_t *acked);
+/* device.c: the port as the daemon describes it now */
+int mpd_v_port_info(struct ibv_context *c, uint8_t port_num,
+		    struct mpd_chan_port_info *pi);
+
+/* Objects */
+struct mpd_v_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+	pthread_spinlock_t lock;	/* ring */
+	struct mpd_v_cq_ring ring;
+	size_t map_size;
+	bool ex_polling;		/* between start_poll and end_poll */
+	uint32_t comp_returned;		/* by ibv_get_cq_event, obj_lock */
+	uint64_t wc_flags;		/* cq_ex: what it was made with */
+	struct mpd_v_cq *ch_next;	/* its channel's list, obj_lock */
+	struct mpd_v_objref obj;
+};
+
+struct mpd_v_channel {
+	struct ibv_comp_channel ch;
+	struct mpd_v_cq *cqs;		/* obj_lock */
+};
+
+struct mpd_v_qp {
+	struct ibv_qp_ex qpx;		/* qpx.qp_base is the ibv_qp */
+	pthread_spinlock_t sq_lock;
+	pthread_spinlock_t rq_lock;
+	struct mpd_v_qp_ring ring;
+	size_t map_size;
+	struct ibv_qp_cap cap;		/* as granted */
+	int sq_sig_all;
+	struct mpd_v_objref obj;
+};
+
+struct mpd_v_srq {
+	struct ibv_srq srq;
+	pthread_spinlock_t lock;
+	struct mpd_v_qp_ring ring;	/* its rq */
+	size_t map_size;
+	uint32_t max_wr, max_sge, srq_limit;
+	struct mpd_v_objref obj;
+};
+
+static inline struct mpd_v_cq *
+mpd_v_cq(struct ibv_cq *cq)
+{
+	return (struct mpd_v_cq *)cq;
+}
+
+static inline struct mpd_v_qp *
+mpd_v_qp(struct ibv_qp *qp)
+{
+	return (struct mpd_v_qp *)qp;
+}
+
+uint32_t mpd_v_channel_handle(struct ibv_comp_channel *ch);
+
+/* cq.c, qp.c, srq.c: the context's ops */
+int mpd_v_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+int mpd_v_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+struct ibv_cq_ex *mpd_v_create_cq_ex(struct ibv_context *context,
+				     struct ibv_cq_init_attr_ex *attr);
+int mpd_v_post_send_op(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		       struct ibv_send_wr **bad_wr);
+int mpd_v_post_recv_op(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+int mpd_v_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad_wr);
+struct ibv_qp *mpd_v_create_qp_ex(struct ibv_context *context,
+				  struct ibv_qp_init_attr_ex *attr);
+/* mr.c */
+void mpd_v_ranges_free(struct mpd_verbs_ctx *c);
 
 /* Not in the installed headers (rdma-core's driver.h), with rdma-core
  * 44's signatures */

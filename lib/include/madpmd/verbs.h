@@ -78,11 +78,23 @@ struct mpd_v_handle {
 	uint32_t handle;
 };
 
+/*
+ * alias: MPD_V_NO_HANDLE, or a live MR of the session whose memfd backs
+ * every page of the new MR already (the client mapped it over them, and
+ * mapping a second memfd there would detach the first MR). The daemon
+ * then makes no memfd: the new MR shares that one (kept while any MR
+ * using it lives; the new MR's pages sit at offset (addr & ~4095) minus
+ * the alias's page start), and the reply carries no fd and map_len 0. A
+ * new MR that covers such pages only in part is refused by the client
+ * (EINVAL) and never asked for.
+ */
 struct mpd_v_reg_mr_req {
 	uint32_t pd;
 	uint32_t access;		/* enum ibv_access_flags */
 	uint64_t addr;			/* the client's address: the MR's iova */
 	uint64_t length;
+	uint32_t alias;			/* MPD_V_NO_HANDLE, or an MR's handle */
+	uint32_t pad;
 };
 
 struct mpd_v_reg_mr_rep {

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion channels: an eventfd the daemon writes 1 to for each event
+ * it raises on a CQ of the channel, after adding 1 to that CQ's
+ * comp_events (madpmd/verbs.h). Which CQ it was is found by comparing
+ * each CQ's comp_events with the events handed out for it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "verbs_priv.h"
+
+struct mpd_v_channel_priv {
+	struct mpd_v_channel ch;
+	uint32_t handle;
+};
+
+VERBS_EXPORT struct ibv_comp_channel *
+ibv_create_comp_channel(struct ibv_context *context)
+{
+	struct mpd_v_channel_priv *p;
+	struct mpd_chan_msg m;
+	int rc, fd = -1;
+
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = MPD_V_CREATE_CHANNEL;
+	rc = mpd_v_call(mpd_verbs_ctx(context), &m, &fd);
+	if (rc) {
+		free(p);
+		errno = rc;
+		return NULL;
+	}
+	p->handle = m.u.v_handle.handle;
+	p->ch.ch.context = context;
+	p->ch.ch.fd = fd;
+	return &p->ch.ch;
+}
+
+uint32_t
+mpd_v_channel_handle(struct ibv_comp_channel *ch)
+{
+	return ((struct mpd_v_channel_priv *)ch)->handle;
+}
+
+VERBS_EXPORT int
+ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	struct mpd_v_channel_priv *p = (struct mpd_v_channel_priv *)channel;
+	struct mpd_verbs_ctx *c;
+	bool busy;
+	int rc;
+
+	/* the value of errno on failure, as rdma-core returns it */
+	if (!channel)
+		return EINVAL;
+	c = mpd_verbs_ctx(channel->context);
+	pthread_mutex_lock(&c->obj_lock);
+	busy = p->ch.cqs != NULL;
+	pthread_mutex_unlock(&c->obj_lock);
+	if (busy) {
+		errno = EBUSY;
+		return EBUSY;
+	}
+	rc = mpd_v_destroy(c, MPD_V_DESTROY_CHANNEL, p->handle, NULL);
+	if (rc) {
+		errno = rc;
+		return rc;
+	}
+	close(channel->fd);
+	free(p);
+	return 0;
+}
+
+/* Hand out one event of a CQ of ch whose comp_events is past what was
+ * handed out; *more when others remain. obj_lock held. */
+static struct mpd_v_cq *
+take_event(struct mpd_v_channel *ch, bool *more)
+{
+	struct mpd_v_cq *cq, *found = NULL;
+	uint32_t raised;
+
+	*more = false;
+	for (cq = ch->cqs; cq; cq = cq->ch_next) {
+		raised = __atomic_load_n(&cq->ring.shm->comp_events,
+					 __ATOMIC_ACQUIRE);
+		if (raised == cq->comp_returned)
+			continue;
+		if (!found) {
+			found = cq;
+			cq->comp_returned++;
+			if (raised == cq->comp_returned)
+				continue;
+		}
+		*more = true;
+		break;
+	}
+	return found;
+}
+
+/*
+ * As the kernel's: blocks unless the fd was made O_NONBLOCK (EAGAIN).
+ * The fd is readable while events are pending: it is read first (the
+ * daemon counts an event before it writes the fd), and written 1 back
+ * when more remain than the one handed out.
+ */
+VERBS_EXPORT int
+ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+		 void **cq_context)
+{
+	struct mpd_v_channel *ch = (struct mpd_v_channel *)channel;
+	struct mpd_verbs_ctx *c;
+	struct mpd_v_cq *got;
+	uint64_t v, one = 1;
+	ssize_t n;
+	bool more;
+
+	if (!channel || !cq || !cq_context) {
+		errno = EINVAL;
+		return -1;
+	}
+	c = mpd_verbs_ctx(channel->context);
+	for (;;) {
+		n = read(channel->fd, &v, sizeof(v));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		pthread_mutex_lock(&c->obj_lock);
+		got = take_event(ch, &more);
+		pthread_mutex_unlock(&c->obj_lock);
+		if (more && write(channel->fd, &one, sizeof(one)) < 0) {
+			/* saturated: readable anyway */
+		}
+		if (got) {
+			*cq = &got->cq;
+			*cq_context = got->cq.cq_context;
+			return 0;
+		}
+		/* a write for a CQ destroyed since: wait for the next */
+	}
+}
+
+VERBS_EXPORT void
+ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_broadcast(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}

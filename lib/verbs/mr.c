@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Memory regions: the daemon reads and writes registered memory itself
+ * (one-sided operations reach a client that does not run), so REG_MR
+ * hands back a memfd that the library maps over the application's pages
+ * [addr & ~4095, round_up(addr + length)), their contents copied in
+ * first (madpmd/verbs.h).
+ *
+ * - A range of pages mapped so stays so: deregistration unmaps nothing
+ *   (the memory stays valid, now backed by the memfd).
+ * - A new MR whose pages all lie in a range a live MR backs is an alias
+ *   of that MR (no new memfd: remapping would detach the first MR); one
+ *   that overlaps such a range in part is refused with EINVAL.
+ * - Pages in shared mappings not ours (a file, or memory shared with
+ *   another process) cannot be moved into a memfd: EINVAL. Unmapped or
+ *   unreadable pages: EFAULT.
+ * - The pages are marked MADV_DONTFORK, as ibv_fork_init() would: a
+ *   child does not share them with the daemon.
+ * - Another thread that writes those pages while ibv_reg_mr() copies
+ *   them loses its write: register buffers of whole pages (as
+ *   ibv_*_pingpong do), or register before sharing them between threads.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "verbs_priv.h"
+
+#define PAGE	4096ull
+
+struct mpd_v_mr;
+
+struct mpd_v_range {
+	struct mpd_v_range *next;
+	uint64_t start, end;
+	struct mpd_v_mr *mrs;		/* live; none: the pages stay ours */
+};
+
+struct mpd_v_mr {
+	struct ibv_mr mr;
+	struct mpd_v_range *range;
+	struct mpd_v_mr *next;		/* in its range */
+};
+
+struct seg {
+	uint64_t start, end;
+	int prot;
+	bool shared;
+};
+
+#define MAX_SEGS	64
+
+/* Is [lo, hi) covered by ranges of ours (live or not)? */
+static bool
+ours(struct mpd_verbs_ctx *c, uint64_t lo, uint64_t hi)
+{
+	struct mpd_v_range *r;
+
+	while (lo < hi) {
+		for (r = c->ranges; r; r = r->next)
+			if (r->start <= lo && lo < r->end)
+				break;
+		if (!r)
+			return false;
+		lo = r->end;
+	}
+	return true;
+}
+
+/* The mappings over [lo, hi) from /proc/self/maps: their count, or a
+ * negative errno (a hole: EFAULT). */
+static int
+read_segs(uint64_t lo, uint64_t hi, struct seg *segs)
+{
+	char line[512], perms[8];
+	unsigned long long s, e;
+	uint64_t pos = lo;
+	int n = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -EIO;
+	while (pos < hi && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s", &s, &e, perms) != 3)
+			continue;
+		if (e <= pos)
+			continue;
+		if (s > pos || n == MAX_SEGS)
+			break;
+		segs[n].start = pos;
+		segs[n].end = e < hi ? e : hi;
+		segs[n].prot = (perms[0] == 'r' ? PROT_READ : 0) |
+			       (perms[1] == 'w' ? PROT_WRITE : 0) |
+			       (perms[2] == 'x' ? PROT_EXEC : 0);
+		segs[n].shared = perms[3] == 's';
+		pos = segs[n].end;
+		n++;
+	}
+	fclose(f);
+	return pos < hi ? (n == MAX_SEGS ? -ENOMEM : -EFAULT) : n;
+}
+
+static int
+reg(struct mpd_verbs_ctx *c, struct ibv_pd *pd, uint64_t addr, uint64_t len,
+    uint32_t access, uint32_t alias, struct mpd_v_reg_mr_rep *rep, int *fd)
+{
+	struct mpd_chan_msg m;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	m.type = MPD_V_REG_MR;
+	m.len = sizeof(m.u.v_reg_mr_req);
+	m.u.v_reg_mr_req.pd = pd->handle;
+	m.u.v_reg_mr_req.access = access;
+	m.u.v_reg_mr_req.addr = addr;
+	m.u.v_reg_mr_req.length = len;
+	m.u.v_reg_mr_req.alias = alias;
+	rc = mpd_v_call(c, &m, fd);
+	if (!rc)
+		*rep = m.u.v_reg_mr_rep;
+	return rc;
+}
+
+/* Move [lo, hi) into the memfd: copy, map over, restore protections */
+static int
+move_pages(int fd, uint64_t lo, uint64_t hi, const struct seg *segs, int n)
+{
+	size_t len = (size_t)(hi - lo);
+	void *tmp, *p;
+	int i;
+
+	tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (tmp == MAP_FAILED)
+		return errno;
+	/* nothing below may write these pages until the remap (no heap
+	 * allocation: the pages may hold the heap) */
+	memcpy(tmp, (void *)(uintptr_t)lo, len);
+	p = mmap((void *)(uintptr_t)lo, len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
+	munmap(tmp, len);
+	if (p == MAP_FAILED)
+		return errno;
+	for (i = 0; i < n; i++)
+		if (segs[i].prot != (PROT_READ | PROT_WRITE))
+			mprotect((void *)(uintptr_t)segs[i].start,
+				 (size_t)(segs[i].end - segs[i].start),
+				 segs[i].prot);
+	madvise((void *)(uintptr_t)lo, len, MADV_DONTFORK);
+	return 0;
+}
+
+static struct ibv_mr *
+reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
+{
+	struct mpd_v_range *r, *live = NULL, *nr = NULL;
+	uint64_t a = (uintptr_t)addr, lo, hi;
+	struct mpd_v_reg_mr_rep rep;
+	struct seg segs[MAX_SEGS];
+	struct mpd_verbs_ctx *c;
+	struct mpd_v_mr *mr;
+	int rc, n, i, fd = -1;
+
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+	if (!pd || !length || length > MPD_V_MAX_MR_SIZE ||
+	    a + length < a ||
+	    ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & IBV_ACCESS_LOCAL_WRITE))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = mpd_verbs_ctx(pd->context);
+	lo = a & ~(PAGE - 1);
+	hi = (a + length + PAGE - 1) & ~(PAGE - 1);
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&c->mr_lock);
+	for (r = c->ranges; r; r = r->next) {
+		if (!r->mrs || r->end <= lo || hi <= r->start)
+			continue;
+		if (r->start <= lo && hi <= r->end) {
+			live = r;
+			break;
+		}
+		rc = EINVAL;	/* part inside a live MR's pages, part not */
+		goto fail;
+	}
+	if (live) {
+		rc = reg(c, pd, a, length, access, live->mrs->mr.handle, &rep,
+			 NULL);
+		if (rc)
+			goto fail;
+		mr->range = live;
+		goto done;
+	}
+	n = read_segs(lo, hi, segs);
+	if (n < 0) {
+		rc = -n;
+		goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		if (!(segs[i].prot & PROT_READ)) {
+			rc = EFAULT;
+			goto fail;
+		}
+		if (segs[i].shared && !ours(c, segs[i].start, segs[i].end)) {
+			rc = EINVAL;
+			goto fail;
+		}
+	}
+	nr = calloc(1, sizeof(*nr));
+	if (!nr) {
+		rc = ENOMEM;
+		goto fail;
+	}
+	rc = reg(c, pd, a, length, access, MPD_V_NO_HANDLE, &rep, &fd);
+	if (rc)
+		goto fail;
+	rc = rep.map_len == hi - lo ? move_pages(fd, lo, hi, segs, n) : EPROTO;
+	close(fd);
+	if (rc) {
+		mpd_v_destroy(c, MPD_V_DEREG_MR, rep.handle, NULL);
+		goto fail;
+	}
+	nr->start = lo;
+	nr->end = hi;
+	nr->next = c->ranges;
+	c->ranges = nr;
+	mr->range = nr;
+done:
+	mr->next = mr->range->mrs;
+	mr->range->mrs = mr;
+	pthread_mutex_unlock(&c->mr_lock);
+	mr->mr.context = pd->context;
+	mr->mr.pd = pd;
+	mr->mr.addr = addr;
+	mr->mr.length = length;
+	mr->mr.handle = rep.handle;
+	mr->mr.lkey = rep.lkey;
+	mr->mr.rkey = rep.rkey;
+	return &mr->mr;
+fail:
+	pthread_mutex_unlock(&c->mr_lock);
+	free(nr);
+	free(mr);
+	errno = rc;
+	return NULL;
+}
+
+VERBS_EXPORT struct ibv_mr *
+(ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	return reg_mr(pd, addr, length, (unsigned int)access);
+}
+
+/* The MR's iova is its address: the daemon knows no other */
+VERBS_EXPORT struct ibv_mr *
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+		 unsigned int access)
+{
+	if (iova != (uintptr_t)addr) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return reg_mr(pd, addr, length, access);
+}
+
+VERBS_EXPORT struct ibv_mr *
+(ibv_reg_mr_iova)(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+		  int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
+}
+
+VERBS_EXPORT int
+ibv_dereg_mr(struct ibv_mr *ibmr)
+{
+	struct mpd_v_mr *mr = (struct mpd_v_mr *)ibmr, **pp;
+	struct mpd_verbs_ctx *c;
+	int rc;
+
+	if (!ibmr)
+		return EINVAL;
+	c = mpd_verbs_ctx(ibmr->context);
+	pthread_mutex_lock(&c->mr_lock);
+	rc = mpd_v_destroy(c, MPD_V_DEREG_MR, ibmr->handle, NULL);
+	if (!rc) {
+		/* the range stays: its pages are the memfd's now */
+		for (pp = &mr->range->mrs; *pp; pp = &(*pp)->next)
+			if (*pp == mr) {
+				*pp = mr->next;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&c->mr_lock);
+	if (rc)
+		return rc;
+	free(mr);
+	return 0;
+}
+
+void
+mpd_v_ranges_free(struct mpd_verbs_ctx *c)
+{
+	struct mpd_v_range *r;
+
+	while ((r = c->ranges)) {
+		c->ranges = r->next;
+		free(r);
+	}
+}

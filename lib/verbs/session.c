@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device session (port 1's), which holds every verbs object of a
+ * context (madpmd/verbs.h): its control requests, its shared memory
+ * (receive ring for async events, the doorbell flag), and the list of
+ * objects async events name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "verbs_priv.h"
+
+static int
+map_rx(struct mpd_verbs_ctx *c, int memfd, uint32_t shm_size)
+{
+	const uint64_t span = sizeof(struct mpd_chan_ring) + MPD_CHAN_RING_SIZE;
+	struct mpd_chan_shm hdr;
+	struct mpd_chan_ring *r;
+	struct stat st;
+	void *p;
+
+	if (shm_size < sizeof(hdr) || fstat(memfd, &st) != 0 ||
+	    (uint64_t)st.st_size < shm_size)
+		return EPROTO;
+	p = mmap(NULL, shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (p == MAP_FAILED)
+		return errno;
+	c->shm = p;
+	c->shm_size = shm_size;
+	memcpy(&hdr, p, sizeof(hdr));
+	if (hdr.magic != MPD_CHAN_MAGIC || hdr.version != MPD_CHAN_VERSION ||
+	    hdr.rx_off < sizeof(hdr) || (hdr.rx_off & 63) ||
+	    (uint64_t)hdr.rx_off + span > shm_size)
+		return EPROTO;
+	r = (struct mpd_chan_ring *)((uint8_t *)p + hdr.rx_off);
+	if (r->size != MPD_CHAN_RING_SIZE ||
+	    mpd_ring_attach(&c->rx, r, MPD_CHAN_RING_SIZE))
+		return EPROTO;
+	return 0;
+}
+
+int
+mpd_v_sess_open(struct mpd_verbs_ctx *c)
+{
+	struct umad_hello h;
+	int rc;
+
+	if (umad_chan_hello(&c->vdev->node, 1, &h) < 0)
+		return ENODEV;
+	rc = map_rx(c, h.memfd, h.rep.shm_size);
+	if (rc) {
+		umad_hello_close(&h);
+		return rc;
+	}
+	c->ctl_sock[0] = h.sock;
+	c->ctl_seq[0] = h.seq;
+	c->db.fd = h.doorbell;
+	c->db.armed = &((struct mpd_chan_shm *)c->shm)->doorbell_armed;
+	/* the eventfd is the async fd: blocking, as the kernel's, until the
+	 * application says otherwise */
+	c->wake.efd = h.efd;
+	c->wake.shm = c->shm;
+	c->wake.may_block = true;
+	c->vctx.context.async_fd = h.efd;
+	close(h.memfd);
+	return 0;
+}
+
+void
+mpd_v_sess_close(struct mpd_verbs_ctx *c)
+{
+	struct mpd_v_skip *s;
+	struct mpd_v_objref *o;
+
+	/* the sockets go in ctx_free(); the daemon frees the objects */
+	if (c->shm)
+		munmap(c->shm, c->shm_size);
+	if (c->db.fd >= 0)
+		close(c->db.fd);
+	while ((s = c->skips)) {
+		c->skips = s->next;
+		free(s);
+	}
+	/* objects the application never destroyed are its leak, as with a
+	 * closed kernel context: unlisted only */
+	while ((o = c->objs))
+		c->objs = o->next;
+}
+
+int
+mpd_v_call(struct mpd_verbs_ctx *c, struct mpd_chan_msg *m, int *fd)
+{
+	int fds[4], nfds = 0, rc, i;
+
+	pthread_mutex_lock(&c->ctl_lock);
+	rc = umad_chan_call(c->ctl_sock[0], &c->ctl_seq[0], m, fds, 4, &nfds);
+	pthread_mutex_unlock(&c->ctl_lock);
+	if (rc < 0)
+		return EIO;
+	if (!m->status && fd && nfds == 1) {
+		*fd = fds[0];
+		return 0;
+	}
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (m->status)
+		return m->status > 0 ? m->status : EPROTO;
+	return fd ? EPROTO : 0;
+}
+
+int
+mpd_v_destroy(struct mpd_verbs_ctx *c, uint32_t type, uint32_t handle,
+	      struct mpd_v_destroy_rep *rep)
+{
+	struct mpd_chan_msg m;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.len = sizeof(m.u.v_destroy_req);
+	m.u.v_destroy_req.handle = handle;
+	rc = mpd_v_call(c, &m, NULL);
+	if (!rc && rep)
+		*rep = m.u.v_destroy_rep;
+	return rc;
+}
+
+void *
+mpd_v_map(int fd, size_t size)
+{
+	struct stat st;
+	void *p;
+	int err;
+
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < size) {
+		close(fd);
+		errno = EPROTO;
+		return NULL;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	err = errno;
+	close(fd);
+	if (p == MAP_FAILED) {
+		errno = err;
+		return NULL;
+	}
+	return p;
+}
+
+void
+mpd_v_obj_add(struct mpd_verbs_ctx *c, struct mpd_v_objref *o, uint32_t kind,
+	      uint32_t handle, void *obj)
+{
+	o->kind = kind;
+	o->handle = handle;
+	o->obj = obj;
+	o->async_returned = 0;
+	pthread_mutex_lock(&c->obj_lock);
+	o->next = c->objs;
+	c->objs = o;
+	pthread_mutex_unlock(&c->obj_lock);
+}
+
+void
+mpd_v_obj_del(struct mpd_verbs_ctx *c, struct mpd_v_objref *o, uint32_t raised)
+{
+	struct mpd_v_objref **pp;
+	struct mpd_v_skip *s;
+
+	pthread_mutex_lock(&c->obj_lock);
+	for (pp = &c->objs; *pp; pp = &(*pp)->next)
+		if (*pp == o) {
+			*pp = o->next;
+			break;
+		}
+	/* the ring is in order: the records not read yet all come before
+	 * any of an object that takes the handle next */
+	if (raised > o->async_returned) {
+		s = malloc(sizeof(*s));
+		if (s) {
+			s->kind = o->kind;
+			s->handle = o->handle;
+			s->left = raised - o->async_returned;
+			s->next = c->skips;
+			c->skips = s;
+		}
+	}
+	pthread_mutex_unlock(&c->obj_lock);
+}
+
+void
+mpd_v_wait_count(struct mpd_verbs_ctx *c, const uint32_t *returned,
+		 pthread_mutex_t *m, pthread_cond_t *cv, const uint32_t *acked)
+{
+	uint32_t want;
+
+	pthread_mutex_lock(&c->obj_lock);
+	want = *returned;
+	pthread_mutex_unlock(&c->obj_lock);
+	pthread_mutex_lock(m);
+	while ((int32_t)(*acked - want) < 0)
+		pthread_cond_wait(cv, m);
+	pthread_mutex_unlock(m);
+}

@@ -4,11 +4,18 @@
  * it raises on a CQ of the channel, after adding 1 to that CQ's
  * comp_events (madpmd/verbs.h). Which CQ it was is found by comparing
  * each CQ's comp_events with the events handed out for it.
+ *
+ * The daemon's eventfd is non-blocking for good (a write of the daemon
+ * must never wait on a client), and O_NONBLOCK belongs to the open file
+ * both share. So channel->fd is an epoll fd of our own holding it: it
+ * polls readable when the eventfd is, and its O_NONBLOCK is the
+ * application's to set, as on the kernel's channel fd.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "verbs_priv.h"
@@ -16,6 +23,7 @@
 struct mpd_v_channel_priv {
 	struct mpd_v_channel ch;
 	uint32_t handle;
+	int efd;			/* the daemon's eventfd */
 };
 
 VERBS_EXPORT struct ibv_comp_channel *
@@ -39,9 +47,28 @@ ibv_create_comp_channel(struct ibv_context *context)
 		return NULL;
 	}
 	p->handle = m.u.v_handle.handle;
+	p->efd = fd;
 	p->ch.ch.context = context;
-	p->ch.ch.fd = fd;
+	p->ch.ch.fd = epoll_create1(EPOLL_CLOEXEC);
+	if (p->ch.ch.fd < 0)
+		goto fail;
+	{
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		if (epoll_ctl(p->ch.ch.fd, EPOLL_CTL_ADD, fd, &ev) != 0)
+			goto fail;
+	}
 	return &p->ch.ch;
+fail:
+	rc = errno;
+	if (p->ch.ch.fd >= 0)
+		close(p->ch.ch.fd);
+	mpd_v_destroy(mpd_verbs_ctx(context), MPD_V_DESTROY_CHANNEL, p->handle,
+		      NULL);
+	close(fd);
+	free(p);
+	errno = rc;
+	return NULL;
 }
 
 uint32_t
@@ -75,6 +102,7 @@ ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 		return rc;
 	}
 	close(channel->fd);
+	close(p->efd);
 	free(p);
 	return 0;
 }
@@ -121,22 +149,35 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 	uint64_t v, one = 1;
 	ssize_t n;
 	bool more;
+	int efd;
 
 	if (!channel || !cq || !cq_context) {
 		errno = EINVAL;
 		return -1;
 	}
 	c = mpd_verbs_ctx(channel->context);
+	efd = ((struct mpd_v_channel_priv *)channel)->efd;
 	for (;;) {
-		n = read(channel->fd, &v, sizeof(v));
+		n = read(efd, &v, sizeof(v));
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct epoll_event ev;
+			int fl = fcntl(channel->fd, F_GETFL);
+
+			if (fl < 0 || (fl & O_NONBLOCK))
+				return -1;	/* errno EAGAIN, or fcntl's */
+			if (epoll_wait(channel->fd, &ev, 1, -1) < 0 &&
+			    errno != EINTR)
+				return -1;
+			continue;
+		}
 		if (n < 0)
 			return -1;
 		pthread_mutex_lock(&c->obj_lock);
 		got = take_event(ch, &more);
 		pthread_mutex_unlock(&c->obj_lock);
-		if (more && write(channel->fd, &one, sizeof(one)) < 0) {
+		if (more && write(efd, &one, sizeof(one)) < 0) {
 			/* saturated: readable anyway */
 		}
 		if (got) {

@@ -210,60 +210,101 @@ v_dealloc_pd(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
 			 IBV_ACCESS_RELAXED_ORDERING)
 
+/* An MR's pages: a memfd mapping, shared by the MRs a client aliased to
+ * it (control thread only) */
+struct mr_map {
+	uint8_t *map;
+	uint64_t len;
+	uint64_t page_va;		/* the client's address of byte 0 */
+	uint32_t refs;
+};
+
+static void
+mr_map_put(struct mr_map *mm)
+{
+	if (--mm->refs)
+		return;
+	munmap(mm->map, mm->len);
+	free(mm);
+}
+
 static int
 v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	const struct mpd_v_reg_mr_req *r = &m->u.v_reg_mr_req;
-	struct chan_vobj *pd = obj(s, r->pd, VOBJ_PD);
+	struct chan_vobj *pd = obj(s, r->pd, VOBJ_PD), *al = NULL;
+	uint64_t page = r->addr & ~(uint64_t)(PAGE - 1);
+	uint64_t end = r->addr + r->length;
+	struct mr_map *mm = NULL;
 	struct hca_v_mr *mr;
-	uint64_t off = r->addr & (PAGE - 1), map_len;
 	uint32_t h;
-	void *map;
-	int fd, rc;
+	int fd = -1, rc;
 
-	if (!pd || !r->length || r->length > MPD_V_MAX_MR_SIZE ||
-	    r->addr + r->length < r->addr)
+	if (!pd || !r->length || r->length > MPD_V_MAX_MR_SIZE || end < r->addr)
 		return EINVAL;
 	/* IBA 10.6.3.1: remote write or atomic needs local write */
 	if ((r->access & ~(uint32_t)ACCESS_KNOWN) ||
 	    ((r->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	     !(r->access & IBV_ACCESS_LOCAL_WRITE)))
 		return EINVAL;
+	if (r->alias != MPD_V_NO_HANDLE) {
+		al = obj(s, r->alias, VOBJ_MR);
+		if (!al)
+			return EINVAL;
+		mm = ((struct hca_v_mr *)al->p)->map;
+		/* every byte inside the pages the alias's memfd backs */
+		if (r->addr < mm->page_va || end - mm->page_va > mm->len)
+			return EINVAL;
+	}
 	if ((rc = handle_new(s, &h)))
 		return rc;
-	map_len = (off + r->length + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return ENOMEM;
-	fd = shm_make("madpmd-mr", map_len, &map);
-	if (fd < 0) {
-		free(mr);
-		return -fd;
+	if (mm) {
+		mm->refs++;
+	} else {
+		mm = calloc(1, sizeof(*mm));
+		if (!mm) {
+			free(mr);
+			return ENOMEM;
+		}
+		mm->len = ((end + PAGE - 1) & ~(uint64_t)(PAGE - 1)) - page;
+		mm->page_va = page;
+		mm->refs = 1;
+		fd = shm_make("madpmd-mr", mm->len, (void **)&mm->map);
+		if (fd < 0) {
+			free(mm);
+			free(mr);
+			return -fd;
+		}
 	}
 	mr->owner = &s->vo;
 	mr->pd = pd->pd;
 	mr->access = r->access;
 	mr->iova = r->addr;
 	mr->length = r->length;
-	mr->map = map;
-	mr->map_len = map_len;
-	mr->base = (uint8_t *)map + off;
+	mr->map = mm;
+	mr->base = mm->map + (r->addr - mm->page_va);
 	rte_spinlock_lock(ch->cfg.lock);
 	rc = hca_v_mr_add(ch->cfg.verbs, mr);
 	rte_spinlock_unlock(ch->cfg.lock);
 	if (rc) {
-		munmap(map, map_len);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		mr_map_put(mm);
 		free(mr);
 		return rc;
 	}
 	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_MR, .pd = mr->pd, .p = mr };
-	m->len = sizeof(m->u.v_reg_mr_rep);
 	memset(&m->u, 0, sizeof(m->u));
+	m->len = sizeof(m->u.v_reg_mr_rep);
 	m->u.v_reg_mr_rep.handle = h;
 	m->u.v_reg_mr_rep.lkey = mr->key;
 	m->u.v_reg_mr_rep.rkey = mr->key;
-	m->u.v_reg_mr_rep.map_len = map_len;
+	if (fd < 0)
+		return 0;
+	m->u.v_reg_mr_rep.map_len = mm->len;
 	return reply_fd(ch, s, m, fd);
 }
 
@@ -274,7 +315,7 @@ mr_free(struct hca_chan *ch, struct hca_v_mr *mr)
 	mr->users = 0;
 	hca_v_mr_remove(ch->cfg.verbs, mr);
 	rte_spinlock_unlock(ch->cfg.lock);
-	munmap(mr->map, mr->map_len);
+	mr_map_put(mr->map);
 	free(mr);
 }
 
@@ -428,6 +469,7 @@ v_destroy_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_destroy_rep);
 	m->u.v_destroy_rep.comp_events = cq->events;
+	m->u.v_destroy_rep.async_events = cq->async_events;
 	cq_free(cq);
 	o->kind = VOBJ_FREE;
 	return 0;
@@ -513,10 +555,12 @@ v_destroy_srq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m
 	srq = o->p;
 	if (srq->users)
 		return EBUSY;
+	memset(&m->u, 0, sizeof(m->u));
+	m->len = sizeof(m->u.v_destroy_rep);
+	m->u.v_destroy_rep.async_events = srq->async_events;
 	munmap(srq->map, srq->map_len);
 	free(srq);
 	o->kind = VOBJ_FREE;
-	m->len = 0;
 	return 0;
 }
 
@@ -612,28 +656,33 @@ v_query_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	return 0;
 }
 
-static void
+static uint32_t
 qp_destroy(struct hca_chan *ch, struct hca_v_qp *qp)
 {
+	uint32_t events;
+
 	rte_spinlock_lock(ch->cfg.lock);
 	hca_v_qp_remove(ch->cfg.verbs, qp);
+	events = hca_v_qp_async_events(qp);
 	unlock_and_kick(ch);
 	hca_v_qp_free(qp);
+	return events;
 }
 
 static int
 v_destroy_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_QP);
-	struct mpd_v_query_qp_rep q;
+	uint32_t events;
 
 	if (!o)
 		return EINVAL;
-	(void)q;
-	qp_destroy(ch, o->p);
+	/* read under the lock that raises them, with the QP out of reach */
+	events = qp_destroy(ch, o->p);
 	o->kind = VOBJ_FREE;
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_destroy_rep);
+	m->u.v_destroy_rep.async_events = events;
 	return 0;
 }
 

@@ -93,6 +93,7 @@ cq_push(struct hca_verbs *v, struct hca_v_cq *cq, const struct mpd_v_cqe *e,
 				.obj = MPD_V_OBJ_CQ, .handle = cq->handle,
 			};
 
+			cq->async_events++;
 			cq->owner->ops->async(cq->owner, &r);
 		}
 		return false;

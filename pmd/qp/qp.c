@@ -151,6 +151,12 @@ hca_v_qp_add(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_cq *scq,
 }
 
 uint32_t
+hca_v_qp_async_events(const struct hca_v_qp *qp)
+{
+	return qp->async_events;
+}
+
+uint32_t
 hca_v_qp_num(const struct hca_v_qp *qp)
 {
 	return qp->qpn;
@@ -674,8 +680,10 @@ qp_take_recv(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_rwr *r,
 
 			/* IBA 11.3.3: once, then it must be armed again */
 			srq->limit = 0;
-			if (!srq->owner->dead)
+			if (!srq->owner->dead) {
+				srq->async_events++;
 				srq->owner->ops->async(srq->owner, &ev);
+			}
 		}
 		return true;
 	}
@@ -840,10 +848,14 @@ bool
 hca_verbs_busy(const struct hca_verbs *v)
 {
 	const struct hca_v_qp *qp;
+	unsigned int i;
 
 	TAILQ_FOREACH(qp, &v->active, next) {
 		if (qp->owner->dead)
 			continue;
+		for (i = 0; i < RD_JOBS; i++)
+			if (qp->rd[i].pending)
+				return true;
 		if (qp->rto_at || qp->rnr_at || qp->ack_pending ||
 		    __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_RELAXED) !=
 		    qp->sq_taken || qp->wr_cur != qp->sq_taken)

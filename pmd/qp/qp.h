@@ -64,8 +64,7 @@ struct hca_v_mr {
 	uint64_t iova;			/* the client's address of byte 0 */
 	uint64_t length;
 	uint8_t *base;			/* the daemon's mapping of byte 0 */
-	uint8_t *map;			/* the whole mapping, for munmap */
-	uint64_t map_len;
+	void *map;			/* the channel's: who unmaps it */
 	uint32_t users;			/* MWs, never yet */
 };
 
@@ -80,6 +79,7 @@ struct hca_v_cq {
 	uint32_t arm_fired;		/* the arm count last raised for */
 	uint32_t events;		/* comp events raised */
 	uint32_t users;			/* QPs that complete into it */
+	uint32_t async_events;		/* CQ_ERR raised */
 	bool error;
 	struct hca_v_comp *comp;
 	void *map;
@@ -96,6 +96,7 @@ struct hca_v_srq {
 	uint32_t ci;			/* receives taken */
 	uint32_t limit;			/* SRQ_LIMIT_REACHED below this */
 	uint32_t users;
+	uint32_t async_events;
 	void *map;
 	size_t map_len;
 };
@@ -179,6 +180,8 @@ int hca_v_qp_modify(struct hca_verbs *v, struct hca_v_qp *qp,
 		    const struct mpd_v_qp_attr *attr, uint32_t mask,
 		    uint64_t now_ns);
 void hca_v_qp_query(const struct hca_v_qp *qp, struct mpd_v_query_qp_rep *r);
+/* Async events raised for it so far */
+uint32_t hca_v_qp_async_events(const struct hca_v_qp *qp);
 /* Out of the tables (lock held); its memory freed by hca_v_qp_free()
  * (outside the lock), which also unmaps it. */
 void hca_v_qp_remove(struct hca_verbs *v, struct hca_v_qp *qp);

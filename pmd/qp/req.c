@@ -472,7 +472,7 @@ ack_upto(struct hca_verbs *v, struct hca_v_qp *qp, uint32_t psn)
 			return;
 		if (w->rd_atomic) {
 			if (psn_diff(psn, swr_last_psn(w)) >= 0 &&
-			    psn_diff(qp->wr_cur, qp->wr_done) > 0)
+			    qp->wr_cur != qp->wr_done)
 				rewind_to_oldest(qp);
 			return;
 		}

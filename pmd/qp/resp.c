@@ -60,7 +60,8 @@ static void
 ack(struct hca_v_qp *qp, uint8_t syn, uint32_t psn)
 {
 	/* a NAK is never replaced by a later ACK in the same poll */
-	if (qp->ack_pending && qp->ack_syn != MPD_AETH_ACK && syn == MPD_AETH_ACK)
+	if (qp->ack_pending && (qp->ack_syn & MPD_AETH_TYPE_MASK) !=
+	    MPD_AETH_ACK)
 		return;
 	qp->ack_pending = true;
 	qp->ack_syn = syn;
@@ -71,9 +72,24 @@ static void
 nak(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t code)
 {
 	(void)v;
+	if (qp->ack_pending && qp->ack_syn != MPD_AETH_ACK &&
+	    qp->ack_syn != (MPD_AETH_ACK | MPD_AETH_CREDITS_INVALID))
+		return;		/* the first NAK says it */
 	qp->ack_pending = true;
 	qp->ack_syn = MPD_AETH_NAK | code;
 	qp->ack_psn = qp->epsn;
+}
+
+/* IBA 9.7.5.2.8: no receive WR for a SEND; the packets behind it are
+ * dropped without a word until it comes again */
+static void
+rnr_nak(struct hca_verbs *v, struct hca_v_qp *qp)
+{
+	v->rnr_naks++;
+	qp->ack_pending = true;
+	qp->ack_syn = MPD_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 0x1f);
+	qp->ack_psn = qp->epsn;
+	qp->nak_sent = true;
 }
 
 /* ---- UD (IBA 9.8.3) ---- */
@@ -387,12 +403,7 @@ conn_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk)
 				if (bad) {
 					rc_error(v, qp, MPD_NAK_REM_OP);
 				} else if (rc) {
-					v->rnr_naks++;
-					qp->ack_pending = true;
-					qp->ack_syn = MPD_AETH_RNR_NAK |
-						      (qp->attr.min_rnr_timer &
-						       0x1f);
-					qp->ack_psn = qp->epsn;
+					rnr_nak(v, qp);
 				} else {
 					qp->cur_drop = !is_last(op);
 					qp->epsn = psn_add(qp->epsn, 1);
@@ -455,11 +466,7 @@ conn_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk)
 			if (bad) {
 				rc_error(v, qp, MPD_NAK_REM_OP);
 			} else if (rc) {
-				v->rnr_naks++;
-				qp->ack_pending = true;
-				qp->ack_syn = MPD_AETH_RNR_NAK |
-					      (qp->attr.min_rnr_timer & 0x1f);
-				qp->ack_psn = qp->epsn;
+				rnr_nak(v, qp);
 				qp->wr_left = 0;
 			} else {
 				qp->wr_left = 0;

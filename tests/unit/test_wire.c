@@ -2407,7 +2407,8 @@ check_golden(const char *name, struct mpd_pkt *p, const uint8_t *ext,
 	int rc;
 
 	memcpy(body, ext, elen);
-	memcpy(body + elen, payload, plen);
+	if (plen)
+		memcpy(body + elen, payload, plen);
 	memset(body + elen + plen, 0, pad);
 	n = raw_frame(p->link, p->bth.opcode, (unsigned int)pad, body,
 		      elen + plen + pad, want);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Native IB transport headers: LRH (IBA 7.7), GRH (8.3), BTH (9.2),
- * DETH (9.3.3). */
+/* Native IB transport headers: LRH (IBA 7.7), GRH (8.3), BTH (9.2), the
+ * extension headers after it (DETH, RETH, AtomicETH, AETH, AtomicAckETH:
+ * 9.3) and which of them each opcode carries (9.2 Table 35). */
 #include <string.h>
 
 #include "madpmd/wire.h"
@@ -133,4 +134,141 @@ mpd_deth_decode(const uint8_t *buf, size_t len, struct mpd_deth *h)
 	h->qkey = mpd_get_be32(buf);
 	h->src_qp = mpd_get_be32(buf + 4) & 0xffffff;
 	return MPD_DETH_LEN;
+}
+
+int
+mpd_reth_encode(const struct mpd_reth *h, uint8_t *buf, size_t cap)
+{
+	if (cap < MPD_RETH_LEN)
+		return MPD_ENOSPC;
+	mpd_put_be64(buf, h->va);
+	mpd_put_be32(buf + 8, h->rkey);
+	mpd_put_be32(buf + 12, h->dma_len);
+	return MPD_RETH_LEN;
+}
+
+int
+mpd_reth_decode(const uint8_t *buf, size_t len, struct mpd_reth *h)
+{
+	if (len < MPD_RETH_LEN)
+		return MPD_ETRUNC;
+	h->va = mpd_get_be64(buf);
+	h->rkey = mpd_get_be32(buf + 8);
+	h->dma_len = mpd_get_be32(buf + 12);
+	return MPD_RETH_LEN;
+}
+
+int
+mpd_aeth_encode(const struct mpd_aeth *h, uint8_t *buf, size_t cap)
+{
+	if (cap < MPD_AETH_LEN)
+		return MPD_ENOSPC;
+	if (h->msn > 0xffffff)
+		return MPD_ERANGE;
+	mpd_put_be32(buf, (uint32_t)h->syndrome << 24 | h->msn);
+	return MPD_AETH_LEN;
+}
+
+int
+mpd_aeth_decode(const uint8_t *buf, size_t len, struct mpd_aeth *h)
+{
+	if (len < MPD_AETH_LEN)
+		return MPD_ETRUNC;
+	h->syndrome = buf[0];
+	h->msn = mpd_get_be32(buf) & 0xffffff;
+	return MPD_AETH_LEN;
+}
+
+int
+mpd_atomic_eth_encode(const struct mpd_atomic_eth *h, uint8_t *buf,
+		      size_t cap)
+{
+	if (cap < MPD_ATOMIC_ETH_LEN)
+		return MPD_ENOSPC;
+	mpd_put_be64(buf, h->va);
+	mpd_put_be32(buf + 8, h->rkey);
+	mpd_put_be64(buf + 12, h->swap_add);
+	mpd_put_be64(buf + 20, h->compare);
+	return MPD_ATOMIC_ETH_LEN;
+}
+
+int
+mpd_atomic_eth_decode(const uint8_t *buf, size_t len,
+		      struct mpd_atomic_eth *h)
+{
+	if (len < MPD_ATOMIC_ETH_LEN)
+		return MPD_ETRUNC;
+	h->va = mpd_get_be64(buf);
+	h->rkey = mpd_get_be32(buf + 8);
+	h->swap_add = mpd_get_be64(buf + 12);
+	h->compare = mpd_get_be64(buf + 20);
+	return MPD_ATOMIC_ETH_LEN;
+}
+
+int
+mpd_atomic_ack_encode(uint64_t orig, uint8_t *buf, size_t cap)
+{
+	if (cap < MPD_ATOMIC_ACK_LEN)
+		return MPD_ENOSPC;
+	mpd_put_be64(buf, orig);
+	return MPD_ATOMIC_ACK_LEN;
+}
+
+int
+mpd_atomic_ack_decode(const uint8_t *buf, size_t len, uint64_t *orig)
+{
+	if (len < MPD_ATOMIC_ACK_LEN)
+		return MPD_ETRUNC;
+	*orig = mpd_get_be64(buf);
+	return MPD_ATOMIC_ACK_LEN;
+}
+
+/* ---- opcodes (IBA 9.2 Table 35, 9.3) ------------------------------------ */
+
+#define P	MPD_HDR_PAYLOAD
+#define IMM	MPD_HDR_IMM
+
+/* The operations RC and UC share: SEND and RDMA WRITE (IBA 9.4.1, 9.4.2) */
+#define SEND_WRITE_OPS(tp)						\
+	[(tp) | MPD_OP_SEND_FIRST] = P,					\
+	[(tp) | MPD_OP_SEND_MIDDLE] = P,				\
+	[(tp) | MPD_OP_SEND_LAST] = P,					\
+	[(tp) | MPD_OP_SEND_LAST_IMM] = IMM | P,			\
+	[(tp) | MPD_OP_SEND_ONLY] = P,					\
+	[(tp) | MPD_OP_SEND_ONLY_IMM] = IMM | P,			\
+	[(tp) | MPD_OP_WRITE_FIRST] = MPD_HDR_RETH | P,			\
+	[(tp) | MPD_OP_WRITE_MIDDLE] = P,				\
+	[(tp) | MPD_OP_WRITE_LAST] = P,					\
+	[(tp) | MPD_OP_WRITE_LAST_IMM] = IMM | P,			\
+	[(tp) | MPD_OP_WRITE_ONLY] = MPD_HDR_RETH | P,			\
+	[(tp) | MPD_OP_WRITE_ONLY_IMM] = MPD_HDR_RETH | IMM | P
+
+/* One lookup per packet on the data path; 0 for RD (0x40..), CNP (0x80),
+ * reserved codes (RC 0x15) and the operations UC and UD do not have. */
+static const uint8_t op_hdrs[256] = {
+	SEND_WRITE_OPS(MPD_TP_RC),
+	[MPD_OP_READ_REQ] = MPD_HDR_RETH,
+	[MPD_OP_READ_RESP_FIRST] = MPD_HDR_AETH | P,
+	[MPD_OP_READ_RESP_MIDDLE] = P,	/* the only response without AETH */
+	[MPD_OP_READ_RESP_LAST] = MPD_HDR_AETH | P,
+	[MPD_OP_READ_RESP_ONLY] = MPD_HDR_AETH | P,
+	[MPD_OP_ACK] = MPD_HDR_AETH,
+	[MPD_OP_ATOMIC_ACK] = MPD_HDR_AETH | MPD_HDR_ATOMIC_ACK,
+	[MPD_OP_CMP_SWAP] = MPD_HDR_ATOMIC,
+	[MPD_OP_FETCH_ADD] = MPD_HDR_ATOMIC,
+	[MPD_OP_SEND_LAST_INV] = MPD_HDR_IETH | P,
+	[MPD_OP_SEND_ONLY_INV] = MPD_HDR_IETH | P,
+	SEND_WRITE_OPS(MPD_TP_UC),
+	[MPD_OP_UD_SEND_ONLY] = MPD_HDR_DETH | P,
+	[MPD_OP_UD_SEND_ONLY_IMM] = MPD_HDR_DETH | IMM | P,
+};
+
+#undef P
+#undef IMM
+#undef SEND_WRITE_OPS
+
+uint32_t
+mpd_op_hdrs(uint8_t opcode)
+{
+	return op_hdrs[opcode];
 }

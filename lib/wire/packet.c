@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Whole UD packets on the three links: native IB, RoCEv1 and RoCEv2.
- * Lengths, pad count, checksums and CRCs are computed here so that every
- * producer of frames (PMD, tests, tools) agrees on them.
+ * Whole packets on the three links: native IB, RoCEv1 and RoCEv2; UD, RC
+ * and UC opcodes with the extension headers each one carries. Lengths, pad
+ * count, checksums and CRCs are computed here so that every producer of
+ * frames (PMD, tests, tools) agrees on them.
  */
 #include <string.h>
 
@@ -10,10 +11,114 @@
 
 #define ICRC_MASK_MAX	(MPD_LRH_LEN + 60 + MPD_UDP_LEN + MPD_BTH_LEN)
 
-static bool
-opcode_is_ud_send(uint8_t op)
+/* Bytes of the extension headers h (MPD_HDR_*) between BTH and payload */
+static size_t
+ext_len(uint32_t h)
 {
-	return op == MPD_OP_UD_SEND_ONLY || op == MPD_OP_UD_SEND_ONLY_IMM;
+	return (h & MPD_HDR_DETH ? MPD_DETH_LEN : 0) +
+	       (h & MPD_HDR_RETH ? MPD_RETH_LEN : 0) +
+	       (h & MPD_HDR_ATOMIC ? MPD_ATOMIC_ETH_LEN : 0) +
+	       (h & MPD_HDR_AETH ? MPD_AETH_LEN : 0) +
+	       (h & MPD_HDR_ATOMIC_ACK ? MPD_ATOMIC_ACK_LEN : 0) +
+	       (h & MPD_HDR_IMM ? 4 : 0) +
+	       (h & MPD_HDR_IETH ? 4 : 0);
+}
+
+/* Writes the extension headers h from p at buf, in their wire order (IBA
+ * 9.2 Table 35); the caller has checked the room. Returns bytes written. */
+static int
+encode_ext(const struct mpd_pkt *p, uint32_t h, uint8_t *buf, size_t cap)
+{
+	size_t off = 0;
+	int rc;
+
+	if (h & MPD_HDR_DETH) {
+		rc = mpd_deth_encode(&p->deth, buf, cap);
+		if (rc < 0)
+			return rc;
+		off += MPD_DETH_LEN;
+	}
+	if (h & MPD_HDR_RETH) {
+		mpd_reth_encode(&p->reth, buf + off, cap - off);
+		off += MPD_RETH_LEN;
+	}
+	if (h & MPD_HDR_ATOMIC) {
+		mpd_atomic_eth_encode(&p->atomic, buf + off, cap - off);
+		off += MPD_ATOMIC_ETH_LEN;
+	}
+	if (h & MPD_HDR_AETH) {
+		rc = mpd_aeth_encode(&p->aeth, buf + off, cap - off);
+		if (rc < 0)
+			return rc;
+		off += MPD_AETH_LEN;
+	}
+	if (h & MPD_HDR_ATOMIC_ACK) {
+		mpd_atomic_ack_encode(p->atomic_orig, buf + off, cap - off);
+		off += MPD_ATOMIC_ACK_LEN;
+	}
+	if (h & MPD_HDR_IMM) {
+		mpd_put_be32(buf + off, p->imm);
+		off += 4;
+	}
+	if (h & MPD_HDR_IETH) {
+		mpd_put_be32(buf + off, p->ieth);
+		off += 4;
+	}
+	return (int)off;
+}
+
+/* Reads the extension headers h into p from buf[0..len). Returns the bytes
+ * read, or MPD_ETRUNC when one of them does not fit. */
+static int
+decode_ext(const uint8_t *buf, size_t len, uint32_t h, struct mpd_pkt *p)
+{
+	size_t off = 0;
+	int rc;
+
+	if (h & MPD_HDR_DETH) {
+		rc = mpd_deth_decode(buf, len, &p->deth);
+		if (rc < 0)
+			return rc;
+		off += (size_t)rc;
+	}
+	if (h & MPD_HDR_RETH) {
+		rc = mpd_reth_decode(buf + off, len - off, &p->reth);
+		if (rc < 0)
+			return rc;
+		off += (size_t)rc;
+	}
+	if (h & MPD_HDR_ATOMIC) {
+		rc = mpd_atomic_eth_decode(buf + off, len - off, &p->atomic);
+		if (rc < 0)
+			return rc;
+		off += (size_t)rc;
+	}
+	if (h & MPD_HDR_AETH) {
+		rc = mpd_aeth_decode(buf + off, len - off, &p->aeth);
+		if (rc < 0)
+			return rc;
+		off += (size_t)rc;
+	}
+	if (h & MPD_HDR_ATOMIC_ACK) {
+		rc = mpd_atomic_ack_decode(buf + off, len - off,
+					   &p->atomic_orig);
+		if (rc < 0)
+			return rc;
+		off += (size_t)rc;
+	}
+	if (h & MPD_HDR_IMM) {
+		if (len - off < 4)
+			return MPD_ETRUNC;
+		p->imm = mpd_get_be32(buf + off);
+		off += 4;
+	}
+	if (h & MPD_HDR_IETH) {
+		if (len - off < 4)
+			return MPD_ETRUNC;
+		p->ieth = mpd_get_be32(buf + off);
+		off += 4;
+	}
+	return (int)off;
 }
 
 /*
@@ -173,16 +278,17 @@ int
 mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
 	       uint8_t *buf, size_t cap)
 {
-	bool imm = p->bth.opcode == MPD_OP_UD_SEND_ONLY_IMM;
+	uint32_t hdrs = mpd_op_hdrs(p->bth.opcode);
 	size_t pad = (4 - payload_len % 4) % 4;
-	size_t tlen = MPD_BTH_LEN + MPD_DETH_LEN + (imm ? 4 : 0) +
-		      payload_len + pad + MPD_ICRC_LEN;
+	size_t tlen = MPD_BTH_LEN + ext_len(hdrs) + payload_len + pad +
+		      MPD_ICRC_LEN;
 	size_t net_off = 0, off, icrc_off, total;
 	int rc;
 
-	if (!opcode_is_ud_send(p->bth.opcode))
+	if (!hdrs)
 		return MPD_EOPCODE;
-	if (payload_len && !payload)
+	/* ACK, READ request, atomics: headers only (IBA 9.2 Table 35) */
+	if (payload_len && (!payload || !(hdrs & MPD_HDR_PAYLOAD)))
 		return MPD_EINVAL;
 	if (tlen > 0xffff)
 		return MPD_ERANGE;
@@ -200,14 +306,10 @@ mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
 	if (rc < 0)
 		return rc;
 	off += MPD_BTH_LEN;
-	rc = mpd_deth_encode(&p->deth, buf + off, cap - off);
+	rc = encode_ext(p, hdrs, buf + off, cap - off);
 	if (rc < 0)
 		return rc;
-	off += MPD_DETH_LEN;
-	if (imm) {
-		mpd_put_be32(buf + off, p->imm);
-		off += 4;
-	}
+	off += (size_t)rc;
 	/* a response built in place already sits where it belongs */
 	if (payload_len && payload != buf + off)
 		memmove(buf + off, payload, payload_len);
@@ -341,7 +443,7 @@ mpd_pkt_decode(enum mpd_link link, const uint8_t *buf, size_t len,
 	       unsigned int flags, struct mpd_pkt *p)
 {
 	size_t net_off = 0, end = 0, off, icrc_off, hdr_end;
-	bool imm;
+	uint32_t hdrs;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -357,22 +459,19 @@ mpd_pkt_decode(enum mpd_link link, const uint8_t *buf, size_t len,
 	rc = mpd_bth_decode(buf + off, icrc_off - off, &p->bth);
 	if (rc < 0)
 		return rc;
-	if (!opcode_is_ud_send(p->bth.opcode))
+	hdrs = mpd_op_hdrs(p->bth.opcode);
+	if (!hdrs)
 		return MPD_EOPCODE;
-	imm = p->bth.opcode == MPD_OP_UD_SEND_ONLY_IMM;
 	off += MPD_BTH_LEN;
-	rc = mpd_deth_decode(buf + off, icrc_off - off, &p->deth);
+	rc = decode_ext(buf + off, icrc_off - off, hdrs, p);
 	if (rc < 0)
 		return rc;
-	off += MPD_DETH_LEN;
-	if (imm) {
-		if (icrc_off < off + 4)
-			return MPD_ETRUNC;
-		p->imm = mpd_get_be32(buf + off);
-		off += 4;
-	}
-	hdr_end = off;
+	hdr_end = off + (size_t)rc;
 	if (icrc_off < hdr_end + p->bth.pad_cnt)
+		return MPD_ELEN;
+	/* data (or pad) on an opcode without payload disagrees with the
+	 * packet length the opcode implies (IBA 9.2 Table 35) */
+	if (!(hdrs & MPD_HDR_PAYLOAD) && icrc_off != hdr_end)
 		return MPD_ELEN;
 	p->payload = buf + hdr_end;
 	p->payload_len = icrc_off - hdr_end - p->bth.pad_cnt;

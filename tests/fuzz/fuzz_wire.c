@@ -4,7 +4,9 @@
  * picks the link (IB, RoCEv1, RoCEv2) and whether the CRCs are checked;
  * the rest is the frame. A frame that decodes has its MAD decoded, and
  * the MAD's data decoded through every attribute, record and CM layout.
- * A decoded frame must describe bytes inside the input.
+ * A decoded frame must describe bytes inside the input, and encode again
+ * (whatever its opcode's extension headers) into a frame that decodes,
+ * CRCs checked, to the same transport headers and payload.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,6 +64,52 @@ mad(const uint8_t *m, size_t len)
 		(void)mpd_layout_decode(layouts[i], m + off, len - off, &obj);
 }
 
+#define SAME(f)	(a->f == b->f)
+
+/* Everything the encoder takes from the caller after the BTH */
+static int
+same_transport(const struct mpd_pkt *a, const struct mpd_pkt *b)
+{
+	return SAME(bth.opcode) && SAME(bth.se) && SAME(bth.mig_req) &&
+	       SAME(bth.pkey) && SAME(bth.resv8a) && SAME(bth.dest_qp) &&
+	       SAME(bth.ack_req) && SAME(bth.psn) &&
+	       SAME(deth.qkey) && SAME(deth.src_qp) &&
+	       SAME(reth.va) && SAME(reth.rkey) && SAME(reth.dma_len) &&
+	       SAME(atomic.va) && SAME(atomic.rkey) &&
+	       SAME(atomic.swap_add) && SAME(atomic.compare) &&
+	       SAME(aeth.syndrome) && SAME(aeth.msn) &&
+	       SAME(atomic_orig) && SAME(imm) && SAME(ieth) &&
+	       SAME(payload_len) &&
+	       memcmp(a->payload, b->payload, a->payload_len) == 0;
+}
+
+#undef SAME
+
+/* A decoded packet encodes again, back to itself. The frame may shrink
+ * (IPv4 options and Ethernet padding are not kept) or grow by the pad a
+ * RoCE sender left out (PadCnt 0 on a length not a multiple of 4). */
+static void
+reencode(const struct mpd_pkt *p, size_t size)
+{
+	struct mpd_pkt e = *p, q;
+	uint8_t *g = malloc(size + 64);
+	int n;
+
+	if (!g)
+		return;
+	n = mpd_pkt_encode(&e, p->payload, p->payload_len, g, size + 64);
+	if (n == MPD_ERANGE && (p->payload_len + p->bth.pad_cnt) % 4) {
+		free(g);	/* that pad took a 16-bit length over */
+		return;
+	}
+	if (n < 0 || (size_t)n > size + 3)
+		abort();
+	if (mpd_pkt_decode(p->link, g, (size_t)n, 0, &q) != MPD_OK ||
+	    !same_transport(p, &q))
+		abort();
+	free(g);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -93,6 +141,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (p.payload < f || p.payload_len > size ||
 		    p.payload + p.payload_len > f + size || p.bth_off >= size)
 			abort();
+		reencode(&p, size);
 		mad(p.payload, p.payload_len);
 	}
 	/* the same bytes as a bare MAD, as a umad client hands one over */

@@ -341,6 +341,77 @@ bswap32(uint32_t v)
 }
 
 static void
+expect_be32(struct oracle *o, int fr, const char *field, uint32_t v)
+{
+	uint8_t be[4];
+
+	mpd_put_be32(be, v);
+	oracle_expect_bytes(o, fr, field, 0, be, 4);
+}
+
+/* The extension headers the opcode carries (mpd_op_hdrs()), and no field
+ * of those it does not. The stock dissector shows the AtomicETH's VA and
+ * R_Key under the RETH's field names. */
+static void
+expect_ext_headers(struct oracle *o, int fr, const struct mpd_pkt *p)
+{
+	uint32_t h = mpd_op_hdrs(p->bth.opcode);
+
+	if (h & MPD_HDR_DETH) {
+		oracle_expect_uint(o, fr, "infiniband.deth.q_key", 0,
+				   p->deth.qkey);
+		oracle_expect_uint(o, fr, "infiniband.deth.srcqp", 0,
+				   p->deth.src_qp);
+	} else {
+		oracle_expect_absent(o, fr, "infiniband.deth.q_key");
+	}
+	if (h & MPD_HDR_RETH) {
+		oracle_expect_uint(o, fr, "infiniband.reth.va", 0, p->reth.va);
+		oracle_expect_uint(o, fr, "infiniband.reth.r_key", 0,
+				   p->reth.rkey);
+		oracle_expect_uint(o, fr, "infiniband.reth.dmalen", 0,
+				   p->reth.dma_len);
+	} else {
+		oracle_expect_absent(o, fr, "infiniband.reth.dmalen");
+	}
+	if (h & MPD_HDR_ATOMIC) {
+		oracle_expect_uint(o, fr, "infiniband.reth.va", 0,
+				   p->atomic.va);
+		oracle_expect_uint(o, fr, "infiniband.reth.r_key", 0,
+				   p->atomic.rkey);
+		oracle_expect_uint(o, fr, "infiniband.atomiceth.swapdt", 0,
+				   p->atomic.swap_add);
+		oracle_expect_uint(o, fr, "infiniband.atomiceth.cmpdt", 0,
+				   p->atomic.compare);
+	} else {
+		oracle_expect_absent(o, fr, "infiniband.atomiceth.swapdt");
+	}
+	if (!(h & (MPD_HDR_RETH | MPD_HDR_ATOMIC)))
+		oracle_expect_absent(o, fr, "infiniband.reth.va");
+	if (h & MPD_HDR_AETH) {
+		oracle_expect_uint(o, fr, "infiniband.aeth.syndrome", 0,
+				   p->aeth.syndrome);
+		oracle_expect_uint(o, fr, "infiniband.aeth.msn", 0,
+				   p->aeth.msn);
+	} else {
+		oracle_expect_absent(o, fr, "infiniband.aeth.syndrome");
+	}
+	if (h & MPD_HDR_ATOMIC_ACK)
+		oracle_expect_uint(o, fr, "infiniband.atomicacketh.origremdt",
+				   0, p->atomic_orig);
+	else
+		oracle_expect_absent(o, fr, "infiniband.atomicacketh.origremdt");
+	if (h & MPD_HDR_IMM)
+		expect_be32(o, fr, "infiniband.immdt", p->imm);
+	else
+		oracle_expect_absent(o, fr, "infiniband.immdt");
+	if (h & MPD_HDR_IETH)
+		expect_be32(o, fr, "infiniband.ieth", p->ieth);
+	else
+		oracle_expect_absent(o, fr, "infiniband.ieth");
+}
+
+static void
 expect_headers(struct oracle *o, int fr, const struct mpd_pkt *p)
 {
 	if (p->link == MPD_LINK_IB) {
@@ -408,8 +479,7 @@ expect_headers(struct oracle *o, int fr, const struct mpd_pkt *p)
 	oracle_expect_uint(o, fr, "infiniband.bth.destqp", 0, p->bth.dest_qp);
 	oracle_expect_uint(o, fr, "infiniband.bth.a", 0, p->bth.ack_req);
 	oracle_expect_uint(o, fr, "infiniband.bth.psn", 0, p->bth.psn);
-	oracle_expect_uint(o, fr, "infiniband.deth.q_key", 0, p->deth.qkey);
-	oracle_expect_uint(o, fr, "infiniband.deth.srcqp", 0, p->deth.src_qp);
+	expect_ext_headers(o, fr, p);
 	/* tshark reads the ICRC bytes big-endian; IB sends them LSB first */
 	oracle_expect_uint(o, fr, "infiniband.invariant.crc", 0,
 			   bswap32(p->icrc));

@@ -28,8 +28,9 @@ void oracle_free(struct oracle *o);
 void oracle_pkt_init(struct mpd_pkt *p, enum mpd_link link, uint32_t dest_qp,
 		     uint32_t src_qp);
 /*
- * Encode p + payload, write it, and expect every transport header field and
- * the ICRC (and VCRC, framing lengths, checksums) as encoded. Returns the
+ * Encode p + payload, write it, and expect every transport header field
+ * (the extension headers mpd_op_hdrs() gives the opcode, and none of the
+ * others) and the ICRC (and VCRC, framing lengths, checksums) as encoded. Returns the
  * frame number (1-based) or 0 when encoding failed (which is reported).
  */
 int oracle_add_pkt(struct oracle *o, const char *label, struct mpd_pkt *p,

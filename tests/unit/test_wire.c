@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the wire codec core: the two link CRCs, the IB transport
- * headers (golden bytes drawn from IBA 7.7, 8.3, 9.2 and 9.3.3) and whole
- * UD packets on the three links (round trips, every rejection path).
+ * headers (golden bytes drawn from IBA 7.7, 8.3, 9.2 and 9.3), which
+ * headers each opcode carries (9.2 Table 35) and whole packets on the three
+ * links: UD in depth, every RC/UC opcode with its extension headers (round
+ * trips, golden frames, every rejection path).
  *
  * The references here (bitwise CRCs, ICRC masking, IPv4/UDP checksums) are
  * written from the specifications, not from the codec, so that the codec is
@@ -558,6 +560,323 @@ test_deth(void)
 	is_int(bad, 0, "DETH decode of 0..7 bytes is MPD_ETRUNC");
 }
 
+/* ---- extension headers after the BTH (IBA 9.3) -------------------------- */
+
+/* Big-endian bytes written out by hand, not with the codec's helpers. */
+static void
+put_be(uint8_t *p, uint64_t v, unsigned int n)
+{
+	while (n--) {
+		p[n] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+/* Encode/decode of one header kind through a common signature. */
+struct ext_kind {
+	const char *name;
+	size_t len;
+	int (*enc)(const void *h, uint8_t *buf, size_t cap);
+	int (*dec)(const uint8_t *buf, size_t len, void *h);
+	void (*rnd)(void *h);
+	const void *golden_obj;
+	const uint8_t *golden;
+};
+
+static int
+enc_reth(const void *h, uint8_t *b, size_t c)
+{
+	return mpd_reth_encode(h, b, c);
+}
+
+static int
+dec_reth(const uint8_t *b, size_t n, void *h)
+{
+	return mpd_reth_decode(b, n, h);
+}
+
+static void
+rnd_reth(void *v)
+{
+	struct mpd_reth *h = v;
+
+	h->va = rnd64();
+	h->rkey = (uint32_t)rnd64();
+	h->dma_len = (uint32_t)rnd64();
+}
+
+static int
+enc_aeth(const void *h, uint8_t *b, size_t c)
+{
+	return mpd_aeth_encode(h, b, c);
+}
+
+static int
+dec_aeth(const uint8_t *b, size_t n, void *h)
+{
+	return mpd_aeth_decode(b, n, h);
+}
+
+static void
+rnd_aeth(void *v)
+{
+	struct mpd_aeth *h = v;
+
+	h->syndrome = (uint8_t)rnd64();
+	h->msn = (uint32_t)rnd_bits(24);
+}
+
+static int
+enc_atomic(const void *h, uint8_t *b, size_t c)
+{
+	return mpd_atomic_eth_encode(h, b, c);
+}
+
+static int
+dec_atomic(const uint8_t *b, size_t n, void *h)
+{
+	return mpd_atomic_eth_decode(b, n, h);
+}
+
+static void
+rnd_atomic(void *v)
+{
+	struct mpd_atomic_eth *h = v;
+
+	h->va = rnd64();
+	h->rkey = (uint32_t)rnd64();
+	h->swap_add = rnd64();
+	h->compare = rnd64();
+}
+
+static int
+enc_atomic_ack(const void *h, uint8_t *b, size_t c)
+{
+	return mpd_atomic_ack_encode(*(const uint64_t *)h, b, c);
+}
+
+static int
+dec_atomic_ack(const uint8_t *b, size_t n, void *h)
+{
+	return mpd_atomic_ack_decode(b, n, h);
+}
+
+static void
+rnd_atomic_ack(void *v)
+{
+	*(uint64_t *)v = rnd64();
+}
+
+/* RETH: VA, R_Key, DMA Length */
+static const uint8_t g_reth[MPD_RETH_LEN] = {
+	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+	0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x00, 0x00,
+};
+static const struct mpd_reth o_reth = {
+	.va = 0x0123456789abcdefull, .rkey = 0xdeadbeef, .dma_len = 0x10000,
+};
+/* AETH: Syndrome (NAK, remote access error), MSN */
+static const uint8_t g_aeth[MPD_AETH_LEN] = { 0x62, 0x12, 0x34, 0x56 };
+static const struct mpd_aeth o_aeth = {
+	.syndrome = MPD_AETH_NAK | MPD_NAK_REM_ACCESS, .msn = 0x123456,
+};
+/* AtomicETH: VA, R_Key, Swap (Add) Data, Compare Data */
+static const uint8_t g_atomic[MPD_ATOMIC_ETH_LEN] = {
+	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+	0x99, 0xaa, 0xbb, 0xcc,
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+	0xf0, 0xe0, 0xd0, 0xc0, 0xb0, 0xa0, 0x90, 0x80,
+};
+static const struct mpd_atomic_eth o_atomic = {
+	.va = 0x1122334455667788ull, .rkey = 0x99aabbcc,
+	.swap_add = 0x0102030405060708ull, .compare = 0xf0e0d0c0b0a09080ull,
+};
+/* AtomicAckETH: Original Remote Data */
+static const uint8_t g_atomic_ack[MPD_ATOMIC_ACK_LEN] = {
+	0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10,
+};
+static const uint64_t o_atomic_ack = 0xfedcba9876543210ull;
+
+static void
+test_ext_kind(const struct ext_kind *k)
+{
+	union {
+		struct mpd_reth reth;
+		struct mpd_aeth aeth;
+		struct mpd_atomic_eth atomic;
+		uint64_t orig;
+	} d, w;
+	uint8_t b[64], b2[64];
+	size_t n;
+	int bad = 0;
+
+	memset(b, 0xee, sizeof(b));
+	is_int(k->enc(k->golden_obj, b, sizeof(b)), k->len, "%s encode",
+	       k->name);
+	ok(memcmp(b, k->golden, k->len) == 0 && b[k->len] == 0xee,
+	   "%s golden bytes, nothing written past them", k->name);
+	memset(&d, 0x5a, sizeof(d));
+	is_int(k->dec(k->golden, k->len, &d), k->len, "%s decode", k->name);
+	memset(b, 0xee, sizeof(b));
+	ok(k->enc(&d, b, k->len) == (int)k->len &&
+	   memcmp(b, k->golden, k->len) == 0,
+	   "%s decoded from the golden bytes encodes them again", k->name);
+	for (n = 0; n < 1000; n++) {
+		memset(&w, 0, sizeof(w));
+		k->rnd(&w);
+		if (k->enc(&w, b, k->len) != (int)k->len ||
+		    k->dec(b, k->len, &d) != (int)k->len ||
+		    k->enc(&d, b2, k->len) != (int)k->len ||
+		    memcmp(b, b2, k->len) != 0)
+			bad++;
+	}
+	is_int(bad, 0, "%s random round trips", k->name);
+	bad = 0;
+	for (n = 0; n < k->len; n++)
+		if (k->enc(k->golden_obj, b, n) != MPD_ENOSPC ||
+		    k->dec(k->golden, n, &d) != MPD_ETRUNC)
+			bad++;
+	is_int(bad, 0, "%s: encode into 0..%zu bytes is MPD_ENOSPC, decode "
+	       "of them MPD_ETRUNC", k->name, k->len - 1);
+}
+
+static void
+test_ext_hdrs(void)
+{
+	static const struct ext_kind kinds[] = {
+		{ "RETH", MPD_RETH_LEN, enc_reth, dec_reth, rnd_reth,
+		  &o_reth, g_reth },
+		{ "AETH", MPD_AETH_LEN, enc_aeth, dec_aeth, rnd_aeth,
+		  &o_aeth, g_aeth },
+		{ "AtomicETH", MPD_ATOMIC_ETH_LEN, enc_atomic, dec_atomic,
+		  rnd_atomic, &o_atomic, g_atomic },
+		{ "AtomicAckETH", MPD_ATOMIC_ACK_LEN, enc_atomic_ack,
+		  dec_atomic_ack, rnd_atomic_ack, &o_atomic_ack,
+		  g_atomic_ack },
+	};
+	struct mpd_reth r;
+	struct mpd_aeth a;
+	struct mpd_atomic_eth t;
+	uint64_t orig;
+	uint8_t b[MPD_ATOMIC_ETH_LEN];
+	size_t i;
+
+	is_int(MPD_RETH_LEN, 16, "RETH is 16 bytes");
+	is_int(MPD_AETH_LEN, 4, "AETH is 4 bytes");
+	is_int(MPD_ATOMIC_ETH_LEN, 28, "AtomicETH is 28 bytes");
+	is_int(MPD_ATOMIC_ACK_LEN, 8, "AtomicAckETH is 8 bytes");
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		test_ext_kind(&kinds[i]);
+
+	ok(mpd_reth_decode(g_reth, sizeof(g_reth), &r) == MPD_RETH_LEN &&
+	   r.va == o_reth.va && r.rkey == o_reth.rkey &&
+	   r.dma_len == o_reth.dma_len, "RETH golden fields");
+	ok(mpd_aeth_decode(g_aeth, sizeof(g_aeth), &a) == MPD_AETH_LEN &&
+	   a.syndrome == 0x62 && a.msn == 0x123456 &&
+	   (a.syndrome & MPD_AETH_TYPE_MASK) == MPD_AETH_NAK &&
+	   (a.syndrome & 0x1f) == MPD_NAK_REM_ACCESS,
+	   "AETH golden fields: NAK, remote access error, MSN 0x123456");
+	ok(mpd_atomic_eth_decode(g_atomic, sizeof(g_atomic), &t) ==
+	   MPD_ATOMIC_ETH_LEN && t.va == o_atomic.va &&
+	   t.rkey == o_atomic.rkey && t.swap_add == o_atomic.swap_add &&
+	   t.compare == o_atomic.compare, "AtomicETH golden fields");
+	ok(mpd_atomic_ack_decode(g_atomic_ack, sizeof(g_atomic_ack), &orig) ==
+	   MPD_ATOMIC_ACK_LEN && orig == o_atomic_ack,
+	   "AtomicAckETH golden field");
+	a = o_aeth;
+	a.msn = 1u << 24;
+	is_int(mpd_aeth_encode(&a, b, sizeof(b)), MPD_ERANGE,
+	       "AETH MSN of 25 bits is MPD_ERANGE");
+	a.msn = 0xffffff;
+	a.syndrome = 0xff;
+	ok(mpd_aeth_encode(&a, b, sizeof(b)) == MPD_AETH_LEN &&
+	   b[0] == 0xff && b[1] == 0xff && b[2] == 0xff && b[3] == 0xff,
+	   "AETH all ones");
+}
+
+/* IBA 9.2 Table 35, written out again: the headers after the BTH of each
+ * opcode this codec carries. */
+static const struct {
+	uint8_t op;
+	uint32_t hdrs;
+	const char *name;
+} op_table[] = {
+#define P MPD_HDR_PAYLOAD
+	{ 0x00, P, "RC SEND First" },
+	{ 0x01, P, "RC SEND Middle" },
+	{ 0x02, P, "RC SEND Last" },
+	{ 0x03, MPD_HDR_IMM | P, "RC SEND Last with Immediate" },
+	{ 0x04, P, "RC SEND Only" },
+	{ 0x05, MPD_HDR_IMM | P, "RC SEND Only with Immediate" },
+	{ 0x06, MPD_HDR_RETH | P, "RC RDMA WRITE First" },
+	{ 0x07, P, "RC RDMA WRITE Middle" },
+	{ 0x08, P, "RC RDMA WRITE Last" },
+	{ 0x09, MPD_HDR_IMM | P, "RC RDMA WRITE Last with Immediate" },
+	{ 0x0a, MPD_HDR_RETH | P, "RC RDMA WRITE Only" },
+	{ 0x0b, MPD_HDR_RETH | MPD_HDR_IMM | P,
+	  "RC RDMA WRITE Only with Immediate" },
+	{ 0x0c, MPD_HDR_RETH, "RC RDMA READ Request" },
+	{ 0x0d, MPD_HDR_AETH | P, "RC RDMA READ response First" },
+	{ 0x0e, P, "RC RDMA READ response Middle" },
+	{ 0x0f, MPD_HDR_AETH | P, "RC RDMA READ response Last" },
+	{ 0x10, MPD_HDR_AETH | P, "RC RDMA READ response Only" },
+	{ 0x11, MPD_HDR_AETH, "RC Acknowledge" },
+	{ 0x12, MPD_HDR_AETH | MPD_HDR_ATOMIC_ACK, "RC ATOMIC Acknowledge" },
+	{ 0x13, MPD_HDR_ATOMIC, "RC CmpSwap" },
+	{ 0x14, MPD_HDR_ATOMIC, "RC FetchAdd" },
+	{ 0x16, MPD_HDR_IETH | P, "RC SEND Last with Invalidate" },
+	{ 0x17, MPD_HDR_IETH | P, "RC SEND Only with Invalidate" },
+	{ 0x20, P, "UC SEND First" },
+	{ 0x21, P, "UC SEND Middle" },
+	{ 0x22, P, "UC SEND Last" },
+	{ 0x23, MPD_HDR_IMM | P, "UC SEND Last with Immediate" },
+	{ 0x24, P, "UC SEND Only" },
+	{ 0x25, MPD_HDR_IMM | P, "UC SEND Only with Immediate" },
+	{ 0x26, MPD_HDR_RETH | P, "UC RDMA WRITE First" },
+	{ 0x27, P, "UC RDMA WRITE Middle" },
+	{ 0x28, P, "UC RDMA WRITE Last" },
+	{ 0x29, MPD_HDR_IMM | P, "UC RDMA WRITE Last with Immediate" },
+	{ 0x2a, MPD_HDR_RETH | P, "UC RDMA WRITE Only" },
+	{ 0x2b, MPD_HDR_RETH | MPD_HDR_IMM | P,
+	  "UC RDMA WRITE Only with Immediate" },
+	{ 0x64, MPD_HDR_DETH | P, "UD SEND Only" },
+	{ 0x65, MPD_HDR_DETH | MPD_HDR_IMM | P,
+	  "UD SEND Only with Immediate" },
+#undef P
+};
+
+#define N_OPS	(sizeof(op_table) / sizeof(op_table[0]))
+
+static void
+test_op_hdrs(void)
+{
+	unsigned int op, bad = 0, zero = 0;
+	size_t i;
+
+	for (op = 0; op < 256; op++) {
+		uint32_t want = 0;
+
+		for (i = 0; i < N_OPS; i++)
+			if (op_table[i].op == op)
+				want = op_table[i].hdrs;
+		if (mpd_op_hdrs((uint8_t)op) != want && !bad++)
+			tap_diag("opcode 0x%02x: 0x%x, want 0x%x", op,
+				 mpd_op_hdrs((uint8_t)op), want);
+		zero += want == 0;
+	}
+	is_int(bad, 0, "mpd_op_hdrs: the %zu RC/UC/UD opcodes of IBA 9.2 "
+	       "Table 35 and 0 for the %u others", N_OPS, zero);
+	is_int(mpd_op_hdrs(0x15), 0, "mpd_op_hdrs: RC 0x15 (reserved) is 0");
+	is_int(mpd_op_hdrs(0x40), 0, "mpd_op_hdrs: RD SEND First is 0");
+	is_int(mpd_op_hdrs(0x81), 0, "mpd_op_hdrs: CNP is 0");
+	is_int(mpd_op_hdrs(0x2c), 0, "mpd_op_hdrs: UC has no READ request");
+	is_int(mpd_op_hdrs(0x36), 0, "mpd_op_hdrs: UC has no SEND with "
+	       "Invalidate");
+	is_int(mpd_op_hdrs(0x60), 0, "mpd_op_hdrs: UD has no SEND First");
+	is_int(mpd_op_hdrs(MPD_OP_UD_SEND_ONLY), MPD_HDR_DETH | MPD_HDR_PAYLOAD,
+	       "mpd_op_hdrs: UD SEND Only is DETH + payload");
+}
+
 /* ---- whole packets ------------------------------------------------------ */
 
 struct cfg {
@@ -641,11 +960,18 @@ cfg_hdr_len(const struct cfg *c)
 	}
 }
 
+/* ext: bytes of extension headers between BTH and payload */
+static size_t
+cfg_frame_len_ext(const struct cfg *c, size_t ext, size_t plen)
+{
+	return cfg_hdr_len(c) + 12 + ext + ((plen + 3) & ~(size_t)3) + 4 +
+	       (c->link == MPD_LINK_IB ? 2 : 0);
+}
+
 static size_t
 cfg_frame_len(const struct cfg *c, size_t plen)
 {
-	return cfg_hdr_len(c) + 12 + 8 + (c->imm ? 4 : 0) +
-	       ((plen + 3) & ~(size_t)3) + 4 + (c->link == MPD_LINK_IB ? 2 : 0);
+	return cfg_frame_len_ext(c, 8 + (c->imm ? 4 : 0), plen);
 }
 
 static size_t
@@ -715,10 +1041,11 @@ fill_pkt(const struct cfg *c, struct mpd_pkt *p)
 		p->imm = (uint32_t)rnd64();
 }
 
-/* The bytes of an encoded frame against the layouts; NULL when right. */
+/* The bytes of an encoded frame against the layouts, with opcode op and
+ * ext bytes of extension headers after the BTH; NULL when right. */
 static const char *
-check_bytes(const struct cfg *c, const uint8_t *f, size_t total,
-	    const uint8_t *payload, size_t plen)
+check_bytes_op(const struct cfg *c, const uint8_t *f, size_t total,
+	       uint8_t op, size_t ext, const uint8_t *payload, size_t plen)
 {
 	size_t pad = (4 - plen % 4) % 4, icrc_off = cfg_icrc_off(c, total);
 	size_t bth = cfg_hdr_len(c), l3, data;
@@ -781,9 +1108,9 @@ check_bytes(const struct cfg *c, const uint8_t *f, size_t total,
 				return "UDP checksum over IPv6";
 		}
 	}
-	if (f[bth] != (c->imm ? 0x65 : 0x64) || ((f[bth + 1] >> 4) & 3) != pad)
+	if (f[bth] != op || ((f[bth + 1] >> 4) & 3) != pad)
 		return "BTH opcode/PadCnt";
-	data = bth + 20 + (c->imm ? 4 : 0);
+	data = bth + 12 + ext;
 	if (plen && memcmp(f + data, payload, plen) != 0)
 		return "payload";
 	for (i = 0; i < pad; i++)
@@ -794,6 +1121,14 @@ check_bytes(const struct cfg *c, const uint8_t *f, size_t total,
 	if (le32_at(f + icrc_off) != ref_icrc(c->link, f, icrc_off))
 		return "ICRC";
 	return NULL;
+}
+
+static const char *
+check_bytes(const struct cfg *c, const uint8_t *f, size_t total,
+	    const uint8_t *payload, size_t plen)
+{
+	return check_bytes_op(c, f, total, c->imm ? 0x65 : 0x64,
+			      8 + (c->imm ? 4 : 0), payload, plen);
 }
 
 #define DIFF(f) do { if (a->f != b->f) return #f; } while (0)
@@ -827,7 +1162,12 @@ pkt_diff(const struct mpd_pkt *a, const struct mpd_pkt *b)
 	DIFF(bth.tver); DIFF(bth.pkey); DIFF(bth.resv8a); DIFF(bth.dest_qp);
 	DIFF(bth.ack_req); DIFF(bth.psn);
 	DIFF(deth.qkey); DIFF(deth.src_qp);
-	DIFF(imm);
+	DIFF(reth.va); DIFF(reth.rkey); DIFF(reth.dma_len);
+	DIFF(atomic.va); DIFF(atomic.rkey); DIFF(atomic.swap_add);
+	DIFF(atomic.compare);
+	DIFF(aeth.syndrome); DIFF(aeth.msn);
+	DIFF(atomic_orig);
+	DIFF(imm); DIFF(ieth);
 	DIFF(payload_len); DIFF(bth_off); DIFF(icrc); DIFF(vcrc);
 	return NULL;
 }
@@ -1309,22 +1649,28 @@ test_pkt_rejects(void)
 	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EVERSION,
 	       "IB: BTH TVer 1 is MPD_EVERSION");
 	memcpy(frame, scratch, total);
-	for (op = 0; op < 256; op++) {
-		int rc;
+	{
+		unsigned int n = 0;
 
-		if (op == MPD_OP_UD_SEND_ONLY || op == MPD_OP_UD_SEND_ONLY_IMM)
-			continue;
-		frame[bth] = (uint8_t)op;
-		rc = decode_exact(c->link, frame, total, 0, &q);
-		if (rc != MPD_EOPCODE && !bad++)
-			tap_diag("opcode 0x%02x: %d", op, rc);
+		for (op = 0; op < 256; op++) {
+			int rc;
+
+			if (mpd_op_hdrs((uint8_t)op))
+				continue;
+			frame[bth] = (uint8_t)op;
+			rc = decode_exact(c->link, frame, total, 0, &q);
+			if (rc != MPD_EOPCODE && !bad++)
+				tap_diag("opcode 0x%02x: %d", op, rc);
+			n++;
+		}
+		is_int(bad, 0, "IB: each of the %u BTH opcodes the codec does "
+		       "not carry is MPD_EOPCODE", n);
 	}
-	is_int(bad, 0, "IB: each of the 254 other BTH opcodes is MPD_EOPCODE");
 	memcpy(frame, scratch, total);
-	frame[bth] = 0x04;	/* RC SEND Only */
+	frame[bth] = 0x44;	/* RD SEND Only */
 	is_int(decode_exact(c->link, frame, total,
 			    MPD_PKT_NO_ICRC_CHECK | MPD_PKT_NO_VCRC_CHECK, &q),
-	       MPD_EOPCODE, "IB: RC SEND Only is MPD_EOPCODE even without "
+	       MPD_EOPCODE, "IB: RD SEND Only is MPD_EOPCODE even without "
 	       "CRC checks");
 
 	/* pad count larger than the payload */
@@ -1538,9 +1884,9 @@ test_pkt_rejects(void)
 	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_ELEN,
 	       "RoCEv2: PadCnt 3 with no payload is MPD_ELEN");
 	memcpy(frame, scratch, total);
-	frame[bth] = 0x0a;	/* RC RDMA WRITE Only */
+	frame[bth] = 0x81;	/* CNP */
 	is_int(decode_exact(c->link, frame, total, 0, &q), MPD_EOPCODE,
-	       "RoCEv2: RC RDMA WRITE Only is MPD_EOPCODE");
+	       "RoCEv2: CNP (0x81) is MPD_EOPCODE");
 	memcpy(frame, scratch, total);
 	memset(frame + total, 0, 10);
 	is_int(decode_exact(c->link, frame, total + 10, 0, &q), MPD_OK,
@@ -1656,12 +2002,12 @@ test_pkt_encode_errors(void)
 
 	c = find_cfg(MPD_LINK_IB, false, false, 0, false);
 	fill_pkt(c, &p);
-	w = p, w.bth.opcode = 0x04;
+	w = p, w.bth.opcode = 0x44;
 	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
-	       MPD_EOPCODE, "encode: RC SEND Only is MPD_EOPCODE");
-	w = p, w.bth.opcode = 0x00;
+	       MPD_EOPCODE, "encode: RD SEND Only is MPD_EOPCODE");
+	w = p, w.bth.opcode = 0x15;
 	is_int(mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame)),
-	       MPD_EOPCODE, "encode: opcode 0 is MPD_EOPCODE");
+	       MPD_EOPCODE, "encode: reserved RC opcode 0x15 is MPD_EOPCODE");
 	w = p;
 	is_int(mpd_pkt_encode(&w, NULL, 4, frame, sizeof(frame)), MPD_EINVAL,
 	       "encode: payload length without payload is MPD_EINVAL");
@@ -1773,6 +2119,581 @@ test_pkt_encode_errors(void)
 	       "MPD_ERANGE");
 }
 
+/* ---- whole packets of every opcode -------------------------------------- */
+
+static size_t
+ref_ext_len(uint32_t h)
+{
+	size_t n = 0;
+
+	n += h & MPD_HDR_DETH ? 8 : 0;
+	n += h & MPD_HDR_RETH ? 16 : 0;
+	n += h & MPD_HDR_ATOMIC ? 28 : 0;
+	n += h & MPD_HDR_AETH ? 4 : 0;
+	n += h & MPD_HDR_ATOMIC_ACK ? 8 : 0;
+	n += h & MPD_HDR_IMM ? 4 : 0;
+	n += h & MPD_HDR_IETH ? 4 : 0;
+	return n;
+}
+
+/* The extension headers h of p as the IBA 9.3 layouts put them, in the
+ * order of 9.2 Table 35. Returns their length. */
+static size_t
+ref_ext(const struct mpd_pkt *p, uint32_t h, uint8_t *b)
+{
+	size_t n = 0;
+
+	if (h & MPD_HDR_DETH) {
+		put_be(b, p->deth.qkey, 4);
+		b[4] = 0;
+		put_be(b + 5, p->deth.src_qp, 3);
+		n += 8;
+	}
+	if (h & MPD_HDR_RETH) {
+		put_be(b + n, p->reth.va, 8);
+		put_be(b + n + 8, p->reth.rkey, 4);
+		put_be(b + n + 12, p->reth.dma_len, 4);
+		n += 16;
+	}
+	if (h & MPD_HDR_ATOMIC) {
+		put_be(b + n, p->atomic.va, 8);
+		put_be(b + n + 8, p->atomic.rkey, 4);
+		put_be(b + n + 12, p->atomic.swap_add, 8);
+		put_be(b + n + 20, p->atomic.compare, 8);
+		n += 28;
+	}
+	if (h & MPD_HDR_AETH) {
+		b[n] = p->aeth.syndrome;
+		put_be(b + n + 1, p->aeth.msn, 3);
+		n += 4;
+	}
+	if (h & MPD_HDR_ATOMIC_ACK) {
+		put_be(b + n, p->atomic_orig, 8);
+		n += 8;
+	}
+	if (h & MPD_HDR_IMM) {
+		put_be(b + n, p->imm, 4);
+		n += 4;
+	}
+	if (h & MPD_HDR_IETH) {
+		put_be(b + n, p->ieth, 4);
+		n += 4;
+	}
+	return n;
+}
+
+/* Random extension header fields where the opcode has them, zero where it
+ * has not (as a decode leaves them). */
+static void
+fill_ext(struct mpd_pkt *p, uint32_t h)
+{
+	memset(&p->deth, 0, sizeof(p->deth));
+	memset(&p->reth, 0, sizeof(p->reth));
+	memset(&p->aeth, 0, sizeof(p->aeth));
+	memset(&p->atomic, 0, sizeof(p->atomic));
+	p->atomic_orig = 0;
+	p->imm = 0;
+	p->ieth = 0;
+	if (h & MPD_HDR_DETH) {
+		p->deth.qkey = (uint32_t)rnd64();
+		p->deth.src_qp = (uint32_t)rnd_bits(24);
+	}
+	if (h & MPD_HDR_RETH)
+		rnd_reth(&p->reth);
+	if (h & MPD_HDR_ATOMIC)
+		rnd_atomic(&p->atomic);
+	if (h & MPD_HDR_AETH)
+		rnd_aeth(&p->aeth);
+	if (h & MPD_HDR_ATOMIC_ACK)
+		p->atomic_orig = rnd64();
+	if (h & MPD_HDR_IMM)
+		p->imm = (uint32_t)rnd64();
+	if (h & MPD_HDR_IETH)
+		p->ieth = (uint32_t)rnd64();
+}
+
+static void
+test_pkt_all_opcodes(void)
+{
+	static const size_t plens[] = { 0, 1, 2, 3, 4, 5, 61, 256 };
+	static uint8_t payload[256];
+	uint8_t ext[64];
+	struct mpd_pkt p, q;
+	size_t i, j, k;
+
+	for (i = 0; i < ncfgs; i++) {
+		const struct cfg *c = &cfgs[i];
+		size_t bad = 0, tried = 0;
+
+		if (c->imm)	/* the opcode is set below */
+			continue;
+		for (j = 0; j < N_OPS; j++) {
+			uint32_t h = op_table[j].hdrs;
+
+			for (k = 0; k < sizeof(plens) / sizeof(plens[0]); k++) {
+				size_t plen = plens[k], elen, total = 0;
+				const char *why = NULL;
+				int rc;
+
+				if (plen && !(h & MPD_HDR_PAYLOAD))
+					continue;
+				tried++;
+				fill_pkt(c, &p);
+				p.bth.opcode = op_table[j].op;
+				fill_ext(&p, h);
+				rnd_bytes(payload, plen);
+				elen = ref_ext(&p, h, ext);
+				rc = mpd_pkt_encode(&p, payload, plen, frame,
+						    sizeof(frame));
+				if (rc < 0)
+					why = mpd_strerror(rc);
+				else if ((size_t)rc !=
+					 cfg_frame_len_ext(c, elen, plen))
+					why = "frame length";
+				else
+					why = check_bytes_op(c, frame,
+						total = (size_t)rc,
+						op_table[j].op, elen, payload,
+						plen);
+				if (!why && memcmp(frame + cfg_hdr_len(c) + 12,
+						   ext, elen) != 0)
+					why = "extension header bytes";
+				if (!why) {
+					uint8_t *d = dup_exact(frame, total);
+
+					rc = mpd_pkt_decode(c->link, d, total,
+							    0, &q);
+					if (rc != MPD_OK)
+						why = mpd_strerror(rc);
+					else
+						why = pkt_diff(&p, &q);
+					if (!why &&
+					    (q.payload != d + cfg_hdr_len(c) +
+					     12 + elen ||
+					     q.payload_len != plen))
+						why = "decoded payload";
+					free(d);
+				}
+				if (why && !bad++)
+					tap_diag("%s, %s, payload %zu: %s",
+						 c->name, op_table[j].name,
+						 plen, why);
+			}
+		}
+		ok(bad == 0, "%s: each of the %zu RC/UC/UD opcodes encodes to "
+		   "the IBA layouts and decodes back (%zu packets)", c->name,
+		   N_OPS, tried);
+	}
+}
+
+/*
+ * A frame put together by hand from the layouts, sharing nothing with the
+ * codec: LRH (VL 2, SL 0, DLID 5, SLID 3) on IB, Ethernet / IPv4 (DF, TTL
+ * 64, 10.0.0.1 -> 10.0.0.2) / UDP (0xc000 -> 4791) on RoCEv2; a BTH with
+ * the given opcode and PadCnt, P_Key 0xffff, DestQP 0x11, AckReq, PSN
+ * 0x22; then body, ICRC and on IB the VCRC. On IB body_len is a multiple
+ * of 4.
+ */
+static size_t
+raw_frame(enum mpd_link link, uint8_t op, unsigned int pad,
+	  const uint8_t *body, size_t body_len, uint8_t *f)
+{
+	static const uint8_t eth[14] = {
+		0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02, 0x08, 0x00,
+	};
+	size_t bth, icrc_off, total;
+
+	if (link == MPD_LINK_IB) {
+		size_t words = (8 + 12 + body_len + 4) / 4;
+
+		f[0] = 0x20;
+		f[1] = 0x02;
+		put_be(f + 2, 5, 2);
+		put_be(f + 4, words, 2);
+		put_be(f + 6, 3, 2);
+		bth = 8;
+	} else {
+		uint8_t *ip = f + 14, *udp = ip + 20;
+		size_t ip_len = 20 + 8 + 12 + body_len + 4;
+
+		memcpy(f, eth, sizeof(eth));
+		memset(ip, 0, 20);
+		ip[0] = 0x45;
+		put_be(ip + 2, ip_len, 2);
+		ip[6] = 0x40;
+		ip[8] = 64;
+		ip[9] = 17;
+		put_be(ip + 12, 0x0a000001, 4);
+		put_be(ip + 16, 0x0a000002, 4);
+		ip4_fix_csum(ip);
+		put_be(udp, 0xc000, 2);
+		put_be(udp + 2, 4791, 2);
+		put_be(udp + 4, ip_len - 20, 2);
+		put_be(udp + 6, 0, 2);
+		bth = 14 + 20 + 8;
+	}
+	f[bth] = op;
+	f[bth + 1] = (uint8_t)(pad << 4);
+	put_be(f + bth + 2, 0xffff, 2);
+	put_be(f + bth + 4, 0x11, 4);
+	put_be(f + bth + 8, 0x80000022u, 4);
+	memcpy(f + bth + 12, body, body_len);
+	icrc_off = bth + 12 + body_len;
+	put_be(f + icrc_off, 0, 4);
+	{
+		uint32_t icrc = ref_icrc(link, f, icrc_off);
+
+		f[icrc_off] = (uint8_t)icrc;
+		f[icrc_off + 1] = (uint8_t)(icrc >> 8);
+		f[icrc_off + 2] = (uint8_t)(icrc >> 16);
+		f[icrc_off + 3] = (uint8_t)(icrc >> 24);
+	}
+	total = icrc_off + 4;
+	if (link == MPD_LINK_IB) {
+		uint16_t v = ref_vcrc(f, total);
+
+		f[total] = (uint8_t)v;
+		f[total + 1] = (uint8_t)(v >> 8);
+		total += 2;
+	}
+	return total;
+}
+
+/* The headers raw_frame() writes, for the encoder. */
+static void
+raw_pkt(enum mpd_link link, uint8_t op, struct mpd_pkt *p)
+{
+	static const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+	static const uint8_t src[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+
+	memset(p, 0, sizeof(*p));
+	p->link = link;
+	p->bth.opcode = op;
+	p->bth.pkey = 0xffff;
+	p->bth.dest_qp = 0x11;
+	p->bth.ack_req = 1;
+	p->bth.psn = 0x22;
+	if (link == MPD_LINK_IB) {
+		p->lrh.vl = 2;
+		p->lrh.dlid = 5;
+		p->lrh.slid = 3;
+		return;
+	}
+	memcpy(p->eth.dst, dst, 6);
+	memcpy(p->eth.src, src, 6);
+	p->ip_ver = 4;
+	p->ip4.frag = 0x4000;
+	p->ip4.ttl = 64;
+	p->ip4.src[0] = 10;
+	p->ip4.src[3] = 1;
+	p->ip4.dst[0] = 10;
+	p->ip4.dst[3] = 2;
+	p->udp.sport = 0xc000;
+	p->udp.dport = MPD_ROCE_UDP_PORT;
+}
+
+/* p encodes to the hand-built frame of ext || payload, and that frame
+ * decodes to p. */
+static void
+check_golden(const char *name, struct mpd_pkt *p, const uint8_t *ext,
+	     size_t elen, const uint8_t *payload, size_t plen)
+{
+	static uint8_t want[512];
+	uint8_t body[256];
+	size_t pad = (4 - plen % 4) % 4, n;
+	const char *ln = p->link == MPD_LINK_IB ? "IB" : "RoCEv2";
+	struct mpd_pkt q;
+	const char *why;
+	int rc;
+
+	memcpy(body, ext, elen);
+	if (plen)
+		memcpy(body + elen, payload, plen);
+	memset(body + elen + plen, 0, pad);
+	n = raw_frame(p->link, p->bth.opcode, (unsigned int)pad, body,
+		      elen + plen + pad, want);
+	rc = mpd_pkt_encode(p, payload, plen, frame, sizeof(frame));
+	is_int(rc, (int)n, "%s %s: encode", ln, name);
+	ok(rc == (int)n && memcmp(frame, want, n) == 0,
+	   "%s %s: golden bytes", ln, name);
+	rc = decode_exact(p->link, want, n, 0, &q);
+	why = rc == MPD_OK ? pkt_diff(p, &q) : mpd_strerror(rc);
+	if (!why && q.payload_len != plen)
+		why = "payload length";
+	ok(!why, "%s %s: the golden frame decodes to the encoded fields%s%s",
+	   ln, name, why ? ": " : "", why ? why : "");
+}
+
+static void
+test_pkt_golden_ext(void)
+{
+	static const enum mpd_link links[] = { MPD_LINK_IB, MPD_LINK_ROCE_V2 };
+	static const uint8_t hello[] = "hello";
+	static const uint8_t data8[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	uint8_t e[64];
+	struct mpd_pkt p;
+	size_t l;
+
+	for (l = 0; l < 2; l++) {
+		enum mpd_link k = links[l];
+
+		/* RETH, ImmDt, payload with 3 bytes of pad */
+		raw_pkt(k, MPD_OP_WRITE_ONLY_IMM, &p);
+		p.reth = o_reth;
+		p.imm = 0x0a0b0c0d;
+		memcpy(e, g_reth, 16);
+		memcpy(e + 16, "\x0a\x0b\x0c\x0d", 4);
+		check_golden("RC RDMA WRITE Only with Immediate", &p, e, 20,
+			     hello, 5);
+
+		raw_pkt(k, MPD_TP_UC | MPD_OP_WRITE_FIRST, &p);
+		p.reth = o_reth;
+		check_golden("UC RDMA WRITE First", &p, g_reth, 16, hello, 3);
+
+		raw_pkt(k, MPD_OP_READ_REQ, &p);
+		p.reth = o_reth;
+		check_golden("RC RDMA READ Request", &p, g_reth, 16, NULL, 0);
+
+		/* AETH: an ACK without credits, a NAK, a READ response */
+		raw_pkt(k, MPD_OP_ACK, &p);
+		p.aeth.syndrome = MPD_AETH_ACK | MPD_AETH_CREDITS_INVALID;
+		p.aeth.msn = 0x000102;
+		check_golden("RC Acknowledge", &p,
+			     (const uint8_t *)"\x1f\x00\x01\x02", 4, NULL, 0);
+		raw_pkt(k, MPD_OP_ACK, &p);
+		p.aeth = o_aeth;
+		check_golden("RC NAK (remote access error)", &p, g_aeth, 4,
+			     NULL, 0);
+		raw_pkt(k, MPD_OP_READ_RESP_FIRST, &p);
+		p.aeth.msn = 7;
+		check_golden("RC RDMA READ response First", &p,
+			     (const uint8_t *)"\x00\x00\x00\x07", 4, data8, 8);
+
+		/* AtomicETH */
+		raw_pkt(k, MPD_OP_CMP_SWAP, &p);
+		p.atomic = o_atomic;
+		check_golden("RC CmpSwap", &p, g_atomic, 28, NULL, 0);
+		raw_pkt(k, MPD_OP_FETCH_ADD, &p);
+		p.atomic = o_atomic;
+		check_golden("RC FetchAdd", &p, g_atomic, 28, NULL, 0);
+
+		/* AETH, AtomicAckETH */
+		raw_pkt(k, MPD_OP_ATOMIC_ACK, &p);
+		p.aeth.msn = 9;
+		p.atomic_orig = o_atomic_ack;
+		memcpy(e, "\x00\x00\x00\x09", 4);
+		memcpy(e + 4, g_atomic_ack, 8);
+		check_golden("RC ATOMIC Acknowledge", &p, e, 12, NULL, 0);
+
+		/* IETH */
+		raw_pkt(k, MPD_OP_SEND_ONLY_INV, &p);
+		p.ieth = 0x12345678;
+		check_golden("RC SEND Only with Invalidate", &p,
+			     (const uint8_t *)"\x12\x34\x56\x78", 4, data8, 4);
+
+		/* DETH, ImmDt */
+		raw_pkt(k, MPD_OP_UD_SEND_ONLY_IMM, &p);
+		p.deth.qkey = 0x80010000u;
+		p.deth.src_qp = 1;
+		p.imm = 0xcafef00d;
+		check_golden("UD SEND Only with Immediate", &p,
+			     (const uint8_t *)"\x80\x01\x00\x00\x00\x00\x00\x01"
+			     "\xca\xfe\xf0\x0d", 12, data8, 1);
+	}
+}
+
+static void
+test_pkt_ext_rejects(void)
+{
+	static const enum mpd_link links[] = { MPD_LINK_IB, MPD_LINK_ROCE_V2 };
+	static uint8_t payload[64];
+	uint8_t body[128];
+	const struct cfg *c;
+	struct mpd_pkt p, q, w;
+	size_t l, j, n, total;
+	unsigned int op;
+	int rc;
+
+	rnd_bytes(body, sizeof(body));
+	for (l = 0; l < 2; l++) {
+		enum mpd_link k = links[l];
+		bool ib = k == MPD_LINK_IB;
+		const char *ln = ib ? "IB" : "RoCEv2";
+		size_t bad = 0, tried = 0, bad_ok = 0, bad_len = 0;
+		size_t bad_op = 0, n_op = 0;
+
+		for (j = 0; j < N_OPS; j++) {
+			uint8_t o = op_table[j].op;
+			uint32_t h = op_table[j].hdrs;
+			size_t elen = ref_ext_len(h);
+			unsigned int pad;
+
+			for (n = 0; n < elen; n += ib ? 4 : 1) {
+				total = raw_frame(k, o, 0, body, n, frame);
+				tried++;
+				rc = decode_exact(k, frame, total, 0, &q);
+				if (rc != MPD_ETRUNC && !bad++)
+					tap_diag("%s %s, %zu of %zu header "
+						 "bytes: %d", ln,
+						 op_table[j].name, n, elen,
+						 rc);
+			}
+			total = raw_frame(k, o, 0, body, elen, frame);
+			rc = decode_exact(k, frame, total, 0, &q);
+			if ((rc != MPD_OK || q.payload_len != 0) && !bad_ok++)
+				tap_diag("%s %s with its headers only: %d",
+					 ln, op_table[j].name, rc);
+			if (h & MPD_HDR_PAYLOAD)
+				continue;
+			/* data, or pad alone, where the opcode has none */
+			total = raw_frame(k, o, 0, body, elen + 4, frame);
+			rc = decode_exact(k, frame, total, 0, &q);
+			if (rc != MPD_ELEN && !bad_len++)
+				tap_diag("%s %s with 4 bytes of data: %d", ln,
+					 op_table[j].name, rc);
+			for (pad = 1; pad < 4; pad++) {
+				total = raw_frame(k, o, pad, body, elen + 4,
+						  frame);
+				rc = decode_exact(k, frame, total, 0, &q);
+				if (rc != MPD_ELEN && !bad_len++)
+					tap_diag("%s %s, PadCnt %u and 4 "
+						 "bytes: %d", ln,
+						 op_table[j].name, pad, rc);
+				total = raw_frame(k, o, pad, body, elen,
+						  frame);
+				rc = decode_exact(k, frame, total, 0, &q);
+				if (rc != MPD_ELEN && !bad_len++)
+					tap_diag("%s %s, PadCnt %u: %d", ln,
+						 op_table[j].name, pad, rc);
+			}
+		}
+		ok(bad == 0, "%s: every extension header cut short (%zu "
+		   "frames, every %s) is MPD_ETRUNC", ln, tried,
+		   ib ? "word" : "byte");
+		ok(bad_ok == 0, "%s: every opcode with exactly its headers "
+		   "decodes, no payload", ln);
+		ok(bad_len == 0, "%s: READ request, ACK, Atomic ACK, CmpSwap, "
+		   "FetchAdd with data or pad are MPD_ELEN", ln);
+
+		for (op = 0; op < 256; op++) {
+			if (mpd_op_hdrs((uint8_t)op))
+				continue;
+			n_op++;
+			total = raw_frame(k, (uint8_t)op, 0, body, 32, frame);
+			if ((decode_exact(k, frame, total, 0, &q) !=
+			     MPD_EOPCODE ||
+			     decode_exact(k, frame, total,
+					  MPD_PKT_NO_ICRC_CHECK |
+					  MPD_PKT_NO_VCRC_CHECK, &q) !=
+			     MPD_EOPCODE) && !bad_op++)
+				tap_diag("%s opcode 0x%02x decodes", ln, op);
+		}
+		ok(bad_op == 0, "%s: each of the %zu opcodes without "
+		   "mpd_op_hdrs() is MPD_EOPCODE, valid ICRC or not", ln, n_op);
+		total = raw_frame(k, 0x40, 0, body, 32, frame);
+		is_int(decode_exact(k, frame, total, 0, &q), MPD_EOPCODE,
+		       "%s: RD SEND First (0x40) is MPD_EOPCODE", ln);
+		total = raw_frame(k, 0x81, 0, body, 16, frame);
+		is_int(decode_exact(k, frame, total, 0, &q), MPD_EOPCODE,
+		       "%s: CNP (0x81) is MPD_EOPCODE", ln);
+		total = raw_frame(k, 0x15, 0, body, 32, frame);
+		is_int(decode_exact(k, frame, total, 0, &q), MPD_EOPCODE,
+		       "%s: RC 0x15 (reserved) is MPD_EOPCODE", ln);
+	}
+
+	/* encode */
+	c = find_cfg(MPD_LINK_ROCE_V2, false, false, 4, false);
+	fill_pkt(c, &p);
+	{
+		size_t bad = 0, bad_op = 0, bad_nospc = 0, n_op = 0;
+
+		for (j = 0; j < N_OPS; j++) {
+			uint32_t h = op_table[j].hdrs;
+			size_t plen = h & MPD_HDR_PAYLOAD ? 33 : 0;
+
+			w = p;
+			w.bth.opcode = op_table[j].op;
+			fill_ext(&w, h);
+			total = cfg_frame_len_ext(c, ref_ext_len(h), plen);
+			for (n = 0; n < total; n++) {
+				uint8_t *d = malloc(n ? n : 1);
+				struct mpd_pkt x = w;
+
+				if (!d)
+					abort();
+				rc = mpd_pkt_encode(&x, payload, plen, d, n);
+				if (rc != MPD_ENOSPC && !bad_nospc++)
+					tap_diag("%s into %zu bytes: %d",
+						 op_table[j].name, n, rc);
+				free(d);
+			}
+			if (h & MPD_HDR_PAYLOAD)
+				continue;
+			rc = mpd_pkt_encode(&w, payload, 1, frame,
+					    sizeof(frame));
+			if (rc != MPD_EINVAL && !bad++)
+				tap_diag("%s with 1 byte: %d",
+					 op_table[j].name, rc);
+			rc = mpd_pkt_encode(&w, payload, 4, frame,
+					    sizeof(frame));
+			if (rc != MPD_EINVAL && !bad++)
+				tap_diag("%s with 4 bytes: %d",
+					 op_table[j].name, rc);
+			rc = mpd_pkt_encode(&w, NULL, 0, frame, sizeof(frame));
+			if (rc != (int)total && !bad++)
+				tap_diag("%s without payload: %d",
+					 op_table[j].name, rc);
+		}
+		ok(bad_nospc == 0, "encode: every opcode into every buffer "
+		   "shorter than its frame is MPD_ENOSPC");
+		ok(bad == 0, "encode: data on READ request, ACK, Atomic ACK, "
+		   "CmpSwap, FetchAdd is MPD_EINVAL, none is fine");
+		for (op = 0; op < 256; op++) {
+			if (mpd_op_hdrs((uint8_t)op))
+				continue;
+			n_op++;
+			w = p;
+			w.bth.opcode = (uint8_t)op;
+			if (mpd_pkt_encode(&w, NULL, 0, frame, sizeof(frame)) !=
+			    MPD_EOPCODE && !bad_op++)
+				tap_diag("encode of opcode 0x%02x", op);
+		}
+		ok(bad_op == 0, "encode: each of the %zu opcodes without "
+		   "mpd_op_hdrs() is MPD_EOPCODE", n_op);
+	}
+	w = p;
+	w.bth.opcode = MPD_OP_ACK;
+	w.aeth.msn = 1u << 24;
+	is_int(mpd_pkt_encode(&w, NULL, 0, frame, sizeof(frame)), MPD_ERANGE,
+	       "encode: AETH MSN of 25 bits is MPD_ERANGE");
+	/* what the opcode does not carry is not looked at */
+	w = p;
+	w.bth.opcode = MPD_OP_READ_REQ;
+	w.deth.src_qp = 1u << 24;
+	w.aeth.msn = 1u << 24;
+	is_int(mpd_pkt_encode(&w, NULL, 0, frame, sizeof(frame)),
+	       (int)cfg_frame_len_ext(c, 16, 0),
+	       "encode: RC READ request ignores DETH and AETH fields");
+	w = p;
+	w.bth.opcode = MPD_OP_SEND_ONLY;
+	rc = mpd_pkt_encode(&w, payload, 4, frame, sizeof(frame));
+	is_int(rc, (int)cfg_frame_len_ext(c, 0, 4),
+	       "encode: RC SEND Only carries nothing but the BTH");
+	/* the payload may lie in place behind the extension headers */
+	w = p;
+	w.bth.opcode = MPD_OP_WRITE_ONLY_IMM;
+	fill_ext(&w, MPD_HDR_RETH | MPD_HDR_IMM);
+	rnd_bytes(payload, 40);
+	memcpy(frame + cfg_hdr_len(c) + 12 + 20, payload, 40);
+	rc = mpd_pkt_encode(&w, frame + cfg_hdr_len(c) + 12 + 20, 40, frame,
+			    sizeof(frame));
+	ok(rc > 0 && decode_exact(c->link, frame, (size_t)rc, 0, &q) ==
+	   MPD_OK && q.payload_len == 40 &&
+	   memcmp(frame + cfg_hdr_len(c) + 32, payload, 40) == 0 &&
+	   q.reth.va == w.reth.va && q.imm == w.imm,
+	   "encode: RDMA WRITE payload already in place behind RETH+ImmDt");
+}
+
 static void
 test_strerror(void)
 {
@@ -1813,12 +2734,17 @@ main(void)
 	test_grh();
 	test_bth();
 	test_deth();
+	test_ext_hdrs();
+	test_op_hdrs();
 	test_pkt_round_trips();
 	test_pkt_truncated();
 	test_pkt_bit_flips();
 	test_pkt_variant_fields();
 	test_pkt_rejects();
 	test_pkt_encode_errors();
+	test_pkt_all_opcodes();
+	test_pkt_golden_ext();
+	test_pkt_ext_rejects();
 	test_strerror();
 	return tap_done();
 }

@@ -213,6 +213,16 @@ int mpd_bth_encode(const struct mpd_bth *h, uint8_t *buf, size_t cap);
 int mpd_bth_decode(const uint8_t *buf, size_t len, struct mpd_bth *h);
 int mpd_deth_encode(const struct mpd_deth *h, uint8_t *buf, size_t cap);
 int mpd_deth_decode(const uint8_t *buf, size_t len, struct mpd_deth *h);
+int mpd_reth_encode(const struct mpd_reth *h, uint8_t *buf, size_t cap);
+int mpd_reth_decode(const uint8_t *buf, size_t len, struct mpd_reth *h);
+int mpd_aeth_encode(const struct mpd_aeth *h, uint8_t *buf, size_t cap);
+int mpd_aeth_decode(const uint8_t *buf, size_t len, struct mpd_aeth *h);
+int mpd_atomic_eth_encode(const struct mpd_atomic_eth *h, uint8_t *buf,
+			  size_t cap);
+int mpd_atomic_eth_decode(const uint8_t *buf, size_t len,
+			  struct mpd_atomic_eth *h);
+int mpd_atomic_ack_encode(uint64_t orig, uint8_t *buf, size_t cap);
+int mpd_atomic_ack_decode(const uint8_t *buf, size_t len, uint64_t *orig);
 
 /* ---- RoCE framing ------------------------------------------------------ */
 

@@ -63,6 +63,7 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct mpd_v_create_qp_req *req;
 	struct mpd_v_create_qp_rep rep;
+	struct mpd_v_qp_cap asked;
 	struct mpd_verbs_ctx *c;
 	struct mpd_chan_msg m;
 	struct mpd_v_qp *qp;
@@ -101,6 +102,7 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		req->cap.max_recv_wr = attr->cap.max_recv_wr;
 		req->cap.max_recv_sge = attr->cap.max_recv_sge;
 	}
+	asked = req->cap;
 	rc = mpd_v_call(c, &m, &fd);
 	if (rc) {
 		free(qp);
@@ -117,11 +119,12 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	has_rq = !attr->srq && rep.cap.max_recv_wr > 0;
 	rc = mpd_v_qp_attach(&qp->ring, map, rep.shm_size, &rep.cap,
 			     attr->qp_type, has_sq, has_rq, &c->db);
-	if (!rc && (rep.cap.max_send_wr < req->cap.max_send_wr ||
-		    rep.cap.max_send_sge < req->cap.max_send_sge ||
-		    rep.cap.max_inline_data < req->cap.max_inline_data ||
-		    rep.cap.max_recv_wr < req->cap.max_recv_wr ||
-		    rep.cap.max_recv_sge < req->cap.max_recv_sge))
+	/* (the reply overwrote the request: what was asked is a copy) */
+	if (!rc && (rep.cap.max_send_wr < asked.max_send_wr ||
+		    rep.cap.max_send_sge < asked.max_send_sge ||
+		    rep.cap.max_inline_data < asked.max_inline_data ||
+		    rep.cap.max_recv_wr < asked.max_recv_wr ||
+		    rep.cap.max_recv_sge < asked.max_recv_sge))
 		rc = EPROTO;
 	if (rc) {
 		munmap(map, rep.shm_size);

@@ -600,6 +600,7 @@ v_create_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	if (fd < 0)
 		return -fd;
 	memcpy(map, &hdr, sizeof(hdr));
+	r.pd = pd->pd;		/* the QP layer knows PD numbers, not handles */
 	qp = hca_v_qp_new(&s->vo, h, &r, &cap, map, len);
 	if (!qp) {
 		munmap(map, len);

@@ -711,6 +711,15 @@ static const struct {
 	XS("mad_unmatched", mad_unmatched),
 	XS("chan_ring_full", chan_ring_full),
 	XS("chan_quota", chan_quota),
+	XS("qp_pkts_in", qp_pkts_in),
+	XS("qp_pkts_out", qp_pkts_out),
+	XS("qp_duplicates", qp_duplicates),
+	XS("qp_seq_naks", qp_seq_naks),
+	XS("qp_rnr_naks", qp_rnr_naks),
+	XS("qp_retransmits", qp_retransmits),
+	XS("qp_no_qp", qp_no_qp),
+	XS("qp_bad_wqes", qp_bad_wqes),
+	XS("cq_overruns", cq_overruns),
 };
 #undef XS
 

@@ -71,6 +71,7 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 {
 	static const char *const names[] = {
 		"rmpp_sent", "rmpp_received", "rmpp_timeouts", "rmpp_failed",
+		"qp_pkts_out", "qp_retransmits", "qp_seq_naks", "qp_duplicates",
 	};
 	unsigned int i, j;
 
@@ -96,6 +97,9 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 		if (v[0] || v[1] || v[2] || v[3])
 			fprintf(out, "madpmd: %s:%u RMPP: %" PRIu64 " sent, %" PRIu64 " received, %" PRIu64 " time-outs, %" PRIu64 " failed\n",
 				p->node, p->num, v[0], v[1], v[2], v[3]);
+		if (v[4])
+			fprintf(out, "madpmd: %s:%u QPs: %" PRIu64 " packets sent, %" PRIu64 " time-outs sent again, %" PRIu64 " sequence NAKs, %" PRIu64 " duplicates\n",
+				p->node, p->num, v[4], v[5], v[6], v[7]);
 	}
 }
 

@@ -92,6 +92,16 @@ struct hca_counters {
 	uint64_t mad_unmatched;		/* Get/Set no agent serves: 0x000C */
 	uint64_t chan_ring_full;	/* MADs a client's full ring refused */
 	uint64_t chan_quota;		/* sends over a client's share */
+	/* the QP layer (qp/) */
+	uint64_t qp_pkts_in;		/* data packets for QPs above 1 */
+	uint64_t qp_pkts_out;
+	uint64_t qp_duplicates;		/* RC packets behind the PSN */
+	uint64_t qp_seq_naks;		/* sequence errors NAKed or heard */
+	uint64_t qp_rnr_naks;		/* RNR NAKs sent or heard */
+	uint64_t qp_retransmits;	/* time-outs that sent again */
+	uint64_t qp_no_qp;		/* for no QP in a state to take it */
+	uint64_t qp_bad_wqes;		/* WRs a client wrote wrong */
+	uint64_t cq_overruns;
 };
 
 /* State of one HCA port: what its SMA reports and Set changes. */

@@ -86,7 +86,7 @@ cq_push(struct hca_verbs *v, struct hca_v_cq *cq, const struct mpd_v_cqe *e,
 		 * client hears of it (IBV_EVENT_CQ_ERR) */
 		cq->error = true;
 		__atomic_store_n(&s->error, 1, __ATOMIC_RELEASE);
-		v->cq_overruns++;
+		v->port->cnt.cq_overruns++;
 		if (cq->owner && !cq->owner->dead) {
 			struct mpd_v_async_rec r = {
 				.event_type = IBV_EVENT_CQ_ERR,

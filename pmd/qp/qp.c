@@ -667,7 +667,7 @@ qp_take_recv(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_rwr *r,
 		if (!read_rwqe(v, srq->pd, srq->rq + (size_t)(srq->ci &
 			       (srq->wqes - 1)) * srq->stride, srq->max_sge, r)) {
 			*bad = true;
-			v->bad_wqes++;
+			v->port->cnt.qp_bad_wqes++;
 			return false;
 		}
 		srq->ci++;
@@ -694,7 +694,7 @@ qp_take_recv(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_rwr *r,
 		       (qp->rq_wqes - 1)) * qp->rq_stride, qp->cap.max_recv_sge,
 		       r)) {
 		*bad = true;
-		v->bad_wqes++;
+		v->port->cnt.qp_bad_wqes++;
 		return false;
 	}
 	qp->rq_taken++;
@@ -778,22 +778,22 @@ hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
 	uint32_t st;
 
 	(void)out;
-	v->pkts_in++;
+	v->port->cnt.qp_pkts_in++;
 	if (!qp || qp->owner->dead) {
-		v->no_qp++;
+		v->port->cnt.qp_no_qp++;
 		return;
 	}
 	st = qp->attr.qp_state;
 	/* IBA 10.3.1: only RTR and later take packets */
 	if (st != IBV_QPS_RTR && st != IBV_QPS_RTS && st != IBV_QPS_SQD &&
 	    st != IBV_QPS_SQE) {
-		v->no_qp++;
+		v->port->cnt.qp_no_qp++;
 		return;
 	}
 	if ((tp == MPD_TP_RC && qp->type != IBV_QPT_RC) ||
 	    (tp == MPD_TP_UC && qp->type != IBV_QPT_UC) ||
 	    (tp == MPD_TP_UD && qp->type != IBV_QPT_UD)) {
-		v->no_qp++;
+		v->port->cnt.qp_no_qp++;
 		return;
 	}
 	if (qp->type == IBV_QPT_UD) {
@@ -803,7 +803,6 @@ hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
 
 		if (pk->deth.qkey != want) {
 			v->port->cnt.qkey_violations++;
-			v->qkey_drops++;
 			return;
 		}
 	} else if (pk->bth.pkey != 0 &&

@@ -115,9 +115,6 @@ struct hca_verbs {
 	struct hca_v_comp *kick[HCA_V_KICKS_MAX];
 	unsigned int nkick;
 	uint8_t scratch[4096 + 64];	/* a payload gathered from SGEs */
-	/* counters (xstats) */
-	uint64_t pkts_in, pkts_out, dup_in, seq_naks, rnr_naks,
-		 retransmits, qkey_drops, no_qp, cq_overruns, bad_wqes;
 };
 
 /* Frames the layer sends: headers in pk (addresses, BTH and extension

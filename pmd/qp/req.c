@@ -172,7 +172,7 @@ take_wrs(struct hca_verbs *v, struct hca_v_qp *qp)
 
 		if (!take_one(qp, slot, w)) {
 			/* IBA 10.8.3: a malformed WR completes in error */
-			v->bad_wqes++;
+			v->port->cnt.qp_bad_wqes++;
 			w->npkts = 0;
 			w->w.opcode = 0xff;
 		}
@@ -340,7 +340,7 @@ send_pkt(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_swr *w,
 	if (!out->emit(out->ctx, &pk, payload, len))
 		return false;
 	out->room--;
-	v->pkts_out++;
+	v->port->cnt.qp_pkts_out++;
 	return true;
 }
 
@@ -389,7 +389,7 @@ req_poll(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns,
 				return;
 			}
 			qp->retry_left--;
-			v->retransmits++;
+			v->port->cnt.qp_retransmits++;
 			rewind_to_oldest(qp);
 			qp->rto_at = qp->attr.timeout ? now_ns + rto_ns(qp) : 0;
 		}
@@ -498,7 +498,7 @@ on_nak(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 	if (qp->wr_done == qp->wr_psn)
 		return;		/* nothing there to answer for */
 	if ((syn & MPD_AETH_TYPE_MASK) == MPD_AETH_RNR_NAK) {
-		v->rnr_naks++;
+		v->port->cnt.qp_rnr_naks++;
 		if (qp->attr.rnr_retry != 7) {
 			if (!qp->rnr_left) {
 				fail(v, qp, IBV_WC_RNR_RETRY_EXC_ERR);
@@ -512,7 +512,7 @@ on_nak(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 	}
 	switch (syn & 0x1f) {
 	case MPD_NAK_PSN_SEQ_ERR:
-		v->seq_naks++;
+		v->port->cnt.qp_seq_naks++;
 		if (!qp->retry_left) {
 			fail(v, qp, IBV_WC_RETRY_EXC_ERR);
 			return;

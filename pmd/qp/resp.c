@@ -85,7 +85,7 @@ nak(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t code)
 static void
 rnr_nak(struct hca_verbs *v, struct hca_v_qp *qp)
 {
-	v->rnr_naks++;
+	v->port->cnt.qp_rnr_naks++;
 	qp->ack_pending = true;
 	qp->ack_syn = MPD_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 0x1f);
 	qp->ack_psn = qp->epsn;
@@ -343,7 +343,7 @@ conn_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk)
 	int32_t d = psn_diff(pk->bth.psn, qp->epsn);
 
 	if (rc && d < 0) {
-		v->dup_in++;
+		v->port->cnt.qp_duplicates++;
 		if (op == MPD_OP_READ_REQ || op == MPD_OP_CMP_SWAP ||
 		    op == MPD_OP_FETCH_ADD)
 			rd_duplicate(v, qp, pk, op);
@@ -567,7 +567,7 @@ rd_send(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_rdjob *j,
 		if (!out->emit(out->ctx, &pk, payload, len))
 			return false;
 		out->room--;
-		v->pkts_out++;
+		v->port->cnt.qp_pkts_out++;
 		j->sent++;
 	}
 	if (j->sent == j->npkts)
@@ -602,7 +602,7 @@ resp_poll(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_out *out)
 	if (!out->emit(out->ctx, &pk, NULL, 0))
 		return;
 	out->room--;
-	v->pkts_out++;
+	v->port->cnt.qp_pkts_out++;
 	qp->ack_pending = false;
 }
 

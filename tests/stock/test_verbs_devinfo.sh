@@ -4,8 +4,7 @@
 # The drop-in libibverbs.so.1 as stock ibverbs-utils see it: ibv_devices
 # and ibv_devinfo -v under madpmd-run, checked against what the SMA of the
 # same port answers over the wire (smpquery from the other node, after
-# OpenSM brought the fabric up), on IB and on RoCE; what the library does
-# not do yet (QPs) fails at once with a message, never hangs or crashes.
+# OpenSM brought the fabric up), on IB and on RoCE.
 # Usage: test_verbs_devinfo.sh <madpmd> <madpmd-run>
 set -u
 madpmd=$1
@@ -83,14 +82,6 @@ for node in hca1 hca2; do
 	ok $? "$node: GID[0] $gid (GidPrefix:PortGuid), one GID, 32 P_Keys"
 done
 
-# what is not there yet fails at once and says so
-start=$(date +%s%N)
-timeout 10 "$run" --node hca1 ibv_rc_pingpong -g 0 > "$tmp/rc.out" 2>&1
-rc=$?
-ms=$((($(date +%s%N) - start) / 1000000))
-sed 's/^/# /' "$tmp/rc.out" | head -3
-[ $rc -ne 0 ] && [ $rc -lt 124 ] && [ -s "$tmp/rc.out" ]
-ok $? "ibv_rc_pingpong: fails in $ms ms with a message (exit $rc; no QPs yet)"
 daemon_stop_check $daemon "$tmp/madpmd.log"
 ok $? "the daemon stops cleanly"
 

@@ -16,7 +16,7 @@ run=$2
 . "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-pingpong.XXXXXX)
-eal_prefixes=(madpmd-pp-$$ madpmd-pp-roce-$$)
+eal_prefixes=(madpmd-pp-$$ madpmd-pp-roce-$$ madpmd-pp-lossy-$$)
 port=$((20000 + $$ % 20000))
 
 # pingpong NAME TOOL ARGS...: the server on hca1, the client on hca2
@@ -62,9 +62,9 @@ timeout 60 "$run" opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
 grep -q "SUBNET UP" "$tmp/opensm.log"
 ok $? "IB: opensm -o reaches SUBNET UP"
 
-pingpong ib_rc ibv_rc_pingpong -n 200
+pingpong ib_rc ibv_rc_pingpong -n 200 -c
 pingpong ib_rc_events ibv_rc_pingpong -n 200 -e
-pingpong ib_rc_big ibv_rc_pingpong -n 50 -s 65536
+pingpong ib_rc_big ibv_rc_pingpong -n 50 -s 65536 -c
 pingpong ib_uc ibv_uc_pingpong -n 200
 pingpong ib_ud ibv_ud_pingpong -n 200 -s 1024
 pingpong ib_srq ibv_srq_pingpong -n 100
@@ -82,5 +82,20 @@ pingpong roce_rc_v6 ibv_rc_pingpong -n 100 -g 0
 
 daemon_stop_check $daemon "$tmp/madpmd-pp-roce-$$.log"
 ok $? "RoCE: the daemon stops cleanly"
+
+# ---- a lossy wire: RC still delivers every message once and in order ----
+# (-c: each side checks the bytes it receives, message after message)
+export MADPMD_RUN_DIR=$tmp/run-lossy
+fabric madpmd-pp-lossy-$$ "$MADPMD_RUN_DIR" --link roce \
+	--lossy drop=3%,dup=3%,reorder=3%,seed=7
+pingpong lossy_rc ibv_rc_pingpong -n 200 -s 8192 -c -g 1
+daemon_stop_check $daemon "$tmp/madpmd-pp-lossy-$$.log"
+ok $? "lossy: the daemon stops cleanly"
+# the wire did lose, and the QPs sent again
+lost=$(awk '/wire from/ {s += $5} END {print s + 0}' "$tmp/madpmd-pp-lossy-$$.log")
+again=$(awk '/QPs:/ {s += $7 + $11} END {print s + 0}' "$tmp/madpmd-pp-lossy-$$.log")
+grep -h 'wire from\|QPs:' "$tmp/madpmd-pp-lossy-$$.log" | sed 's/^/# /'
+[ "$lost" -gt 0 ] && [ "$again" -gt 0 ]
+ok $? "lossy: $lost frames lost on the wire, $again resent after a time-out or NAK"
 
 tap_done

@@ -105,42 +105,6 @@ session_end(struct hca_chan *ch, struct hca_session *s)
 	session_put(s);
 }
 
-static int
-send_reply(int sock, struct mpd_chan_msg *m, const int *fds, int nfds)
-{
-	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
-
-	if (nfds) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
-	}
-	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(*m) ? 0 : -1;
-}
-
-int
-hca_chan_reply(struct hca_session *s, struct mpd_chan_msg *m, int fd)
-{
-	m->status = 0;
-	return send_reply(s->sock, m, &fd, 1);
-}
-
 static unsigned int
 sessions_of_pid(const struct hca_chan *ch, pid_t pid)
 {
@@ -232,7 +196,7 @@ do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	fds[0] = memfd;
 	fds[1] = s->efd;
 	fds[2] = ch->cfg.doorbell;
-	if (send_reply(s->sock, m, fds, ch->cfg.doorbell >= 0 ? 3 : 2) != 0) {
+	if (hca_chan_send_reply(s->sock, m, fds, ch->cfg.doorbell >= 0 ? 3 : 2) != 0) {
 		close(memfd);
 		return -1;
 	}
@@ -266,6 +230,21 @@ find_handler(uint32_t type)
 			if (h->type == type)
 				return h;
 	return NULL;
+}
+
+static void
+owed_wakes(struct hca_chan *ch)
+{
+	struct hca_session *w[HCA_CHAN_WAKE_MAX];
+	struct hca_v_comp *k[HCA_V_KICKS_MAX];
+	unsigned int nw, nk;
+
+	rte_spinlock_lock(ch->cfg.lock);
+	nw = hca_chan_wakes(ch, w);
+	nk = hca_v_kicks(ch->cfg.verbs, k);
+	rte_spinlock_unlock(ch->cfg.lock);
+	hca_chan_wake(w, nw);
+	hca_v_kick(k, nk);
 }
 
 /* One control request; false cuts the client off. */
@@ -305,12 +284,15 @@ session_input(struct hca_chan *ch, struct hca_session *s)
 		/* refused: say why, then the session ends */
 		m.status = rc;
 		m.len = 0;
-		send_reply(s->sock, &m, NULL, 0);
+		hca_chan_send_reply(s->sock, &m, NULL, 0);
 		return false;
 	} else if (!s->listed) {
 		return false;			/* HELLO comes first */
 	} else if ((h = find_handler(m.type)) != NULL) {
 		rc = h->ctl(ch, s, &m);
+		/* what the request made the port owe: a flush's completion
+		 * events, an error's async event */
+		owed_wakes(ch);
 		if (rc == CHAN_REPLIED || rc == CHAN_GONE)
 			return rc == CHAN_REPLIED;
 	} else {
@@ -322,7 +304,7 @@ session_input(struct hca_chan *ch, struct hca_session *s)
 	m.status = rc;
 	if (rc)
 		m.len = 0;
-	return send_reply(s->sock, &m, NULL, 0) == 0;
+	return hca_chan_send_reply(s->sock, &m, NULL, 0) == 0;
 }
 
 /*

@@ -169,6 +169,9 @@ struct hca_chan_service {
 extern const struct hca_chan_service hca_chan_umad;
 extern const struct hca_chan_service hca_chan_verbs;
 
+/* reply.c: a reply with nfds fds (at most 3); 0 or -1 */
+int hca_chan_send_reply(int sock, struct mpd_chan_msg *m, const int *fds,
+			int nfds);
 /* A successful reply carrying one fd (status 0); 0 or -1. */
 int hca_chan_reply(struct hca_session *s, struct mpd_chan_msg *m, int fd);
 /* chan_verbs.c: free what a session made, as it ends */

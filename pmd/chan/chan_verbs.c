@@ -49,21 +49,6 @@ mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Drop the port lock and write what the QP layer and the sessions are
- * owed (a flush made completions, an error made an async event). */
-static void
-unlock_and_kick(struct hca_chan *ch)
-{
-	struct hca_session *w[HCA_CHAN_WAKE_MAX];
-	struct hca_v_comp *k[HCA_V_KICKS_MAX];
-	unsigned int nw = hca_chan_wakes(ch, w);
-	unsigned int nk = hca_v_kicks(ch->cfg.verbs, k);
-
-	rte_spinlock_unlock(ch->cfg.lock);
-	hca_chan_wake(w, nw);
-	hca_v_kick(k, nk);
-}
-
 static void
 v_async(struct hca_v_owner *o, const struct mpd_v_async_rec *r)
 {
@@ -638,7 +623,7 @@ v_modify_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		return EINVAL;
 	rte_spinlock_lock(ch->cfg.lock);
 	rc = hca_v_qp_modify(ch->cfg.verbs, o->p, &r->attr, r->attr_mask, now);
-	unlock_and_kick(ch);
+	rte_spinlock_unlock(ch->cfg.lock);
 	m->len = 0;
 	return rc;
 }
@@ -665,7 +650,7 @@ qp_destroy(struct hca_chan *ch, struct hca_v_qp *qp)
 	rte_spinlock_lock(ch->cfg.lock);
 	hca_v_qp_remove(ch->cfg.verbs, qp);
 	events = hca_v_qp_async_events(qp);
-	unlock_and_kick(ch);
+	rte_spinlock_unlock(ch->cfg.lock);
 	hca_v_qp_free(qp);
 	return events;
 }

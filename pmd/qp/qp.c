@@ -162,19 +162,6 @@ hca_v_qp_num(const struct hca_v_qp *qp)
 	return qp->qpn;
 }
 
-void
-qp_async(struct hca_v_qp *qp, enum ibv_event_type ev)
-{
-	struct mpd_v_async_rec r = {
-		.event_type = ev, .obj = MPD_V_OBJ_QP, .handle = qp->handle,
-	};
-
-	if (qp->owner->dead)
-		return;
-	qp->async_events++;
-	qp->owner->ops->async(qp->owner, &r);
-}
-
 static void
 set_state(struct hca_v_qp *qp, uint32_t state)
 {
@@ -200,9 +187,10 @@ deactivate(struct hca_verbs *v, struct hca_v_qp *qp)
 	qp->listed = false;
 }
 
-void
+static void
 qp_to_error(struct hca_verbs *v, struct hca_v_qp *qp)
 {
+	qp->error_pending = false;
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		return;
 	set_state(qp, IBV_QPS_ERR);
@@ -359,12 +347,6 @@ type_index(uint32_t type)
 	default:
 		return -1;
 	}
-}
-
-uint32_t
-qp_mtu_bytes(uint32_t path_mtu)
-{
-	return path_mtu >= 1 && path_mtu <= 5 ? 128u << path_mtu : 0;
 }
 
 /* The values a transition brings, checked (EINVAL) before any is set */
@@ -557,190 +539,6 @@ hca_v_qp_free(struct hca_v_qp *qp)
 	free(qp);
 }
 
-/* ---- addresses ---- */
-
-static bool
-gid_is_ip4(const uint8_t gid[16])
-{
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	return memcmp(gid, mapped, sizeof(mapped)) == 0;
-}
-
-bool
-qp_headers(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_v_ah *ah,
-	   uint32_t dest_qp, struct mpd_pkt *pk)
-{
-	const struct hca_port *p = v->port;
-	struct hca_neigh n;
-
-	memset(pk, 0, sizeof(*pk));
-	pk->link = p->link;
-	pk->bth.pkey = p->pkeys[qp->attr.pkey_index % HCA_PKEY_TABLE_LEN];
-	pk->bth.dest_qp = dest_qp & PSN_MASK;
-	if (p->link == MPD_LINK_IB) {
-		pk->lrh.sl = ah->sl & 0xf;
-		pk->lrh.vl = p->sl2vl[ah->sl & 0xf] & 0xf;
-		if (pk->lrh.vl == MPD_VL15)
-			pk->lrh.vl = 0;
-		pk->lrh.dlid = ah->dlid;
-		pk->lrh.slid = (uint16_t)(p->lid | (ah->src_path_bits &
-						    ((1u << p->lmc) - 1)));
-		if (!ah->is_global)
-			return true;
-		pk->has_grh = true;
-		pk->grh.ip_ver = 6;
-		pk->grh.tclass = ah->traffic_class;
-		pk->grh.flow_label = ah->flow_label & 0xfffff;
-		pk->grh.next_hdr = MPD_GRH_NEXT_HDR_IBA;
-		pk->grh.hop_limit = ah->hop_limit;
-		mpd_put_be64(pk->grh.sgid, p->gid_prefix);
-		mpd_put_be64(pk->grh.sgid + 8, p->port_guid);
-		memcpy(pk->grh.dgid, ah->dgid, 16);
-		return true;
-	}
-	/* RoCEv2 (IBA A17.4): the GID, through the fabric's table */
-	if (!ah->is_global || !hca_port_resolve(p, ah->dgid, &n))
-		return false;
-	memcpy(pk->eth.dst, n.mac, 6);
-	memcpy(pk->eth.src, p->mac, 6);
-	if (gid_is_ip4(ah->dgid)) {
-		pk->ip_ver = 4;
-		pk->ip4.tos = ah->traffic_class;
-		pk->ip4.ttl = ah->hop_limit ? ah->hop_limit : 64;
-		pk->ip4.frag = 0x4000;
-		memcpy(pk->ip4.src, p->ip4, 4);
-		memcpy(pk->ip4.dst, n.ip4, 4);
-	} else {
-		pk->ip_ver = 6;
-		pk->ip6.tclass = ah->traffic_class;
-		pk->ip6.flow_label = ah->flow_label & 0xfffff;
-		pk->ip6.hop_limit = ah->hop_limit ? ah->hop_limit : 64;
-		mpd_put_be64(pk->ip6.src, p->gid_prefix);
-		mpd_put_be64(pk->ip6.src + 8, p->port_guid);
-		memcpy(pk->ip6.dst, ah->dgid, 16);
-	}
-	/* the source port spreads flows (RoCEv2 annex A17.3.2) */
-	pk->udp.sport = (uint16_t)(0xc000 | ((qp->qpn ^ dest_qp) & 0x3fff));
-	pk->udp.dport = MPD_ROCE_UDP_PORT;
-	return true;
-}
-
-/* ---- receive WRs ---- */
-
-static bool
-read_rwqe(struct hca_verbs *v, uint32_t pd, const uint8_t *slot,
-	  uint32_t max_sge, struct hca_v_rwr *r)
-{
-	const struct mpd_v_rwqe *w = (const void *)slot;
-	uint32_t i, n;
-
-	r->wr_id = w->wr_id;
-	n = __atomic_load_n(&w->num_sge, __ATOMIC_RELAXED);
-	if (n > max_sge)
-		return false;
-	r->num_sge = n;
-	r->len = 0;
-	memcpy(r->sg, w->sg, n * sizeof(r->sg[0]));
-	for (i = 0; i < n; i++) {
-		if (r->len + (uint64_t)r->sg[i].length > UINT32_MAX)
-			return false;
-		r->len += r->sg[i].length;
-	}
-	(void)v;
-	(void)pd;
-	return true;
-}
-
-bool
-qp_take_recv(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_rwr *r,
-	     bool *bad)
-{
-	struct hca_v_srq *srq = qp->srq;
-	uint32_t pi;
-
-	*bad = false;
-	if (srq) {
-		pi = __atomic_load_n(&srq->shm->rq_pi, __ATOMIC_ACQUIRE);
-		if (pi == srq->ci || pi - srq->ci > srq->wqes)
-			return false;
-		if (!read_rwqe(v, srq->pd, srq->rq + (size_t)(srq->ci &
-			       (srq->wqes - 1)) * srq->stride, srq->max_sge, r)) {
-			*bad = true;
-			v->port->cnt.qp_bad_wqes++;
-			return false;
-		}
-		srq->ci++;
-		__atomic_store_n(&srq->shm->rq_ci, srq->ci, __ATOMIC_RELEASE);
-		if (srq->limit && pi - srq->ci < srq->limit) {
-			struct mpd_v_async_rec ev = {
-				.event_type = IBV_EVENT_SRQ_LIMIT_REACHED,
-				.obj = MPD_V_OBJ_SRQ, .handle = srq->handle,
-			};
-
-			/* IBA 11.3.3: once, then it must be armed again */
-			srq->limit = 0;
-			if (!srq->owner->dead) {
-				srq->async_events++;
-				srq->owner->ops->async(srq->owner, &ev);
-			}
-		}
-		return true;
-	}
-	pi = __atomic_load_n(&qp->shm->rq_pi, __ATOMIC_ACQUIRE);
-	if (pi == qp->rq_taken || pi - qp->rq_taken > qp->rq_wqes)
-		return false;
-	if (!read_rwqe(v, qp->pd, qp->rq + (size_t)(qp->rq_taken &
-		       (qp->rq_wqes - 1)) * qp->rq_stride, qp->cap.max_recv_sge,
-		       r)) {
-		*bad = true;
-		v->port->cnt.qp_bad_wqes++;
-		return false;
-	}
-	qp->rq_taken++;
-	__atomic_store_n(&qp->shm->rq_ci, qp->rq_taken, __ATOMIC_RELEASE);
-	return true;
-}
-
-/* ---- SRQs ---- */
-
-void
-hca_v_srq_init(struct hca_v_srq *srq, void *shm, size_t map_len,
-	       uint32_t wqes, uint32_t stride, uint32_t max_sge)
-{
-	struct mpd_v_qp_shm *h = shm;
-
-	memset(h, 0, sizeof(*h));
-	h->magic = MPD_V_QP_MAGIC;
-	h->rq_wqes = wqes;
-	h->rq_stride = stride;
-	h->rq_off = QP_HDR;
-	srq->shm = h;
-	srq->rq = (uint8_t *)shm + QP_HDR;
-	srq->wqes = wqes;
-	srq->stride = stride;
-	srq->max_sge = max_sge;
-	srq->map = shm;
-	srq->map_len = map_len;
-}
-
-int
-hca_v_srq_modify(struct hca_verbs *v, struct hca_v_srq *srq, uint32_t mask,
-		 uint32_t max_wr, uint32_t limit)
-{
-	(void)v;
-	if (mask & ~(uint32_t)(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT))
-		return EINVAL;
-	/* a resize would move the ring under the client */
-	if ((mask & IBV_SRQ_MAX_WR) && max_wr > srq->wqes)
-		return EINVAL;
-	if ((mask & IBV_SRQ_LIMIT) && limit > srq->wqes)
-		return EINVAL;
-	if (mask & IBV_SRQ_LIMIT)
-		srq->limit = limit;
-	return 0;
-}
-
 /* ---- the layer ---- */
 
 void
@@ -821,6 +619,8 @@ hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
 		req_input(v, qp, pk, now_ns);
 	else
 		resp_input(v, qp, pk, now_ns);
+	if (qp->error_pending)
+		qp_to_error(v, qp);
 }
 
 void
@@ -834,6 +634,8 @@ hca_verbs_poll(struct hca_verbs *v, uint64_t now_ns, struct hca_v_out *out)
 			continue;
 		resp_poll(v, qp, out);
 		req_poll(v, qp, now_ns, out);
+		if (qp->error_pending)
+			qp_to_error(v, qp);
 	}
 	/* round robin: who went first goes last next time */
 	qp = TAILQ_FIRST(&v->active);

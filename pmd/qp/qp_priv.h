@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Inside the QP layer: the QP, its requester (req.c) and responder
- * (resp.c) state, the CQ writer (cq.c) and the MR checks (mr.c).
- * qp.c owns the state machine and calls the others; req.c and resp.c
- * call cq.c and mr.c, never each other (a packet for the requester is
- * handed to it by qp_input.c).
+ * (resp.c) state, the CQ writer (cq.c), the MR checks (mr.c), paths
+ * (path.c), receive WRs (rq.c) and async events (async.c). qp.c owns the
+ * state machine and the dispatch and calls the others; req.c and resp.c
+ * call only the helpers below them, never qp.c or each other.
  */
 #ifndef NET_HCA_QP_PRIV_H
 #define NET_HCA_QP_PRIV_H
@@ -122,6 +122,7 @@ struct hca_v_qp {
 	struct hca_v_rdjob rd[RD_JOBS];
 	uint32_t rd_head;		/* jobs queued, ring of RD_JOBS */
 	bool comm_est;			/* COMM_EST raised */
+	bool error_pending;		/* to ERR once the packet or poll ends */
 	uint32_t async_events;
 };
 
@@ -142,16 +143,27 @@ bool sge_copy(struct hca_verbs *v, uint32_t pd, const struct mpd_v_sge *sg,
 	      uint32_t nsge, uint32_t off, uint8_t *buf, uint32_t len,
 	      bool to_sge);
 
-/* ---- qp.c ---- */
+/* The QP goes to ERR (IBA 10.3.1, everything outstanding flushed) once
+ * the packet or poll that found the error is done: qp.c does it, so
+ * that the requester and responder never call back into it. */
+static inline void
+qp_error(struct hca_v_qp *qp)
+{
+	qp->error_pending = true;
+}
+
+/* ---- async.c ---- */
 void qp_async(struct hca_v_qp *qp, enum ibv_event_type ev);
-/* Move the QP to ERR (IBA 10.3.1: flush everything outstanding). */
-void qp_to_error(struct hca_verbs *v, struct hca_v_qp *qp);
+
+/* ---- path.c ---- */
 /* Headers to the QP's destination (RC/UC) or ah (UD). false: no route */
 bool qp_headers(struct hca_verbs *v, struct hca_v_qp *qp,
 		const struct mpd_v_ah *ah, uint32_t dest_qp, struct mpd_pkt *pk);
 uint32_t qp_mtu_bytes(uint32_t path_mtu);
+
+/* ---- rq.c ---- */
 /* Take one receive WR from the QP's RQ or SRQ into *r: false when none
- * (or a bad one: then the QP went to ERR and *bad is set). */
+ * (or a bad one: *bad set, and the caller puts the QP in error). */
 bool qp_take_recv(struct hca_verbs *v, struct hca_v_qp *qp,
 		  struct hca_v_rwr *r, bool *bad);
 

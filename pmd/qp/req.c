@@ -69,7 +69,7 @@ static void
 fail(struct hca_verbs *v, struct hca_v_qp *qp, enum ibv_wc_status status)
 {
 	complete(v, qp, swr_at(qp, qp->wr_done), status);
-	qp_to_error(v, qp);
+	qp_error(qp);
 }
 
 static uint8_t

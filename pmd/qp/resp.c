@@ -148,7 +148,7 @@ ud_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk)
 	if (!qp_take_recv(v, qp, &r, &bad)) {
 		/* IBA 9.8.3.2: no receive WR, the datagram is dropped */
 		if (bad)
-			qp_to_error(v, qp);
+			qp_error(qp);
 		else
 			v->port->cnt.rcv_buffer_overruns++;
 		return;
@@ -164,7 +164,7 @@ ud_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk)
 		      len, true)) {
 		recv_cqe(v, qp, pk, &r, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0,
 			 false, false);
-		qp_to_error(v, qp);
+		qp_error(qp);
 		return;
 	}
 	recv_cqe(v, qp, pk, &r, IBV_WC_SUCCESS, IBV_WC_RECV, len + GRH_AREA,
@@ -316,7 +316,7 @@ rc_error(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t code)
 	nak(v, qp, code);
 	/* IBA 9.9.3.1.1: the responder's QP goes to error too; its NAK
 	 * leaves first (resp_poll sends it from ERR) */
-	qp_to_error(v, qp);
+	qp_error(qp);
 }
 
 static void

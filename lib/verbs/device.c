@@ -45,6 +45,7 @@ ibv_get_device_list(int *num_devices)
 		free(d);
 		return list;
 	}
+	d->refs = 1;
 	d->dev.node_type = IBV_NODE_CA;
 	d->dev.transport_type = IBV_TRANSPORT_IB;
 	snprintf(d->dev.name, sizeof(d->dev.name), "%s", d->node.name);
@@ -68,8 +69,15 @@ ibv_free_device_list(struct ibv_device **list)
 	if (!list)
 		return;
 	for (i = 0; list[i]; i++)
-		free(list[i]);
+		mpd_verbs_device_put((struct mpd_verbs_device *)list[i]);
 	free(list);
+}
+
+void
+mpd_verbs_device_put(struct mpd_verbs_device *d)
+{
+	if (__atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(d);
 }
 
 VERBS_EXPORT const char *
@@ -428,6 +436,8 @@ ctx_free(struct mpd_verbs_ctx *c)
 	pthread_mutex_destroy(&c->obj_lock);
 	pthread_mutex_destroy(&c->mr_lock);
 	pthread_mutex_destroy(&c->vctx.context.mutex);
+	if (c->vdev)
+		mpd_verbs_device_put(c->vdev);
 	free(c);
 }
 
@@ -451,6 +461,7 @@ ibv_open_device(struct ibv_device *device)
 		return NULL;
 	}
 	c->vdev = d;
+	__atomic_add_fetch(&d->refs, 1, __ATOMIC_RELAXED);
 	c->vctx.context.async_fd = -1;
 	c->db.fd = -1;
 	pthread_mutex_init(&c->ctl_lock, NULL);

@@ -9,8 +9,12 @@
  * - A range of pages mapped so stays so: deregistration unmaps nothing
  *   (the memory stays valid, now backed by the memfd).
  * - A new MR whose pages all lie in a range a live MR backs is an alias
- *   of that MR (no new memfd: remapping would detach the first MR); one
- *   that overlaps such a range in part is refused with EINVAL.
+ *   of that MR (no new memfd: remapping would detach the first MR). One
+ *   that overlaps such ranges in part gets one memfd for all their pages
+ *   and its own: the daemon moves those MRs onto it (keys unchanged) and
+ *   the library maps it over the whole range. A peer's RDMA WRITE into
+ *   those MRs while this happens may be lost, as a write of another
+ *   thread to the pages would be.
  * - Pages in shared mappings not ours (a file, or memory shared with
  *   another process) cannot be moved into a memfd: EINVAL. Unmapped or
  *   unreadable pages: EFAULT.
@@ -21,6 +25,7 @@
  *   ibv_*_pingpong do), or register before sharing them between threads.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +38,17 @@
 
 struct mpd_v_mr;
 
+/* The process's pages moved into memfds, whichever context did it (two
+ * contexts may register the same buffer): ranges_lock */
 struct mpd_v_range {
 	struct mpd_v_range *next;
 	uint64_t start, end;
+	uint32_t map_id;		/* the daemon's name for its memfd */
 	struct mpd_v_mr *mrs;		/* live; none: the pages stay ours */
 };
+
+static pthread_mutex_t ranges_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mpd_v_range *ranges;
 
 struct mpd_v_mr {
 	struct ibv_mr mr;
@@ -55,12 +66,12 @@ struct seg {
 
 /* Is [lo, hi) covered by ranges of ours (live or not)? */
 static bool
-ours(struct mpd_verbs_ctx *c, uint64_t lo, uint64_t hi)
+ours(uint64_t lo, uint64_t hi)
 {
 	struct mpd_v_range *r;
 
 	while (lo < hi) {
-		for (r = c->ranges; r; r = r->next)
+		for (r = ranges; r; r = r->next)
 			if (r->start <= lo && lo < r->end)
 				break;
 		if (!r)
@@ -106,7 +117,8 @@ read_segs(uint64_t lo, uint64_t hi, struct seg *segs)
 
 static int
 reg(struct mpd_verbs_ctx *c, struct ibv_pd *pd, uint64_t addr, uint64_t len,
-    uint32_t access, uint32_t alias, struct mpd_v_reg_mr_rep *rep, int *fd)
+    uint32_t access, uint32_t alias, uint64_t merge_lo, uint64_t merge_hi,
+    struct mpd_v_reg_mr_rep *rep, int *fd)
 {
 	struct mpd_chan_msg m;
 	int rc;
@@ -119,6 +131,8 @@ reg(struct mpd_verbs_ctx *c, struct ibv_pd *pd, uint64_t addr, uint64_t len,
 	m.u.v_reg_mr_req.addr = addr;
 	m.u.v_reg_mr_req.length = len;
 	m.u.v_reg_mr_req.alias = alias;
+	m.u.v_reg_mr_req.merge_lo = merge_lo;
+	m.u.v_reg_mr_req.merge_hi = merge_hi;
 	rc = mpd_v_call(c, &m, fd);
 	if (!rc)
 		*rep = m.u.v_reg_mr_rep;
@@ -156,8 +170,10 @@ move_pages(int fd, uint64_t lo, uint64_t hi, const struct seg *segs, int n)
 static struct ibv_mr *
 reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
 {
-	struct mpd_v_range *r, *live = NULL, *nr = NULL;
-	uint64_t a = (uintptr_t)addr, lo, hi;
+	struct mpd_v_range *r, *live = NULL, *nr = NULL, **pr;
+	uint64_t a = (uintptr_t)addr, lo, hi, ulo, uhi;
+	struct mpd_v_mr *m2;
+	bool grew, merge;
 	struct mpd_v_reg_mr_rep rep;
 	struct seg segs[MAX_SEGS];
 	struct mpd_verbs_ctx *c;
@@ -180,25 +196,38 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
 		errno = ENOMEM;
 		return NULL;
 	}
-	pthread_mutex_lock(&c->mr_lock);
-	for (r = c->ranges; r; r = r->next) {
-		if (!r->mrs || r->end <= lo || hi <= r->start)
-			continue;
-		if (r->start <= lo && hi <= r->end) {
+	pthread_mutex_lock(&ranges_lock);
+	for (r = ranges; r; r = r->next)
+		if (r->mrs && r->start <= lo && hi <= r->end)
 			live = r;
-			break;
+	/* live ranges it overlaps in part: one range for them all */
+	ulo = lo;
+	uhi = hi;
+	for (grew = !live; grew;) {
+		grew = false;
+		for (r = ranges; r; r = r->next) {
+			if (!r->mrs || r->end <= ulo || uhi <= r->start ||
+			    (r->start >= ulo && r->end <= uhi))
+				continue;
+			ulo = r->start < ulo ? r->start : ulo;
+			uhi = r->end > uhi ? r->end : uhi;
+			grew = true;
 		}
-		rc = EINVAL;	/* part inside a live MR's pages, part not */
-		goto fail;
 	}
+	merge = ulo != lo || uhi != hi;
+	if (!merge)
+		for (r = ranges; r && !live; r = r->next)
+			merge = r->mrs && r->start < hi && lo < r->end;
 	if (live) {
-		rc = reg(c, pd, a, length, access, live->mrs->mr.handle, &rep,
+		rc = reg(c, pd, a, length, access, live->map_id, 0, 0, &rep,
 			 NULL);
 		if (rc)
 			goto fail;
 		mr->range = live;
 		goto done;
 	}
+	lo = ulo;
+	hi = uhi;
 	n = read_segs(lo, hi, segs);
 	if (n < 0) {
 		rc = -n;
@@ -209,7 +238,7 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
 			rc = EFAULT;
 			goto fail;
 		}
-		if (segs[i].shared && !ours(c, segs[i].start, segs[i].end)) {
+		if (segs[i].shared && !ours(segs[i].start, segs[i].end)) {
 			rc = EINVAL;
 			goto fail;
 		}
@@ -219,7 +248,8 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
 		rc = ENOMEM;
 		goto fail;
 	}
-	rc = reg(c, pd, a, length, access, MPD_V_NO_HANDLE, &rep, &fd);
+	rc = reg(c, pd, a, length, access, MPD_V_NO_HANDLE, merge ? lo : 0,
+		 merge ? hi : 0, &rep, &fd);
 	if (rc)
 		goto fail;
 	rc = rep.map_len == hi - lo ? move_pages(fd, lo, hi, segs, n) : EPROTO;
@@ -230,13 +260,29 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
 	}
 	nr->start = lo;
 	nr->end = hi;
-	nr->next = c->ranges;
-	c->ranges = nr;
+	nr->map_id = rep.map_id;
+	/* the ranges inside (live ones merged, dead ones) become nr */
+	for (pr = &ranges; (r = *pr);) {
+		if (r->start < lo || r->end > hi) {
+			pr = &r->next;
+			continue;
+		}
+		while ((m2 = r->mrs)) {
+			r->mrs = m2->next;
+			m2->range = nr;
+			m2->next = nr->mrs;
+			nr->mrs = m2;
+		}
+		*pr = r->next;
+		free(r);
+	}
+	nr->next = ranges;
+	ranges = nr;
 	mr->range = nr;
 done:
 	mr->next = mr->range->mrs;
 	mr->range->mrs = mr;
-	pthread_mutex_unlock(&c->mr_lock);
+	pthread_mutex_unlock(&ranges_lock);
 	mr->mr.context = pd->context;
 	mr->mr.pd = pd;
 	mr->mr.addr = addr;
@@ -246,7 +292,7 @@ done:
 	mr->mr.rkey = rep.rkey;
 	return &mr->mr;
 fail:
-	pthread_mutex_unlock(&c->mr_lock);
+	pthread_mutex_unlock(&ranges_lock);
 	free(nr);
 	free(mr);
 	errno = rc;
@@ -288,7 +334,7 @@ ibv_dereg_mr(struct ibv_mr *ibmr)
 	if (!ibmr)
 		return EINVAL;
 	c = mpd_verbs_ctx(ibmr->context);
-	pthread_mutex_lock(&c->mr_lock);
+	pthread_mutex_lock(&ranges_lock);
 	rc = mpd_v_destroy(c, MPD_V_DEREG_MR, ibmr->handle, NULL);
 	if (!rc) {
 		/* the range stays: its pages are the memfd's now */
@@ -298,20 +344,30 @@ ibv_dereg_mr(struct ibv_mr *ibmr)
 				break;
 			}
 	}
-	pthread_mutex_unlock(&c->mr_lock);
+	pthread_mutex_unlock(&ranges_lock);
 	if (rc)
 		return rc;
 	free(mr);
 	return 0;
 }
 
+/* A context closes: its MRs (the application's leak, freed by the
+ * daemon) leave the ranges, which stay: their pages are memfds' now */
 void
 mpd_v_ranges_free(struct mpd_verbs_ctx *c)
 {
 	struct mpd_v_range *r;
+	struct mpd_v_mr **pp, *mr;
 
-	while ((r = c->ranges)) {
-		c->ranges = r->next;
-		free(r);
-	}
+	pthread_mutex_lock(&ranges_lock);
+	for (r = ranges; r; r = r->next)
+		for (pp = &r->mrs; (mr = *pp);) {
+			if (mr->mr.context != &c->vctx.context) {
+				pp = &mr->next;
+				continue;
+			}
+			*pp = mr->next;
+			free(mr);
+		}
+	pthread_mutex_unlock(&ranges_lock);
 }

@@ -33,7 +33,10 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 {
 	(void)mr, (void)flags, (void)pd, (void)addr, (void)length,
 	(void)access;
-	return EINVAL;
+	/* not a capability of this device: the error pyverbs and rdma-core
+	 * callers take as "unsupported" */
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
 }
 
 VERBS_EXPORT int

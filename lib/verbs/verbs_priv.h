@@ -20,7 +20,13 @@
 struct mpd_verbs_device {
 	struct ibv_device dev;		/* what the application sees */
 	struct umad_node node;
+	/* the list that made it, and each context opened on it: a device
+	 * outlives ibv_free_device_list() while a context uses it, as
+	 * rdma-core's does (pyverbs frees the list at once) */
+	unsigned int refs;
 };
+
+void mpd_verbs_device_put(struct mpd_verbs_device *d);
 
 /* What async events name: QPs, CQs and SRQs by their handle */
 struct mpd_v_objref {

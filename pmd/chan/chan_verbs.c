@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -34,10 +35,13 @@ enum vobj_kind {
 	VOBJ_QP,
 };
 
+struct mr_map;
+
 struct chan_vobj {
 	uint8_t kind;
 	uint32_t pd;			/* VOBJ_PD: its number */
 	void *p;
+	struct mr_map *old;		/* VOBJ_MR: a mapping merged away */
 };
 
 static uint64_t
@@ -198,26 +202,145 @@ v_dealloc_pd(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 /* An MR's pages: a memfd mapping, shared by the MRs a client aliased to
  * it (control thread only) */
 struct mr_map {
+	struct mr_map *next;		/* in the port's list */
 	uint8_t *map;
 	uint64_t len;
 	uint64_t page_va;		/* the client's address of byte 0 */
-	uint32_t refs;
+	uint32_t refs;			/* MRs on it */
+	uint32_t id;			/* what an alias names */
+	pid_t pid;			/* whose pages: only its MRs alias */
 };
+
+/* The port's mappings, for aliases from any session of their process
+ * (a process with two contexts registers the same pages twice) */
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mr_map *maps;
+static uint32_t next_map_id;
 
 static void
 mr_map_put(struct mr_map *mm)
 {
-	if (--mm->refs)
+	struct mr_map **pp;
+
+	pthread_mutex_lock(&maps_lock);
+	if (--mm->refs) {
+		pthread_mutex_unlock(&maps_lock);
 		return;
+	}
+	for (pp = &maps; *pp; pp = &(*pp)->next)
+		if (*pp == mm) {
+			*pp = mm->next;
+			break;
+		}
+	pthread_mutex_unlock(&maps_lock);
 	munmap(mm->map, mm->len);
 	free(mm);
+}
+
+/* The mapping id names, of process pid, with a reference taken */
+static struct mr_map *
+mr_map_find(uint32_t id, pid_t pid)
+{
+	struct mr_map *mm;
+
+	pthread_mutex_lock(&maps_lock);
+	for (mm = maps; mm; mm = mm->next)
+		if (mm->id == id && mm->pid == pid) {
+			mm->refs++;
+			break;
+		}
+	pthread_mutex_unlock(&maps_lock);
+	return mm;
+}
+
+static void
+mr_map_add(struct mr_map *mm)
+{
+	pthread_mutex_lock(&maps_lock);
+	mm->id = ++next_map_id;
+	mm->next = maps;
+	maps = mm;
+	pthread_mutex_unlock(&maps_lock);
+}
+
+static uint32_t
+mrs_on(struct hca_session *s, struct mr_map *mm)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < MPD_V_MAX_OBJECTS; i++)
+		n += s->vobj[i].kind == VOBJ_MR &&
+		     ((struct hca_v_mr *)s->vobj[i].p)->map == mm;
+	return n;
+}
+
+/* No live mapping of the session lies partly inside [lo, hi) */
+static bool
+merge_ok(struct hca_session *s, uint64_t lo, uint64_t hi)
+{
+	uint32_t i;
+
+	for (i = 0; i < MPD_V_MAX_OBJECTS; i++) {
+		struct mr_map *mm;
+
+		if (s->vobj[i].kind != VOBJ_MR)
+			continue;
+		mm = ((struct hca_v_mr *)s->vobj[i].p)->map;
+		if (mm->page_va + mm->len <= lo || hi <= mm->page_va)
+			continue;
+		if (mm->page_va < lo || mm->page_va + mm->len > hi)
+			return false;
+		/* MRs of another session on it would stay behind */
+		if (mm->refs != mrs_on(s, mm))
+			return false;
+	}
+	return true;
+}
+
+/* Lock held: every MR of the session inside nm's pages onto nm (their
+ * old mappings are let go by merge_release(), after the lock) */
+static void
+merge_move(struct hca_session *s, struct mr_map *nm)
+{
+	uint32_t i;
+
+	for (i = 0; i < MPD_V_MAX_OBJECTS; i++) {
+		struct hca_v_mr *mr;
+		struct mr_map *mm;
+
+		if (s->vobj[i].kind != VOBJ_MR)
+			continue;
+		mr = s->vobj[i].p;
+		mm = mr->map;
+		if (mm == nm || mm->page_va < nm->page_va ||
+		    mm->page_va + mm->len > nm->page_va + nm->len)
+			continue;
+		mr->base = nm->map + (mr->iova - nm->page_va);
+		mr->map = nm;
+		s->vobj[i].old = mm;	/* nm's reference: merge_release() */
+	}
+}
+
+static void
+merge_release(struct hca_session *s, struct mr_map *nm)
+{
+	uint32_t i;
+
+	for (i = 0; i < MPD_V_MAX_OBJECTS; i++)
+		if (s->vobj[i].kind == VOBJ_MR && s->vobj[i].old) {
+			pthread_mutex_lock(&maps_lock);
+			nm->refs++;
+			pthread_mutex_unlock(&maps_lock);
+			mr_map_put(s->vobj[i].old);
+			s->vobj[i].old = NULL;
+		}
 }
 
 static int
 v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	const struct mpd_v_reg_mr_req *r = &m->u.v_reg_mr_req;
-	struct chan_vobj *pd = obj(s, r->pd, VOBJ_PD), *al = NULL;
+	struct chan_vobj *pd = obj(s, r->pd, VOBJ_PD);
 	uint64_t page = r->addr & ~(uint64_t)(PAGE - 1);
 	uint64_t end = r->addr + r->length;
 	struct mr_map *mm = NULL;
@@ -228,27 +351,41 @@ v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	if (!pd || !r->length || r->length > MPD_V_MAX_MR_SIZE || end < r->addr)
 		return EINVAL;
 	/* IBA 10.6.3.1: remote write or atomic needs local write */
-	if ((r->access & ~(uint32_t)ACCESS_KNOWN) ||
-	    ((r->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
-	     !(r->access & IBV_ACCESS_LOCAL_WRITE)))
+	if ((r->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(r->access & IBV_ACCESS_LOCAL_WRITE))
 		return EINVAL;
+	/* memory windows, zero-based, on-demand paging: not this device's */
+	if (r->access & ~(uint32_t)ACCESS_KNOWN)
+		return EOPNOTSUPP;
 	if (r->alias != MPD_V_NO_HANDLE) {
-		al = obj(s, r->alias, VOBJ_MR);
-		if (!al)
+		/* a reference taken: dropped on every failure below */
+		mm = mr_map_find(r->alias, s->pid);
+		if (!mm)
 			return EINVAL;
-		mm = ((struct hca_v_mr *)al->p)->map;
 		/* every byte inside the pages the alias's memfd backs */
-		if (r->addr < mm->page_va || end - mm->page_va > mm->len)
+		if (r->addr < mm->page_va || end - mm->page_va > mm->len ||
+		    r->merge_hi) {
+			mr_map_put(mm);
 			return EINVAL;
+		}
 	}
-	if ((rc = handle_new(s, &h)))
-		return rc;
-	mr = calloc(1, sizeof(*mr));
-	if (!mr)
-		return ENOMEM;
-	if (mm) {
-		mm->refs++;
-	} else {
+	if (r->merge_hi) {
+		/* page aligned, holding the new MR, and no live mapping of
+		 * the session only partly inside */
+		if (((r->merge_lo | r->merge_hi) & (PAGE - 1)) ||
+		    r->merge_lo > page || r->merge_hi < end ||
+		    r->merge_hi - r->merge_lo > 2 * MPD_V_MAX_MR_SIZE ||
+		    !merge_ok(s, r->merge_lo, r->merge_hi))
+			return EINVAL;
+		page = r->merge_lo;
+		end = r->merge_hi;
+	}
+	if ((rc = handle_new(s, &h)) || !(mr = calloc(1, sizeof(*mr)))) {
+		if (mm)
+			mr_map_put(mm);
+		return rc ? rc : ENOMEM;
+	}
+	if (!mm) {
 		mm = calloc(1, sizeof(*mm));
 		if (!mm) {
 			free(mr);
@@ -257,12 +394,14 @@ v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		mm->len = ((end + PAGE - 1) & ~(uint64_t)(PAGE - 1)) - page;
 		mm->page_va = page;
 		mm->refs = 1;
+		mm->pid = s->pid;
 		fd = shm_make("madpmd-mr", mm->len, (void **)&mm->map);
 		if (fd < 0) {
 			free(mm);
 			free(mr);
 			return -fd;
 		}
+		mr_map_add(mm);
 	}
 	mr->owner = &s->vo;
 	mr->pd = pd->pd;
@@ -273,6 +412,8 @@ v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	mr->base = mm->map + (r->addr - mm->page_va);
 	rte_spinlock_lock(ch->cfg.lock);
 	rc = hca_v_mr_add(ch->cfg.verbs, mr);
+	if (!rc && r->merge_hi)
+		merge_move(s, mm);
 	rte_spinlock_unlock(ch->cfg.lock);
 	if (rc) {
 		if (fd >= 0)
@@ -281,12 +422,15 @@ v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		free(mr);
 		return rc;
 	}
+	if (r->merge_hi)
+		merge_release(s, mm);
 	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_MR, .pd = mr->pd, .p = mr };
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_reg_mr_rep);
 	m->u.v_reg_mr_rep.handle = h;
 	m->u.v_reg_mr_rep.lkey = mr->key;
 	m->u.v_reg_mr_rep.rkey = mr->key;
+	m->u.v_reg_mr_rep.map_id = mm->id;
 	if (fd < 0)
 		return 0;
 	m->u.v_reg_mr_rep.map_len = mm->len;

@@ -54,6 +54,7 @@ struct hca_internals {
 	 * channel's control thread and the ethdev ops */
 	rte_spinlock_t lock;
 	struct rte_ring *egress;	/* responses waiting for rx_burst */
+	struct rte_ring *loop;		/* frames to the port itself */
 	/* rx interrupts: one eventfd for every queue, which clients ring
 	 * when they queue a send while the lcore sleeps */
 	struct rte_intr_handle *intr;

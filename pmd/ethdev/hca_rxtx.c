@@ -53,6 +53,14 @@ struct data_ctx {
 };
 
 static bool
+to_self(const struct hca_port *p, const struct mpd_pkt *pk)
+{
+	if (p->link == MPD_LINK_IB)
+		return hca_port_owns_lid(p, pk->lrh.dlid);
+	return memcmp(pk->eth.dst, p->mac, sizeof(p->mac)) == 0;
+}
+
+static bool
 emit_data(void *arg, struct mpd_pkt *pk, const void *payload, uint32_t len)
 {
 	struct data_ctx *e = arg;
@@ -74,6 +82,17 @@ emit_data(void *arg, struct mpd_pkt *pk, const void *payload, uint32_t len)
 	}
 	m->data_len = (uint16_t)n;
 	m->pkt_len = (uint32_t)n;
+	/* IBA 10.2.4.1 loopback: to the port itself, taken in again by the
+	 * next rx burst (never an input inside this one) */
+	if (to_self(p, pk)) {
+		if (rte_ring_enqueue(e->hi->loop, m) != 0) {
+			rte_pktmbuf_free(m);
+			p->cnt.xmit_discards++;
+			return false;
+		}
+		hca_port_count_xmit(p, (uint32_t)n);
+		return true;
+	}
 	if (!e->bufs) {
 		if (rte_ring_enqueue(e->hi->egress, m) != 0) {
 			rte_pktmbuf_free(m);
@@ -248,6 +267,15 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 	uint64_t bytes = 0;
 	uint16_t i, got;
 
+	/* what the port sent itself first: in as from the wire */
+	if (!rte_ring_empty(hi->loop)) {
+		struct rte_mbuf *lb[BURST];
+		uint16_t nl = (uint16_t)rte_ring_dequeue_burst(hi->loop,
+				(void **)lb, BURST, NULL);
+
+		if (nl)
+			tx_chunk(hi, lb, nl);
+	}
 	got = (uint16_t)rte_ring_dequeue_burst(hi->egress, (void **)bufs, n,
 					       NULL);
 	/*

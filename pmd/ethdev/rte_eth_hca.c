@@ -436,7 +436,9 @@ eth_rx_intr_enable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 	struct hca_internals *hi = dev->data->dev_private;
 	uint64_t one = 1;
 
-	if (hi->chan && hca_chan_arm(hi->chan, true) &&
+	/* frames looped back to the port are work too */
+	if (((hi->chan && hca_chan_arm(hi->chan, true)) ||
+	     !rte_ring_empty(hi->loop)) &&
 	    write(hi->doorbell, &one, sizeof(one)) < 0) {
 		/* saturated: it rings anyway */
 	}
@@ -543,6 +545,8 @@ drain_egress(struct hca_internals *hi)
 
 	while (hi->egress && rte_ring_dequeue(hi->egress, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
+	while (hi->loop && rte_ring_dequeue(hi->loop, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
 }
 
 static int
@@ -558,6 +562,8 @@ eth_dev_close(struct rte_eth_dev *dev)
 	hi->chan = NULL;
 	drain_egress(hi);
 	rte_ring_free(hi->egress);
+	rte_ring_free(hi->loop);
+	hi->loop = NULL;
 	hca_rec_release(&hi->rec);
 	rte_free(hi->port.neigh);
 	hi->port.neigh = NULL;
@@ -898,9 +904,15 @@ hca_probe(struct rte_vdev_device *vdev)
 	/* every tx queue produces, every rx queue consumes */
 	hi->egress = rte_ring_create(ring_name, HCA_EGRESS_RING,
 				     rte_socket_id(), 0);
-	if (!hi->egress) {
-		HCA_LOG(ERR, "%s: cannot create the egress ring: %s", name,
+	/* frames a QP sends to its own port, taken in again by rx_burst */
+	snprintf(ring_name, sizeof(ring_name), "hca_lp_%u", hi->port_id);
+	hi->loop = rte_ring_create(ring_name, HCA_EGRESS_RING, rte_socket_id(),
+				   RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (!hi->egress || !hi->loop) {
+		HCA_LOG(ERR, "%s: cannot create the egress rings: %s", name,
 			rte_strerror(rte_errno));
+		rte_ring_free(hi->egress);
+		rte_ring_free(hi->loop);
 		rte_eth_dev_release_port(dev);
 		return -ENOMEM;
 	}
@@ -910,6 +922,7 @@ hca_probe(struct rte_vdev_device *vdev)
 			strerror(errno));
 		intr_free(dev);
 		rte_ring_free(hi->egress);
+		rte_ring_free(hi->loop);
 		rte_eth_dev_release_port(dev);
 		return -ENOMEM;
 	}
@@ -934,6 +947,7 @@ hca_probe(struct rte_vdev_device *vdev)
 	if (hca_chan_start(&hi->chan, &chan_cfg) != 0) {
 		intr_free(dev);
 		rte_ring_free(hi->egress);
+		rte_ring_free(hi->loop);
 		rte_eth_dev_release_port(dev);
 		return -EIO;
 	}
@@ -1121,7 +1135,8 @@ rte_pmd_hca_idle_ms(uint16_t port_id)
 	if (!hi)
 		return rc;
 	rte_spinlock_lock(&hi->lock);
-	timers = hca_mad_timers(&hi->ml) || hca_verbs_busy(&hi->verbs);
+	timers = hca_mad_timers(&hi->ml) || hca_verbs_busy(&hi->verbs) ||
+		 !rte_ring_empty(hi->loop);
 	rte_spinlock_unlock(&hi->lock);
 	return timers ? 1 : -1;
 }

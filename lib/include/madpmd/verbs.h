@@ -79,29 +79,39 @@ struct mpd_v_handle {
 };
 
 /*
- * alias: MPD_V_NO_HANDLE, or a live MR of the session whose memfd backs
+ * alias: MPD_V_NO_HANDLE, or the map_id of a live MR's memfd that backs
  * every page of the new MR already (the client mapped it over them, and
- * mapping a second memfd there would detach the first MR). The daemon
- * then makes no memfd: the new MR shares that one (kept while any MR
- * using it lives; the new MR's pages sit at offset (addr & ~4095) minus
- * the alias's page start), and the reply carries no fd and map_len 0. A
- * new MR that covers such pages only in part is refused by the client
- * (EINVAL) and never asked for.
+ * mapping a second memfd there would detach the first MR). It may be an
+ * MR of another session of the same process (a second context). The
+ * daemon then makes no memfd: the new MR shares that one (kept while any
+ * MR using it lives; the new MR's pages sit at offset (addr & ~4095)
+ * minus the mapping's page start), and the reply carries no fd and
+ * map_len 0.
+ */
+/*
+ * merge_lo, merge_hi: 0, or (no alias) pages [merge_lo, merge_hi) that
+ * hold the new MR's and wholly cover every live MR mapping of the
+ * session they touch: the MR's pages overlap those in part. The daemon
+ * then makes one memfd for all of them, moves those MRs onto it (their
+ * keys stay), and the client copies the whole range in and maps it over
+ * the range.
  */
 struct mpd_v_reg_mr_req {
 	uint32_t pd;
 	uint32_t access;		/* enum ibv_access_flags */
 	uint64_t addr;			/* the client's address: the MR's iova */
 	uint64_t length;
-	uint32_t alias;			/* MPD_V_NO_HANDLE, or an MR's handle */
+	uint32_t alias;			/* MPD_V_NO_HANDLE, or a map_id */
 	uint32_t pad;
+	uint64_t merge_lo;
+	uint64_t merge_hi;
 };
 
 struct mpd_v_reg_mr_rep {
 	uint32_t handle;
 	uint32_t lkey;
 	uint32_t rkey;
-	uint32_t pad;
+	uint32_t map_id;		/* the memfd it is on, for aliases */
 	uint64_t map_len;		/* bytes of the memfd */
 };
 

@@ -114,6 +114,42 @@ hca_rec_umad(struct hca_recorder *rc, struct hca_port *p, uint32_t pid,
 	rec_push(rc, p, r, MPD_REC_UMAD, n);
 }
 
+void
+hca_rec_wc(struct hca_recorder *rc, struct hca_port *p, uint32_t cq_id,
+	   const struct mpd_v_cqe *e)
+{
+	struct rte_pmd_hca_record *r;
+	struct mpd_rec_wc w;
+	struct mpd_rec_hdr h;
+	int n;
+
+	if (!rc->on)
+		return;
+	memset(&w, 0, sizeof(w));
+	w.cq_id = cq_id;
+	w.qp_num = e->qp_num;
+	w.wr_id = e->wr_id;
+	w.status = e->status;
+	w.opcode = e->opcode;
+	w.vendor_err = e->vendor_err;
+	w.byte_len = e->byte_len;
+	w.imm_data = rte_be_to_cpu_32(e->imm_data);
+	w.src_qp = e->src_qp;
+	w.wc_flags = e->wc_flags;
+	w.pkey_index = e->pkey_index;
+	w.slid = e->slid;
+	w.sl = e->sl;
+	w.dlid_path_bits = e->dlid_path_bits;
+	r = rec_alloc(rc, MPD_REC_HDR_LEN + MPD_REC_WC_LEN);
+	if (!r) {
+		p->cnt.rec_dropped++;
+		return;
+	}
+	rec_hdr(rc, p, &h);
+	n = mpd_rec_encode_wc(&h, &w, r->data, r->len);
+	rec_push(rc, p, r, MPD_REC_WC, n);
+}
+
 static void
 port_snapshot(const struct hca_port *p, struct hca_rec_port_state *st)
 {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "madpmd/verbs.h"	/* struct mpd_v_cqe */
 #include "../mad/mad_layer.h"	/* struct hca_mad_desc */
 #include "../node/node.h"
 
@@ -43,6 +44,9 @@ struct hca_recorder {
 void hca_rec_umad(struct hca_recorder *r, struct hca_port *p, uint32_t pid,
 		  uint32_t session, uint8_t direction, const void *hdr,
 		  const uint8_t *mad, uint32_t len);
+/* A CQ completion as the client will poll it (MPD_REC_WC) */
+void hca_rec_wc(struct hca_recorder *r, struct hca_port *p, uint32_t cq_id,
+		const struct mpd_v_cqe *e);
 /* A port event record when state, LIDs, SM or IsSM changed since the last
  * one. Call after anything that may change them. */
 void hca_rec_port_check(struct hca_recorder *r, struct hca_port *p);

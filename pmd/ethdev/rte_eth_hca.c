@@ -387,6 +387,15 @@ hca_link_fill(const struct hca_port *p, struct rte_eth_link *l)
 	l->link_autoneg = RTE_ETH_LINK_FIXED;
 }
 
+/* The QP layer's completions into capture records */
+static void
+record_cqe(void *ctx, uint32_t cq_handle, const struct mpd_v_cqe *e)
+{
+	struct hca_internals *hi = ctx;
+
+	hca_rec_wc(&hi->rec, &hi->port, cq_handle, e);
+}
+
 static int
 eth_link_update(struct rte_eth_dev *dev, int wait __rte_unused)
 {
@@ -460,6 +469,15 @@ eth_rx_intr_disable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 	return 0;
 }
 
+/* A port whose link came up: Init until an SM moves it on (IBA 7.2); a
+ * RoCE port has no SM and is Active with its Ethernet link (IBA A16.1,
+ * as the kernel's RoCE ports report it), which verbs applications check */
+static uint8_t
+link_up_state(const struct hca_port *p)
+{
+	return p->link == MPD_LINK_IB ? HCA_PORT_INIT : HCA_PORT_ACTIVE;
+}
+
 static int
 eth_dev_start(struct rte_eth_dev *dev)
 {
@@ -471,7 +489,7 @@ eth_dev_start(struct rte_eth_dev *dev)
 	if (p->admin_up) {
 		p->phys_state = HCA_PHYS_LINKUP;
 		if (p->port_state < HCA_PORT_INIT)
-			p->port_state = HCA_PORT_INIT;
+			p->port_state = link_up_state(p);
 	}
 	hi->started = true;
 	hca_rec_port_check(&hi->rec, p);
@@ -805,7 +823,7 @@ eth_set_link(struct rte_eth_dev *dev, bool up)
 		p->port_state = HCA_PORT_DOWN;
 	} else if (hi->started) {
 		p->phys_state = HCA_PHYS_LINKUP;
-		p->port_state = HCA_PORT_INIT;
+		p->port_state = link_up_state(p);
 	} else {
 		p->phys_state = HCA_PHYS_POLLING;
 	}
@@ -899,6 +917,8 @@ hca_probe(struct rte_vdev_device *vdev)
 	memcpy(hi->mac.addr_bytes, port.mac, sizeof(port.mac));
 	hca_mad_layer_init(&hi->ml, &hi->port);
 	hca_verbs_init(&hi->verbs, &hi->port);
+	hi->verbs.on_cqe = record_cqe;
+	hi->verbs.on_cqe_ctx = hi;
 	rte_spinlock_init(&hi->lock);
 	snprintf(ring_name, sizeof(ring_name), "hca_eg_%u", hi->port_id);
 	/* every tx queue produces, every rx queue consumes */

@@ -103,6 +103,8 @@ cq_push(struct hca_verbs *v, struct hca_v_cq *cq, const struct mpd_v_cqe *e,
 	__atomic_store_n(&slot->owner, (uint8_t)(1 + ((cq->pi / cq->ncqe) & 1)),
 			 __ATOMIC_RELEASE);
 	cq->pi++;
+	if (v->on_cqe)
+		v->on_cqe(v->on_cqe_ctx, cq->handle, e);
 	/* an arming not raised for yet: bits 31..1 count armings */
 	arm = __atomic_load_n(&s->comp_arm, __ATOMIC_ACQUIRE);
 	if ((arm >> 1) != (cq->arm_fired >> 1) &&

@@ -115,6 +115,9 @@ struct hca_verbs {
 	struct hca_v_comp *kick[HCA_V_KICKS_MAX];
 	unsigned int nkick;
 	uint8_t scratch[4096 + 64];	/* a payload gathered from SGEs */
+	/* every completion written, for capture records (lock held) */
+	void (*on_cqe)(void *ctx, uint32_t cq_handle, const struct mpd_v_cqe *e);
+	void *on_cqe_ctx;
 };
 
 /* Frames the layer sends: headers in pk (addresses, BTH and extension

@@ -634,6 +634,11 @@ hca_verbs_poll(struct hca_verbs *v, uint64_t now_ns, struct hca_v_out *out)
 			continue;
 		resp_poll(v, qp, out);
 		req_poll(v, qp, now_ns, out);
+		/* IBA 10.3.1: WRs posted in Error complete flushed */
+		if (qp->attr.qp_state == IBV_QPS_ERR && !qp->srq &&
+		    __atomic_load_n(&qp->shm->rq_pi, __ATOMIC_RELAXED) !=
+		    qp->rq_taken)
+			resp_flush(v, qp);
 		if (qp->error_pending)
 			qp_to_error(v, qp);
 	}

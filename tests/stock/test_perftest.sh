@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# perftest (Debian's package, unmodified) over the drop-in libibverbs.so.1
+# between two nodes: ib_{send,write,read,atomic}_{lat,bw}, each server on
+# hca1 and client on hca2 in processes of their own, on IB after OpenSM
+# and on RoCE. Each must exit 0 on both sides and print its result line.
+# These are functional checks: the figures are the benchmarks' business
+# (tests/bench), not pass/fail criteria here.
+# Usage: test_perftest.sh <madpmd> <madpmd-run>
+set -u
+madpmd=$1
+run=$2
+. "$(dirname "$0")/../common/tap.sh"
+
+tmp=$(mktemp -d /tmp/madpmd-perftest.XXXXXX)
+eal_prefixes=(madpmd-pt-$$ madpmd-pt-roce-$$)
+port=$((40000 + $$ % 20000))
+
+# perf NAME TOOL ARGS...: server on hca1, client on hca2
+perf() {
+	local name=$1 tool=$2 srv rc1 rc2 line
+	shift 2
+	port=$((port + 1))
+	timeout 60 "$run" --node hca1 "$tool" -d hca1 -p $port "$@" \
+		> "$tmp/$name.srv" 2>&1 &
+	srv=$!
+	pids+=($srv)
+	sleep 0.5
+	timeout 60 "$run" --node hca2 "$tool" -d hca2 -p $port "$@" localhost \
+		> "$tmp/$name.cli" 2>&1
+	rc2=$?
+	wait $srv
+	rc1=$?
+	# the result line: "#bytes #iterations ..." then the numbers
+	line=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$tmp/$name.cli" | head -1 |
+	       tr -s ' \t' ' ')
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ -n "$line" ]
+	ok $? "$name: $tool $* (exit $rc1/$rc2):$line"
+	if [ $rc1 != 0 ] || [ $rc2 != 0 ] || [ -z "$line" ]; then
+		sed 's/^/# srv: /' "$tmp/$name.srv" | tail -6
+		sed 's/^/# cli: /' "$tmp/$name.cli" | tail -6
+	fi
+}
+
+fabric() {
+	local prefix=$1 rundir=$2
+	shift 2
+	"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=$prefix \
+		-- --run-dir "$rundir" "$@" > "$tmp/$prefix.log" 2>&1 &
+	daemon=$!
+	pids+=($daemon)
+	for i in $(seq 100); do [ -S "$rundir/hca2/umad" ] && break; sleep 0.1; done
+}
+
+export MADPMD_RUN_DIR=$tmp/run
+fabric madpmd-pt-$$ "$MADPMD_RUN_DIR"
+timeout 60 "$run" opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
+grep -q "SUBNET UP" "$tmp/opensm.log"
+ok $? "IB: opensm -o reaches SUBNET UP"
+for t in send write read atomic; do
+	perf ib_${t}_lat ib_${t}_lat -n 1000
+	perf ib_${t}_bw ib_${t}_bw -n 1000
+done
+perf ib_send_lat_ud ib_send_lat -c UD -n 1000
+perf ib_send_bw_uc ib_send_bw -c UC -n 1000
+perf ib_write_bw_multi ib_write_bw -n 500 -s 1048576
+daemon_stop_check $daemon "$tmp/madpmd-pt-$$.log"
+ok $? "IB: the daemon stops cleanly"
+
+export MADPMD_RUN_DIR=$tmp/run-roce
+fabric madpmd-pt-roce-$$ "$MADPMD_RUN_DIR" --link roce
+perf roce_send_lat ib_send_lat -n 1000
+perf roce_write_bw ib_write_bw -n 1000
+perf roce_read_lat ib_read_lat -n 1000
+perf roce_atomic_bw ib_atomic_bw -n 1000
+daemon_stop_check $daemon "$tmp/madpmd-pt-roce-$$.log"
+ok $? "RoCE: the daemon stops cleanly"
+
+tap_done

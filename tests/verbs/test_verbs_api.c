@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ibv_poll_cq(3) and the verbs around it, as an application built on
+ * rdma-core's own <infiniband/verbs.h> sees them (linked against Debian's
+ * libibverbs, run over madpmd's drop-in through madpmd-run). QPs on one
+ * port, connected to each other (loopback), and a child process for what
+ * needs a second one: every ibv_wc field the man page promises, num_entries,
+ * order, flush errors, CQ overrun, completion channels (solicited only),
+ * COMM_EST, a one-sided WRITE/READ into a process asleep in sleep(), and a
+ * peer that dies (RETRY_EXC_ERR).
+ * Usage: test_verbs_api <device>   (an IB port with a LID: OpenSM ran)
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "tap.h"
+
+#define BUF	65536
+#define QKEY	0x11111111u
+
+struct ep {
+	struct ibv_qp *qp;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_port_attr port;
+static const char *devname;
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static struct ibv_context *
+open_dev(const char *name)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+	int i;
+
+	for (i = 0; l && l[i]; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), name))
+			c = ibv_open_device(l[i]);
+	ibv_free_device_list(l);
+	return c;
+}
+
+static int
+make_ep(struct ep *e, enum ibv_qp_type t, struct ibv_cq *scq,
+	struct ibv_cq *rcq, int max_recv)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = scq, .recv_cq = rcq, .qp_type = t,
+		.cap = { .max_send_wr = 64, .max_recv_wr = (uint32_t)max_recv,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+		.qkey = QKEY,
+	};
+
+	e->scq = scq;
+	e->rcq = rcq;
+	e->buf = aligned_alloc(4096, BUF);
+	if (!e->buf)
+		return -1;
+	memset(e->buf, 0, BUF);
+	e->mr = ibv_reg_mr(pd, e->buf, BUF, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC);
+	e->qp = ibv_create_qp(pd, &ia);
+	if (!e->mr || !e->qp)
+		return -1;
+	return ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | (t == IBV_QPT_UD ? IBV_QP_QKEY :
+					    IBV_QP_ACCESS_FLAGS));
+}
+
+/* RTR (and RTS unless rtr_only) toward dqpn on lid */
+static int
+connect_qp(struct ibv_qp *qp, enum ibv_qp_type t, uint16_t lid,
+	   uint32_t dqpn, int rtr_only, uint8_t timeout, uint8_t retry)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = dqpn, .rq_psn = 100, .max_dest_rd_atomic = 4,
+		.min_rnr_timer = 1,
+		.ah_attr = { .dlid = lid, .port_num = 1 },
+	};
+	int mask = IBV_QP_STATE;
+
+	if (t != IBV_QPT_UD)
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN;
+	if (t == IBV_QPT_RC)
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	if (ibv_modify_qp(qp, &a, mask))
+		return -1;
+	if (rtr_only)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 100;
+	a.timeout = timeout;
+	a.retry_cnt = retry;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (t == IBV_QPT_RC)
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	return ibv_modify_qp(qp, &a, mask);
+}
+
+static int
+post_recv(struct ep *e, uint64_t wr_id, uint32_t off, uint32_t len)
+{
+	struct ibv_sge sg = { (uintptr_t)(e->buf + off), len, e->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sg,
+				  .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(e->qp, &wr, &bad);
+}
+
+static int
+post_send(struct ep *e, struct ibv_send_wr *wr, uint32_t off, uint32_t len)
+{
+	struct ibv_sge sg = { (uintptr_t)(e->buf + off), len, e->mr->lkey };
+	struct ibv_send_wr *bad;
+
+	wr->sg_list = &sg;
+	wr->num_sge = 1;
+	return ibv_post_send(e->qp, wr, &bad);
+}
+
+/* Poll until n completions or 5 s; returns how many */
+static int
+poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	uint64_t end = now_ms() + 5000;
+	int got = 0, r;
+
+	while (got < n && now_ms() < end) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			return r;
+		got += r;
+	}
+	return got;
+}
+
+static struct ibv_cq *
+cq_new(int n, struct ibv_comp_channel *ch)
+{
+	return ibv_create_cq(ctx, n, NULL, ch, 0);
+}
+
+/* ---- on one port: RC pair ---- */
+
+static void
+test_rc(void)
+{
+	struct ibv_cq *scq = cq_new(256, NULL), *rcq = cq_new(256, NULL);
+	struct ibv_wc wc[32];
+	struct ep a, b;
+	int i, n;
+
+	ok(scq && rcq, "two CQs of 256");
+	ok(make_ep(&a, IBV_QPT_RC, scq, scq, 32) == 0 &&
+	   make_ep(&b, IBV_QPT_RC, rcq, rcq, 32) == 0, "two RC QPs in INIT");
+	ok(connect_qp(a.qp, IBV_QPT_RC, port.lid, b.qp->qp_num, 0, 14, 7) == 0 &&
+	   connect_qp(b.qp, IBV_QPT_RC, port.lid, a.qp->qp_num, 0, 14, 7) == 0,
+	   "connected to each other through the port (RTR, RTS)");
+	is_int(ibv_poll_cq(rcq, 4, wc), 0, "an empty CQ polls 0");
+
+	for (i = 0; i < 10; i++)
+		post_recv(&b, 1000 + i, (uint32_t)i * 1024, 1024);
+	for (i = 0; i < 10; i++) {
+		struct ibv_send_wr wr = {
+			.wr_id = 2000 + i, .send_flags = IBV_SEND_SIGNALED,
+			.opcode = i & 1 ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+			.imm_data = htonl(0xabc00 + i),
+		};
+
+		post_send(&a, &wr, 8192, (uint32_t)(100 + i));
+	}
+	/* all ten in: the first 3 of them, then the other 7, then none */
+	usleep(300000);
+	n = ibv_poll_cq(rcq, 3, wc);
+	ok(n == 3 && wc[0].wr_id == 1000 && wc[2].wr_id == 1002,
+	   "num_entries 3 of 10 available: the first 3 (%d)", n);
+	n = ibv_poll_cq(rcq, 32, wc + 3);
+	ok(n == 7 && wc[3].wr_id == 1003 && wc[9].wr_id == 1009,
+	   "then all that are left: 7, in order (%d)", n);
+	is_int(ibv_poll_cq(rcq, 32, wc + 10), 0, "then none: removed once polled");
+	n += 3;
+	is_int(n, 10, "10 receive completions");
+	for (i = 0; i < n; i++) {
+		int imm = i & 1;
+
+		if (!ok(wc[i].status == IBV_WC_SUCCESS &&
+			wc[i].wr_id == (uint64_t)(1000 + i) &&
+			wc[i].opcode == IBV_WC_RECV &&
+			wc[i].byte_len == (uint32_t)(100 + i) &&
+			wc[i].qp_num == b.qp->qp_num &&
+			wc[i].src_qp == a.qp->qp_num &&
+			!!(wc[i].wc_flags & IBV_WC_WITH_IMM) == imm &&
+			(!imm || wc[i].imm_data == htonl(0xabc00 + i)) &&
+			wc[i].slid == port.lid && wc[i].pkey_index == 0,
+			"recv %d: wr_id, opcode RECV, byte_len %u, qp_num, src_qp, imm, slid",
+			i, 100 + i))
+			tap_diag("status %d wr_id %llu opcode %d byte_len %u qp %u src %u flags %#x imm %#x slid %u",
+				 wc[i].status, (unsigned long long)wc[i].wr_id,
+				 wc[i].opcode, wc[i].byte_len, wc[i].qp_num,
+				 wc[i].src_qp, wc[i].wc_flags,
+				 ntohl(wc[i].imm_data), wc[i].slid);
+	}
+	n = poll_n(scq, wc, 10);
+	ok(n == 10 && wc[0].opcode == IBV_WC_SEND && wc[9].wr_id == 2009 &&
+	   wc[9].status == IBV_WC_SUCCESS, "10 send completions, in order");
+
+	/* RDMA WRITE with immediate: data in b's MR, RECV_RDMA_WITH_IMM */
+	{
+		struct ibv_send_wr wr = {
+			.wr_id = 7, .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+			.send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(77),
+			.wr.rdma = { (uintptr_t)(b.buf + 40000), b.mr->rkey },
+		};
+
+		for (i = 0; i < 5000; i++)
+			a.buf[i] = (uint8_t)(i * 7);
+		post_recv(&b, 55, 0, 16);
+		post_send(&a, &wr, 0, 5000);
+		n = poll_n(rcq, wc, 1);
+		ok(n == 1 && wc[0].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+		   wc[0].byte_len == 5000 && wc[0].wr_id == 55 &&
+		   ntohl(wc[0].imm_data) == 77 &&
+		   !memcmp(a.buf, b.buf + 40000, 5000),
+		   "RDMA WRITE with imm of 5000 bytes (5 packets): data there, RECV_RDMA_WITH_IMM, byte_len 5000");
+		n = poll_n(scq, wc, 1);
+		ok(n == 1 && wc[0].opcode == IBV_WC_RDMA_WRITE, "its send completion: RDMA_WRITE");
+	}
+	/* RDMA READ and atomics */
+	{
+		struct ibv_send_wr rd = {
+			.wr_id = 8, .opcode = IBV_WR_RDMA_READ,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { (uintptr_t)(b.buf + 40000), b.mr->rkey },
+		};
+		uint64_t *tgt = (uint64_t *)(void *)(b.buf + 60000);
+		uint64_t *res = (uint64_t *)(void *)(a.buf + 30000);
+		struct ibv_send_wr fa = {
+			.wr_id = 9, .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.atomic = { (uintptr_t)tgt, 5, 0, b.mr->rkey },
+		};
+		struct ibv_send_wr cs = {
+			.wr_id = 10, .opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.atomic = { (uintptr_t)tgt, 105, 999, b.mr->rkey },
+		};
+
+		memset(a.buf + 20000, 0, 5000);
+		post_send(&a, &rd, 20000, 5000);
+		n = poll_n(scq, wc, 1);
+		ok(n == 1 && wc[0].status == IBV_WC_SUCCESS &&
+		   wc[0].opcode == IBV_WC_RDMA_READ && wc[0].byte_len == 5000 &&
+		   !memcmp(a.buf + 20000, b.buf + 40000, 5000),
+		   "RDMA READ of 5000 bytes: RDMA_READ, byte_len 5000, the data");
+		*tgt = 100;
+		post_send(&a, &fa, 30000, 8);
+		n = poll_n(scq, wc, 1);
+		ok(n == 1 && wc[0].opcode == IBV_WC_FETCH_ADD && *res == 100 &&
+		   *tgt == 105, "fetch-and-add 5: returns 100, memory 105");
+		post_send(&a, &cs, 30000, 8);
+		n = poll_n(scq, wc, 1);
+		ok(n == 1 && wc[0].opcode == IBV_WC_COMP_SWAP && *res == 105 &&
+		   *tgt == 999, "compare-and-swap 105 -> 999: returns 105, memory 999");
+	}
+	/* a bad rkey: remote access error, both QPs to error */
+	{
+		struct ibv_send_wr wr = {
+			.wr_id = 11, .opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { (uintptr_t)b.buf, b.mr->rkey ^ 0x5500 },
+		};
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr qi;
+
+		post_send(&a, &wr, 0, 64);
+		n = poll_n(scq, wc, 1);
+		ok(n == 1 && wc[0].status == IBV_WC_REM_ACCESS_ERR &&
+		   wc[0].wr_id == 11 && wc[0].qp_num == a.qp->qp_num,
+		   "RDMA WRITE with a bad rkey: REM_ACCESS_ERR (status %d)",
+		   n == 1 ? (int)wc[0].status : -1);
+		ibv_query_qp(a.qp, &qa, IBV_QP_STATE, &qi);
+		is_int(qa.qp_state, IBV_QPS_ERR, "the requester's QP is in ERR");
+	}
+	/* flush: receives posted, QP to ERR */
+	{
+		struct ibv_qp_attr e = { .qp_state = IBV_QPS_ERR };
+
+		while (ibv_poll_cq(rcq, 32, wc) > 0)
+			;
+		for (i = 0; i < 5; i++)
+			post_recv(&b, 500 + i, 0, 64);
+		ibv_modify_qp(b.qp, &e, IBV_QP_STATE);
+		n = poll_n(rcq, wc, 5);
+		ok(n == 5 && wc[0].status == IBV_WC_WR_FLUSH_ERR &&
+		   wc[4].status == IBV_WC_WR_FLUSH_ERR && wc[0].wr_id == 500 &&
+		   wc[4].wr_id == 504 && wc[2].qp_num == b.qp->qp_num,
+		   "QP to ERR: its 5 receives complete WR_FLUSH_ERR, in order, wr_id and qp_num right");
+		post_recv(&b, 600, 0, 64);
+		n = poll_n(rcq, wc, 1);
+		ok(n == 1 && wc[0].status == IBV_WC_WR_FLUSH_ERR && wc[0].wr_id == 600,
+		   "a receive posted in ERR completes WR_FLUSH_ERR");
+	}
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_qp(b.qp);
+	ok(ibv_destroy_cq(scq) == 0 && ibv_destroy_cq(rcq) == 0,
+	   "QPs and CQs destroyed");
+}
+
+/* ---- UD: GRH area and fields ---- */
+
+static void
+test_ud(void)
+{
+	struct ibv_cq *cq = cq_new(64, NULL);
+	struct ibv_ah_attr aa = { .dlid = port.lid, .port_num = 1 };
+	struct ibv_ah *ah;
+	struct ibv_wc wc[4];
+	struct ep a, b;
+	int n;
+
+	ok(make_ep(&a, IBV_QPT_UD, cq, cq, 8) == 0 &&
+	   make_ep(&b, IBV_QPT_UD, cq, cq, 8) == 0 &&
+	   connect_qp(a.qp, IBV_QPT_UD, 0, 0, 0, 0, 0) == 0 &&
+	   connect_qp(b.qp, IBV_QPT_UD, 0, 0, 0, 0, 0) == 0, "two UD QPs in RTS");
+	ah = ibv_create_ah(pd, &aa);
+	post_recv(&b, 42, 0, 40 + 512);
+	{
+		struct ibv_send_wr wr = {
+			.wr_id = 43, .opcode = IBV_WR_SEND_WITH_IMM,
+			.send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(9),
+			.wr.ud = { ah, b.qp->qp_num, QKEY },
+		};
+
+		memset(a.buf + 1000, 0x5a, 300);
+		post_send(&a, &wr, 1000, 300);
+	}
+	n = poll_n(cq, wc, 2);
+	if (n == 2 && wc[0].opcode != IBV_WC_RECV) {
+		struct ibv_wc t = wc[0];
+
+		wc[0] = wc[1];
+		wc[1] = t;
+	}
+	ok(n == 2 && wc[0].opcode == IBV_WC_RECV && wc[0].byte_len == 340 &&
+	   wc[0].src_qp == a.qp->qp_num && wc[0].slid == port.lid &&
+	   !(wc[0].wc_flags & IBV_WC_GRH) && (wc[0].wc_flags & IBV_WC_WITH_IMM) &&
+	   ntohl(wc[0].imm_data) == 9 && b.buf[40] == 0x5a && b.buf[339] == 0x5a,
+	   "UD receive: byte_len 300 + 40 (GRH area), src_qp, slid, imm, no GRH flag without GRH, data after 40 bytes");
+	ok(n == 2 && wc[1].opcode == IBV_WC_SEND && wc[1].wr_id == 43,
+	   "UD send completion");
+	/* a wrong Q_Key is dropped and counted, never delivered */
+	post_recv(&b, 44, 0, 40 + 512);
+	{
+		struct ibv_send_wr wr = {
+			.wr_id = 45, .opcode = IBV_WR_SEND,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.ud = { ah, b.qp->qp_num, QKEY + 1 },
+		};
+
+		post_send(&a, &wr, 1000, 10);
+	}
+	n = poll_n(cq, wc, 2);
+	ok(n == 1 && wc[0].wr_id == 45, "a send with the wrong Q_Key completes, and nothing arrives");
+	ibv_destroy_ah(ah);
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_qp(b.qp);
+	ibv_destroy_cq(cq);
+}
+
+/* ---- completion channel, solicited only; COMM_EST; overrun ---- */
+
+static int
+async_wait(enum ibv_event_type want, int ms)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	uint64_t end = now_ms() + (uint64_t)ms;
+
+	while (now_ms() < end) {
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		if (ibv_get_async_event(ctx, &ev))
+			return -1;
+		ibv_ack_async_event(&ev);
+		if (ev.event_type == want)
+			return 0;
+	}
+	return -1;
+}
+
+static void
+test_events(void)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct ibv_cq *scq = cq_new(64, NULL), *rcq = cq_new(64, ch), *got;
+	struct pollfd p;
+	struct ibv_wc wc[64];
+	struct ep a, b;
+	void *cctx;
+	int n, i;
+
+	ok(ch && make_ep(&a, IBV_QPT_RC, scq, scq, 8) == 0 &&
+	   make_ep(&b, IBV_QPT_RC, rcq, rcq, 64) == 0, "a channel, two RC QPs");
+	/* b in RTR only: the first packet raises COMM_EST */
+	connect_qp(a.qp, IBV_QPT_RC, port.lid, b.qp->qp_num, 0, 14, 7);
+	connect_qp(b.qp, IBV_QPT_RC, port.lid, a.qp->qp_num, 1, 14, 7);
+	for (i = 0; i < 3; i++)
+		post_recv(&b, (uint64_t)i, 0, 64);
+	ok(ibv_req_notify_cq(rcq, 1) == 0, "armed for solicited completions only");
+	{
+		struct ibv_send_wr wr = { .wr_id = 1, .opcode = IBV_WR_SEND };
+
+		post_send(&a, &wr, 0, 8);
+	}
+	ok(async_wait(IBV_EVENT_COMM_EST, 3000) == 0,
+	   "COMM_EST on the async fd when the first packet reaches a QP in RTR");
+	n = poll_n(rcq, wc, 1);
+	p = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
+	ok(n == 1 && poll(&p, 1, 200) == 0,
+	   "an unsolicited completion raises no event");
+	{
+		struct ibv_send_wr wr = { .wr_id = 2, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SOLICITED };
+
+		post_send(&a, &wr, 0, 8);
+	}
+	ok(poll(&p, 1, 3000) == 1 && ibv_get_cq_event(ch, &got, &cctx) == 0 &&
+	   got == rcq, "a solicited one does: get_cq_event returns the CQ");
+	ibv_ack_cq_events(rcq, 1);
+	n = poll_n(rcq, wc, 1);
+	ok(n == 1 && (p.revents = 0, poll(&p, 1, 100) == 0),
+	   "one event per arming: none more without ibv_req_notify_cq");
+
+	/* overrun: 64 receive WRs flushed into a CQ of 64 less what fits */
+	{
+		struct ibv_cq *small = cq_new(4, NULL);
+		struct ep c;
+		struct ibv_qp_attr e = { .qp_state = IBV_QPS_ERR };
+		int r = 0;
+
+		make_ep(&c, IBV_QPT_RC, small, small, 64);
+		for (i = 0; i < 40; i++)
+			post_recv(&c, (uint64_t)i, 0, 64);
+		ibv_modify_qp(c.qp, &e, IBV_QP_STATE);
+		ok(async_wait(IBV_EVENT_CQ_ERR, 3000) == 0,
+		   "40 flushes into a CQ of %d: IBV_EVENT_CQ_ERR", small->cqe);
+		for (i = 0; i < 100 && r >= 0; i++)
+			r = ibv_poll_cq(small, 64, wc);
+		ok(r < 0, "the CQ stops: ibv_poll_cq fails (%d) once what it held is polled", r);
+		ibv_destroy_qp(c.qp);
+		ibv_destroy_cq(small);
+	}
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_qp(b.qp);
+	ibv_destroy_cq(scq);
+	ok(ibv_destroy_cq(rcq) == 0 && ibv_destroy_comp_channel(ch) == 0,
+	   "CQ destroyed once its events are acknowledged, then the channel");
+}
+
+/* ---- a second process: asleep target, then a dead peer ---- */
+
+struct xchg {
+	uint32_t qpn;
+	uint64_t addr;
+	uint32_t rkey;
+};
+
+static void
+test_other_process(void)
+{
+	int to_child[2], to_parent[2], st;
+	struct ibv_cq *cq = cq_new(64, NULL);
+	struct ibv_wc wc[4];
+	struct xchg mine, theirs;
+	struct ep a;
+	pid_t pid;
+	int n;
+
+	if (pipe(to_child) || pipe(to_parent) || !cq ||
+	    make_ep(&a, IBV_QPT_RC, cq, cq, 8)) {
+		ok(0, "setup for the two-process checks");
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		/* the child: its own context, QP and MR; it sleeps while the
+		 * parent writes and reads its memory, checks, then dies
+		 * without destroying anything */
+		struct ibv_cq *ccq;
+		struct ep b;
+		uint8_t *p;
+		int i, bad = 0;
+
+		ctx = open_dev(devname);
+		pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+		ccq = pd ? cq_new(8, NULL) : NULL;
+		if (!ccq || make_ep(&b, IBV_QPT_RC, ccq, ccq, 8))
+			_exit(2);
+		if (read(to_child[0], &theirs, sizeof(theirs)) != sizeof(theirs))
+			_exit(2);
+		connect_qp(b.qp, IBV_QPT_RC, port.lid, theirs.qpn, 0, 14, 7);
+		for (i = 0; i < 4096; i++)
+			b.buf[8192 + i] = (uint8_t)(i ^ 0x33);
+		mine = (struct xchg){ b.qp->qp_num, (uintptr_t)b.buf,
+				      b.mr->rkey };
+		if (write(to_parent[1], &mine, sizeof(mine)) != sizeof(mine))
+			_exit(2);
+		sleep(2);	/* asleep: the daemon reaches the MR itself */
+		p = b.buf;
+		for (i = 0; i < 4096; i++)
+			bad += p[i] != (uint8_t)(i * 3);
+		_exit(bad ? 1 : 0);
+	}
+	mine = (struct xchg){ a.qp->qp_num, 0, 0 };
+	if (write(to_child[1], &mine, sizeof(mine)) != sizeof(mine) ||
+	    read(to_parent[0], &theirs, sizeof(theirs)) != sizeof(theirs)) {
+		ok(0, "exchange with the child");
+		return;
+	}
+	/* short time-outs: 4.096 us * 2^12 = 16 ms, 3 retries */
+	connect_qp(a.qp, IBV_QPT_RC, port.lid, theirs.qpn, 0, 12, 3);
+	{
+		struct ibv_send_wr wr = {
+			.wr_id = 1, .opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { theirs.addr, theirs.rkey },
+		};
+		struct ibv_send_wr rd = {
+			.wr_id = 2, .opcode = IBV_WR_RDMA_READ,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { theirs.addr + 8192, theirs.rkey },
+		};
+		int i, same = 1;
+
+		for (i = 0; i < 4096; i++)
+			a.buf[i] = (uint8_t)(i * 3);
+		post_send(&a, &wr, 0, 4096);
+		post_send(&a, &rd, 16384, 4096);
+		n = poll_n(cq, wc, 2);
+		for (i = 0; i < 4096; i++)
+			same &= a.buf[16384 + i] == (uint8_t)(i ^ 0x33);
+		ok(n == 2 && wc[0].status == IBV_WC_SUCCESS &&
+		   wc[1].status == IBV_WC_SUCCESS && same,
+		   "RDMA WRITE and READ of 4 KiB into a process asleep in sleep()");
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "the child found the parent's bytes in its buffer when it woke");
+	/* the child is gone: its QP with it; sends to it are retried and
+	 * fail RETRY_EXC_ERR, as to a dead HCA's */
+	{
+		struct ibv_send_wr wr = { .wr_id = 3, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED };
+		uint64_t t0 = now_ms();
+
+		usleep(200000);
+		post_send(&a, &wr, 0, 16);
+		n = poll_n(cq, wc, 1);
+		ok(n == 1 && wc[0].status == IBV_WC_RETRY_EXC_ERR &&
+		   wc[0].wr_id == 3,
+		   "a send to the dead peer's QP: RETRY_EXC_ERR after %llu ms (status %d)",
+		   (unsigned long long)(now_ms() - t0), n == 1 ? (int)wc[0].status : -1);
+	}
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_cq(cq);
+}
+
+int
+main(int argc, char **argv)
+{
+	devname = argc > 1 ? argv[1] : "hca1";
+	ctx = open_dev(devname);
+	if (!ok(ctx != NULL, "open %s", devname))
+		return tap_done();
+	pd = ibv_alloc_pd(ctx);
+	ok(pd && ibv_query_port(ctx, 1, &port) == 0 &&
+	   port.state == IBV_PORT_ACTIVE && port.lid,
+	   "PD; port 1 active with LID %u", port.lid);
+	signal(SIGPIPE, SIG_IGN);
+	test_rc();
+	test_ud();
+	test_events();
+	test_other_process();
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return tap_done();
+}

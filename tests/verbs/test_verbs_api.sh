@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_verbs_api (built on rdma-core's headers and libibverbs) run over the
+# drop-in on hca1 of an IB fabric OpenSM brought up.
+# Usage: test_verbs_api.sh <madpmd> <madpmd-run> <test_verbs_api>
+set -u
+madpmd=$1
+run=$2
+prog=$3
+. "$(dirname "$0")/../common/tap.sh"
+
+tmp=$(mktemp -d /tmp/madpmd-vapi.XXXXXX)
+eal_prefixes=(madpmd-vapi-$$)
+export MADPMD_RUN_DIR=$tmp/run
+"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-vapi-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" > "$tmp/madpmd.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; done
+timeout 60 "$run" opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
+grep -q "SUBNET UP" "$tmp/opensm.log"
+ok $? "IB: opensm -o reaches SUBNET UP"
+
+# the program's own TAP lines, renumbered into this plan
+timeout 90 "$run" --node hca1 "$prog" hca1 > "$tmp/api.out" 2>&1
+rc=$?
+while IFS= read -r line; do
+	case "$line" in
+	"ok "*) ok 0 "${line#ok [0-9]* - }" ;;
+	"not ok "*) ok 1 "${line#not ok [0-9]* - }" ;;
+	"#"*) echo "$line" ;;
+	esac
+done < "$tmp/api.out"
+[ $rc = 0 ]
+ok $? "test_verbs_api exits 0 (exit $rc)"
+[ $rc = 0 ] || tail -5 "$tmp/api.out" | sed 's/^/# /'
+
+daemon_stop_check $daemon "$tmp/madpmd.log"
+ok $? "the daemon stops cleanly"
+tap_done

@@ -63,7 +63,7 @@ ok $? "tshark (as $([ "$(id -u)" = 0 ] && echo nobody || id -un)) loads the buil
 
 # One pass per sample and dissector set: fields in columns, read by name.
 PF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.severity
-    madpmd.rec.kind madpmd.umad.direction madpmd.umad.status madpmd.umad.length
+    madpmd.rec.kind madpmd.wc.opcode madpmd.wc.status madpmd.wc.qpnum madpmd.umad.direction madpmd.umad.status madpmd.umad.length
     madpmd.umad.timeout madpmd.umad.retries madpmd.umad.pid madpmd.mad.method
     madpmd.mad.attributeid madpmd.mad.tid madpmd.port.newstate madpmd.port.newlid
     madpmd.port.changes madpmd.port.issm madpmd.smp.portinfo.portstate
@@ -78,7 +78,8 @@ SF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.sev
     infiniband.mad.transactionid infiniband.rmpp.rmpptype infiniband.rmpp.rmppflags
     infiniband.rmpp.segmentnumber infiniband.rmpp.payloadlength infiniband.portinfo.portstate
     infiniband.portcounters.portselect infiniband.portcounters.counterselect
-    infiniband.portcounters.portrcvpkts udp.dstport)
+    infiniband.portcounters.portrcvpkts udp.dstport infiniband.bth.opcode
+    infiniband.bth.destqp)
 dump() {	# dump FILE OUT plugin|stock
 	local f=() x
 	if [ "$3" = plugin ]; then
@@ -108,7 +109,7 @@ q() {
 	'"$2"' { '"$3"' }' "$1"
 }
 
-samples=(opensm-sweep saquery-rmpp perfquery timeout lossy-rmpp roce-v2)
+samples=(opensm-sweep saquery-rmpp perfquery timeout lossy-rmpp roce-v2 verbs-rc)
 for s in "${samples[@]}"; do
 	[ -f "$tmp/pcaps/$s.pcapng" ]
 	ok $? "pcaps/$s.pcapng is there"
@@ -244,6 +245,21 @@ if [ -f "$P" ]; then
 	is "lossy-rmpp: saquery's umad receive of that TID (status length PathRecords)" \
 		"$(q "$P" 'v("frame.interface_name") == "hca2/1" && v("madpmd.umad.direction") == 1 && v("madpmd.mad.tid") == "'"$tid"'"' 'print v("madpmd.umad.status"), v("madpmd.umad.length"), split(v("madpmd.sa.pathrecord.dlid"), a, ",")')" \
 		"0 376 4" "whole despite the lost segment"
+fi
+
+P=$tmp/verbs-rc.pcapng.p
+S=$tmp/verbs-rc.pcapng.s
+if [ -f "$P" ]; then
+	# RC SEND First/Last, WRITE Only, READ Request/Response First/Last,
+	# ACK, Atomic ACK, FetchAdd, as the stock dissector names them
+	is "verbs-rc: the RC opcodes on the wire (stock dissector)" \
+		"$(q "$S" 'v("infiniband.bth.opcode") != ""' 'print num(v("infiniband.bth.opcode"))' | sort -n -u | tr '\n' ' ')" \
+		"0 2 10 12 13 15 17 18 20 "
+	is "verbs-rc: CQ completions as records, all SUCCESS, by opcode (SEND, RDMA_WRITE, RDMA_READ, FETCH_ADD, RECV)" \
+		"$(q "$P" 'num(v("madpmd.rec.kind")) == 2 && v("madpmd.wc.status") == 0' 'print num(v("madpmd.wc.opcode"))' | sort -n -u | tr '\n' ' ')" \
+		"0 1 2 4 128 "
+	is "verbs-rc: every completion's QP has packets on the wire" \
+		"$(q "$P" 'num(v("madpmd.rec.kind")) == 2' 'print num(v("madpmd.wc.qpnum"))' | sort -u | while read -r qpn; do q "$S" "num(v(\"infiniband.bth.destqp\")) == $qpn" 'print' | head -1 | grep -q . || echo "$qpn"; done)" ""
 fi
 
 P=$tmp/roce-v2.pcapng.p

@@ -39,6 +39,7 @@ enum mpd_rec_kind {
 	MPD_REC_WC = 2,		/* a CQ completion (struct ibv_wc) */
 	MPD_REC_CM = 3,		/* an rdma_cm event */
 	MPD_REC_PORT = 4,	/* a port event */
+	MPD_REC_QP = 5,		/* a QP state change */
 };
 
 /* Common header flags */
@@ -92,7 +93,9 @@ struct mpd_rec_umad {
 
 /* ---- CQ completion --------------------------------------------------- */
 
-#define MPD_REC_WC_LEN		52
+#define MPD_REC_WC_LEN		56	/* 52 in captures before the PSN */
+#define MPD_REC_WC_LEN_V1	52
+#define MPD_REC_NO_PSN		0xffffffffu
 
 struct mpd_rec_wc {
 	uint32_t cq_id;		/* the CQ's handle in the backend */
@@ -109,6 +112,34 @@ struct mpd_rec_wc {
 	uint16_t slid;
 	uint8_t sl;
 	uint8_t dlid_path_bits;
+	/* the packet that completed it: the last PSN of a send WR the ACK
+	 * (or READ response, atomic ACK) covered, the last packet of a
+	 * received message; MPD_REC_NO_PSN when no packet did (a flush, a
+	 * UD or UC send done as it left) */
+	uint32_t psn;
+};
+
+/* ---- QP state change ------------------------------------------------- */
+
+#define MPD_REC_QP_LEN		24
+
+/* Why it changed */
+#define MPD_REC_QP_MODIFY	0	/* the client's ibv_modify_qp() */
+#define MPD_REC_QP_ERROR	1	/* a WR or a packet failed: to ERR */
+#define MPD_REC_QP_DESTROY	2	/* destroyed (new_state RESET) */
+
+struct mpd_rec_qp {
+	uint32_t qp_num;
+	uint32_t handle;	/* the QP's handle in its client's session */
+	uint8_t qp_type;	/* enum ibv_qp_type: 2 RC, 3 UC, 4 UD */
+	uint8_t old_state;	/* enum ibv_qp_state: 0 RESET .. 6 ERR */
+	uint8_t new_state;
+	uint8_t cause;		/* MPD_REC_QP_* */
+	uint32_t status;	/* cause ERROR: the ibv_wc_status of the WR */
+	uint32_t psn;		/* cause ERROR: the PSN of the packet that
+				 * failed (a NAK's, a time-out's oldest
+				 * unacknowledged), else MPD_REC_NO_PSN */
+	uint32_t dest_qp;	/* RC/UC: the peer QP; 0 */
 };
 
 /* ---- CM event -------------------------------------------------------- */
@@ -183,6 +214,8 @@ int mpd_rec_encode_cm(const struct mpd_rec_hdr *h, const struct mpd_rec_cm *cm,
 int mpd_rec_encode_port(const struct mpd_rec_hdr *h,
 			const struct mpd_rec_port *pe, uint8_t *buf,
 			size_t cap);
+int mpd_rec_encode_qp(const struct mpd_rec_hdr *h, const struct mpd_rec_qp *q,
+		      uint8_t *buf, size_t cap);
 
 /*
  * Parse a record's common header: checks magic, version (records of a later
@@ -208,6 +241,8 @@ int mpd_rec_write_cm(struct mpd_pcapng *w, uint32_t if_id, uint64_t ts_ns,
 int mpd_rec_write_port(struct mpd_pcapng *w, uint32_t if_id, uint64_t ts_ns,
 		       const struct mpd_rec_hdr *h,
 		       const struct mpd_rec_port *pe);
+int mpd_rec_write_qp(struct mpd_pcapng *w, uint32_t if_id, uint64_t ts_ns,
+		     const struct mpd_rec_hdr *h, const struct mpd_rec_qp *q);
 
 #ifdef __cplusplus
 }

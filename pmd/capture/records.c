@@ -116,7 +116,7 @@ hca_rec_umad(struct hca_recorder *rc, struct hca_port *p, uint32_t pid,
 
 void
 hca_rec_wc(struct hca_recorder *rc, struct hca_port *p, uint32_t cq_id,
-	   const struct mpd_v_cqe *e)
+	   const struct mpd_v_cqe *e, uint32_t psn)
 {
 	struct rte_pmd_hca_record *r;
 	struct mpd_rec_wc w;
@@ -140,6 +140,7 @@ hca_rec_wc(struct hca_recorder *rc, struct hca_port *p, uint32_t cq_id,
 	w.slid = e->slid;
 	w.sl = e->sl;
 	w.dlid_path_bits = e->dlid_path_bits;
+	w.psn = psn;
 	r = rec_alloc(rc, MPD_REC_HDR_LEN + MPD_REC_WC_LEN);
 	if (!r) {
 		p->cnt.rec_dropped++;
@@ -148,6 +149,26 @@ hca_rec_wc(struct hca_recorder *rc, struct hca_port *p, uint32_t cq_id,
 	rec_hdr(rc, p, &h);
 	n = mpd_rec_encode_wc(&h, &w, r->data, r->len);
 	rec_push(rc, p, r, MPD_REC_WC, n);
+}
+
+void
+hca_rec_qp(struct hca_recorder *rc, struct hca_port *p,
+	   const struct mpd_rec_qp *q)
+{
+	struct rte_pmd_hca_record *r;
+	struct mpd_rec_hdr h;
+	int n;
+
+	if (!rc->on)
+		return;
+	r = rec_alloc(rc, MPD_REC_HDR_LEN + MPD_REC_QP_LEN);
+	if (!r) {
+		p->cnt.rec_dropped++;
+		return;
+	}
+	rec_hdr(rc, p, &h);
+	n = mpd_rec_encode_qp(&h, q, r->data, r->len);
+	rec_push(rc, p, r, MPD_REC_QP, n);
 }
 
 static void

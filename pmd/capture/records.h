@@ -44,9 +44,14 @@ struct hca_recorder {
 void hca_rec_umad(struct hca_recorder *r, struct hca_port *p, uint32_t pid,
 		  uint32_t session, uint8_t direction, const void *hdr,
 		  const uint8_t *mad, uint32_t len);
-/* A CQ completion as the client will poll it (MPD_REC_WC) */
+/* A CQ completion as the client will poll it (MPD_REC_WC), psn the
+ * packet that completed it (MPD_REC_NO_PSN) */
 void hca_rec_wc(struct hca_recorder *r, struct hca_port *p, uint32_t cq_id,
-		const struct mpd_v_cqe *e);
+		const struct mpd_v_cqe *e, uint32_t psn);
+/* A QP state change (MPD_REC_QP) */
+struct mpd_rec_qp;
+void hca_rec_qp(struct hca_recorder *r, struct hca_port *p,
+		const struct mpd_rec_qp *q);
 /* A port event record when state, LIDs, SM or IsSM changed since the last
  * one. Call after anything that may change them. */
 void hca_rec_port_check(struct hca_recorder *r, struct hca_port *p);

@@ -24,6 +24,7 @@
 
 #include "madpmd/mad.h"
 #include "../rte_pmd_hca.h"
+#include "madpmd/records.h"
 #include "hca.h"
 
 #define ARG_NODE	"node"
@@ -387,13 +388,30 @@ hca_link_fill(const struct hca_port *p, struct rte_eth_link *l)
 	l->link_autoneg = RTE_ETH_LINK_FIXED;
 }
 
-/* The QP layer's completions into capture records */
+/* The QP layer's completions and state changes into capture records */
 static void
-record_cqe(void *ctx, uint32_t cq_handle, const struct mpd_v_cqe *e)
+record_cqe(void *ctx, uint32_t cq_handle, const struct mpd_v_cqe *e,
+	   uint32_t psn)
 {
 	struct hca_internals *hi = ctx;
 
-	hca_rec_wc(&hi->rec, &hi->port, cq_handle, e);
+	hca_rec_wc(&hi->rec, &hi->port, cq_handle, e, psn);
+}
+
+static void
+record_qp(void *ctx, const struct hca_v_qp_event *ev)
+{
+	struct hca_internals *hi = ctx;
+	struct mpd_rec_qp q = {
+		.qp_num = ev->qpn, .handle = ev->handle,
+		.qp_type = (uint8_t)ev->qp_type,
+		.old_state = (uint8_t)ev->old_state,
+		.new_state = (uint8_t)ev->new_state,
+		.cause = (uint8_t)ev->cause, .status = ev->status,
+		.psn = ev->psn, .dest_qp = ev->dest_qp,
+	};
+
+	hca_rec_qp(&hi->rec, &hi->port, &q);
 }
 
 static int
@@ -918,7 +936,8 @@ hca_probe(struct rte_vdev_device *vdev)
 	hca_mad_layer_init(&hi->ml, &hi->port);
 	hca_verbs_init(&hi->verbs, &hi->port);
 	hi->verbs.on_cqe = record_cqe;
-	hi->verbs.on_cqe_ctx = hi;
+	hi->verbs.on_qp = record_qp;
+	hi->verbs.rec_ctx = hi;
 	rte_spinlock_init(&hi->lock);
 	snprintf(ring_name, sizeof(ring_name), "hca_eg_%u", hi->port_id);
 	/* every tx queue produces, every rx queue consumes */

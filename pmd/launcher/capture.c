@@ -236,6 +236,7 @@ rec_kind_bit(uint32_t kind)
 	case MPD_REC_PORT:
 		return FAB_CAP_PORT;
 	case MPD_REC_WC:
+	case MPD_REC_QP:	/* the verbs' records go together */
 		return FAB_CAP_WC;
 	case MPD_REC_CM:
 		return FAB_CAP_CM;

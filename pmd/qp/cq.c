@@ -68,7 +68,7 @@ kick_queue(struct hca_verbs *v, struct hca_v_comp *c)
 
 bool
 cq_push(struct hca_verbs *v, struct hca_v_cq *cq, const struct mpd_v_cqe *e,
-	bool solicited)
+	bool solicited, uint32_t psn)
 {
 	struct mpd_v_cq_shm *s = cq->shm;
 	struct mpd_v_cqe *slot;
@@ -104,7 +104,7 @@ cq_push(struct hca_verbs *v, struct hca_v_cq *cq, const struct mpd_v_cqe *e,
 			 __ATOMIC_RELEASE);
 	cq->pi++;
 	if (v->on_cqe)
-		v->on_cqe(v->on_cqe_ctx, cq->handle, e);
+		v->on_cqe(v->rec_ctx, cq->handle, e, psn);
 	/* an arming not raised for yet: bits 31..1 count armings */
 	arm = __atomic_load_n(&s->comp_arm, __ATOMIC_ACQUIRE);
 	if ((arm >> 1) != (cq->arm_fired >> 1) &&

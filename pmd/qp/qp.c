@@ -162,11 +162,29 @@ hca_v_qp_num(const struct hca_v_qp *qp)
 	return qp->qpn;
 }
 
+/* The state, in the QP and its shared memory (the client's post checks),
+ * and a capture record of the change */
 static void
-set_state(struct hca_v_qp *qp, uint32_t state)
+set_state(struct hca_verbs *v, struct hca_v_qp *qp, uint32_t state,
+	  uint32_t cause)
 {
+	uint32_t old = qp->attr.qp_state;
+
 	qp->attr.qp_state = state;
 	__atomic_store_n(&qp->shm->state, state, __ATOMIC_RELEASE);
+	if (v->on_qp && (old != state || cause == 2)) {
+		struct hca_v_qp_event ev = {
+			.qpn = qp->qpn, .handle = qp->handle,
+			.qp_type = qp->type, .old_state = old,
+			.new_state = state, .cause = cause,
+			.status = cause == 1 ? qp->err_status : 0,
+			.psn = cause == 1 ? qp->err_psn : HCA_V_NO_PSN,
+			.dest_qp = qp->type == IBV_QPT_UD ? 0 :
+				   qp->attr.dest_qp_num,
+		};
+
+		v->on_qp(v->rec_ctx, &ev);
+	}
 }
 
 static void
@@ -187,13 +205,14 @@ deactivate(struct hca_verbs *v, struct hca_v_qp *qp)
 	qp->listed = false;
 }
 
+/* cause: 0 the client asked, 1 a WR or packet failed (err_status) */
 static void
-qp_to_error(struct hca_verbs *v, struct hca_v_qp *qp)
+qp_to_error(struct hca_verbs *v, struct hca_v_qp *qp, uint32_t cause)
 {
 	qp->error_pending = false;
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		return;
-	set_state(qp, IBV_QPS_ERR);
+	set_state(v, qp, IBV_QPS_ERR, cause);
 	qp->rto_at = 0;
 	qp->rnr_at = 0;
 	req_flush(v, qp);
@@ -415,10 +434,10 @@ hca_v_qp_modify(struct hca_verbs *v, struct hca_v_qp *qp,
 		if (mask & ~(uint32_t)IBV_QP_CUR_STATE)
 			return EINVAL;
 		if (next == IBV_QPS_ERR) {
-			qp_to_error(v, qp);
+			qp_to_error(v, qp, 0);
 			return 0;
 		}
-		set_state(qp, IBV_QPS_RESET);
+		set_state(v, qp, IBV_QPS_RESET, 0);
 		qp_reset(qp);
 		deactivate(v, qp);
 		return 0;
@@ -489,7 +508,7 @@ hca_v_qp_modify(struct hca_verbs *v, struct hca_v_qp *qp,
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->rnr_left = qp->attr.rnr_retry;
 	}
-	set_state(qp, next);
+	set_state(v, qp, next, 0);
 	activate(v, qp);
 	return 0;
 }
@@ -514,6 +533,7 @@ hca_v_qp_remove(struct hca_verbs *v, struct hca_v_qp *qp)
 {
 	uint32_t idx = qp->qpn - HCA_V_QPN_BASE;
 
+	set_state(v, qp, IBV_QPS_RESET, 2);
 	deactivate(v, qp);
 	if (qp->qpn >= HCA_V_QPN_BASE && idx < HCA_V_MAX_QPS &&
 	    v->qp[idx] == qp) {
@@ -620,7 +640,7 @@ hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
 	else
 		resp_input(v, qp, pk, now_ns);
 	if (qp->error_pending)
-		qp_to_error(v, qp);
+		qp_to_error(v, qp, 1);
 }
 
 void
@@ -640,7 +660,7 @@ hca_verbs_poll(struct hca_verbs *v, uint64_t now_ns, struct hca_v_out *out)
 		    qp->rq_taken)
 			resp_flush(v, qp);
 		if (qp->error_pending)
-			qp_to_error(v, qp);
+			qp_to_error(v, qp, 1);
 	}
 	/* round robin: who went first goes last next time */
 	qp = TAILQ_FIRST(&v->active);

@@ -29,6 +29,20 @@
 #define HCA_V_QPN_BASE		0x40	/* below: QP0, QP1 and reserved */
 #define HCA_V_MAX_MRS		16384	/* per port */
 #define HCA_V_KICKS_MAX		64
+#define HCA_V_NO_PSN		0xffffffffu
+
+/* A QP's state changed (for capture records) */
+struct hca_v_qp_event {
+	uint32_t qpn;
+	uint32_t handle;
+	uint32_t qp_type;
+	uint32_t old_state;
+	uint32_t new_state;
+	uint32_t cause;			/* 0 modify, 1 error, 2 destroy */
+	uint32_t status;		/* error: enum ibv_wc_status */
+	uint32_t psn;			/* error: the packet; HCA_V_NO_PSN */
+	uint32_t dest_qp;
+};
 
 struct hca_v_owner;
 
@@ -115,9 +129,12 @@ struct hca_verbs {
 	struct hca_v_comp *kick[HCA_V_KICKS_MAX];
 	unsigned int nkick;
 	uint8_t scratch[4096 + 64];	/* a payload gathered from SGEs */
-	/* every completion written, for capture records (lock held) */
-	void (*on_cqe)(void *ctx, uint32_t cq_handle, const struct mpd_v_cqe *e);
-	void *on_cqe_ctx;
+	/* every completion written and state change, for capture records
+	 * (lock held) */
+	void (*on_cqe)(void *ctx, uint32_t cq_handle, const struct mpd_v_cqe *e,
+		       uint32_t psn);
+	void (*on_qp)(void *ctx, const struct hca_v_qp_event *ev);
+	void *rec_ctx;
 };
 
 /* Frames the layer sends: headers in pk (addresses, BTH and extension

@@ -123,13 +123,17 @@ struct hca_v_qp {
 	uint32_t rd_head;		/* jobs queued, ring of RD_JOBS */
 	bool comm_est;			/* COMM_EST raised */
 	bool error_pending;		/* to ERR once the packet or poll ends */
+	uint32_t err_status;		/* ... why (enum ibv_wc_status) */
+	uint32_t err_psn;		/* ... and the packet that said it */
+	uint32_t cur_psn;		/* the requester's packet in hand */
 	uint32_t async_events;
 };
 
 /* ---- cq.c ---- */
-/* Write one completion; false when the CQ overran (it is in error). */
+/* Write one completion, psn the packet that completed it (for capture
+ * records; HCA_V_NO_PSN); false when the CQ overran (it is in error). */
 bool cq_push(struct hca_verbs *v, struct hca_v_cq *cq,
-	     const struct mpd_v_cqe *e, bool solicited);
+	     const struct mpd_v_cqe *e, bool solicited, uint32_t psn);
 
 /* ---- mr.c ---- */
 /* The daemon's address of [va, va + len) of MR key for a use needing
@@ -147,9 +151,19 @@ bool sge_copy(struct hca_verbs *v, uint32_t pd, const struct mpd_v_sge *sg,
  * the packet or poll that found the error is done: qp.c does it, so
  * that the requester and responder never call back into it. */
 static inline void
+qp_error_at(struct hca_v_qp *qp, uint32_t status, uint32_t psn)
+{
+	if (!qp->error_pending) {
+		qp->err_status = status;
+		qp->err_psn = psn;
+	}
+	qp->error_pending = true;
+}
+
+static inline void
 qp_error(struct hca_v_qp *qp)
 {
-	qp->error_pending = true;
+	qp_error_at(qp, IBV_WC_GENERAL_ERR, HCA_V_NO_PSN);
 }
 
 /* ---- async.c ---- */

@@ -60,7 +60,11 @@ complete(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_swr *w,
 	e.qp_num = qp->qpn;
 	if (status == IBV_WC_SUCCESS)
 		e.byte_len = w->len;
-	cq_push(v, qp->scq, &e, false);
+	/* the answer that completed it (an RC WR), none for a flush or a
+	 * UD/UC WR done as it left */
+	cq_push(v, qp->scq, &e, false,
+		status == IBV_WC_WR_FLUSH_ERR || qp->type != IBV_QPT_RC ?
+		HCA_V_NO_PSN : qp->cur_psn);
 }
 
 /* A WR in error, and the QP with it (IBA 10.8.3.1: RC to ERR; UD and UC
@@ -69,7 +73,7 @@ static void
 fail(struct hca_verbs *v, struct hca_v_qp *qp, enum ibv_wc_status status)
 {
 	complete(v, qp, swr_at(qp, qp->wr_done), status);
-	qp_error(qp);
+	qp_error_at(qp, status, qp->cur_psn);
 }
 
 static uint8_t
@@ -375,6 +379,10 @@ req_poll(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns,
 	}
 	if (st != IBV_QPS_RTS && st != IBV_QPS_SQD)
 		return;
+	/* what fails here failed on no packet of the peer's: the time-out
+	 * names the oldest packet not acknowledged */
+	qp->cur_psn = qp->wr_done != qp->wr_psn ? oldest_unacked_psn(qp)
+						: HCA_V_NO_PSN;
 	if (st == IBV_QPS_RTS)
 		take_wrs(v, qp);
 	if (qp->type == IBV_QPT_RC) {
@@ -593,6 +601,7 @@ req_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 
 	if (qp->attr.qp_state != IBV_QPS_RTS && qp->attr.qp_state != IBV_QPS_SQD)
 		return;
+	qp->cur_psn = pk->bth.psn;
 	/* an answer to a PSN never sent is dropped (IBA 9.9.2.1.2) */
 	if (psn_diff(pk->bth.psn, qp->sq_psn) >= 0)
 		return;

@@ -53,7 +53,8 @@ recv_cqe(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 		    (pk->has_grh || pk->link != MPD_LINK_IB))
 			e.wc_flags |= IBV_WC_GRH;
 	}
-	cq_push(v, qp->rcq, &e, pk->bth.se);
+	cq_push(v, qp->rcq, &e, pk->bth.se,
+		status == IBV_WC_WR_FLUSH_ERR ? HCA_V_NO_PSN : pk->bth.psn);
 }
 
 static void
@@ -313,6 +314,13 @@ rd_duplicate(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 static void
 rc_error(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t code)
 {
+	static const uint32_t status[] = {
+		[MPD_NAK_INV_REQ] = IBV_WC_REM_INV_REQ_ERR,
+		[MPD_NAK_REM_ACCESS] = IBV_WC_REM_ACCESS_ERR,
+		[MPD_NAK_REM_OP] = IBV_WC_REM_OP_ERR,
+	};
+
+	qp_error_at(qp, code < 4 ? status[code] : IBV_WC_GENERAL_ERR, qp->epsn);
 	nak(v, qp, code);
 	/* IBA 9.9.3.1.1: the responder's QP goes to error too; its NAK
 	 * leaves first (resp_poll sends it from ERR) */

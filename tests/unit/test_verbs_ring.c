@@ -399,9 +399,19 @@ test_post_send(void)
 	       "a garbage sq_ci only makes it full");
 	t.shm->sq_ci = 5;
 
-	/* what RC does not carry */
+	/* what nothing here carries: no memory windows */
+	wr[0].opcode = IBV_WR_LOCAL_INV;
+	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL, "local invalidate");
+	wr[0].opcode = IBV_WR_BIND_MW;
+	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL, "bind MW");
+	/* send with invalidate: the rkey where imm_data goes (the daemon's
+	 * requester carries it in the IETH) */
 	wr[0].opcode = IBV_WR_SEND_WITH_INV;
-	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL, "send with invalidate");
+	wr[0].invalidate_rkey = 0x1234;
+	is_int(mpd_v_post_send(&t.q, wr, &bad), 0, "send with invalidate on RC");
+	w = swqe(&t, 5);
+	ok(w->opcode == IBV_WR_SEND_WITH_INV && w->imm_data == 0x1234 &&
+	   w->inline_len == MAX_INLINE, "invalidate rkey, inline data");
 	wr[0].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	wr[0].num_sge = 2;
 	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL, "atomic with 2 SGEs");
@@ -412,7 +422,7 @@ test_post_send(void)
 	wr[0].wr.atomic.swap = 6;
 	wr[0].wr.atomic.rkey = 9;
 	is_int(mpd_v_post_send(&t.q, wr, &bad), 0, "atomic");
-	w = swqe(&t, 5);
+	w = swqe(&t, 6);
 	ok(w->remote_addr == 0x88 && w->compare_add == 5 && w->swap == 6 &&
 	   w->rkey == 9 && !(w->flags & IBV_SEND_INLINE),
 	   "atomic fields; inline flag dropped");
@@ -478,6 +488,9 @@ test_ud(void)
 	   "the AH's address in the WQE");
 	wr.opcode = IBV_WR_RDMA_WRITE;
 	is_int(mpd_v_post_send(&t.q, &wr, &bad), EINVAL, "no RDMA on UD");
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	is_int(mpd_v_post_send(&t.q, &wr, &bad), EINVAL,
+	       "no send with invalidate on UD");
 	{
 		struct ibv_ah_attr back;
 

@@ -3,7 +3,8 @@
  * The verbs library's shared-memory rings (lib/verbs/vring.c) against
  * rings in ordinary memory, the test playing the daemon: CQ polling by
  * the owner rule across laps, num_entries limits, when ci is published,
- * cq_ex start/next/end_poll (ENOENT leaves ci at the producer), arming;
+ * cq_ex start/next/end_poll (ENOENT leaves ci at the producer), arming,
+ * the count of completions pending;
  * WQE writing with room, state, SGE and inline checks, errno returns,
  * bad_wr, UD addresses and the doorbell.
  */
@@ -92,6 +93,29 @@ test_cq_attach(void)
 	t.shm->magic = 0;
 	is_int(mpd_v_cq_attach(&t.r, t.mem, CQ_SIZE, NCQE), EPROTO,
 	       "bad magic");
+	free(t.mem);
+}
+
+/* what ibv_resize_cq() compares a smaller size with */
+static void
+test_cq_pending(void)
+{
+	struct ibv_wc wc[NCQE];
+	struct tcq t;
+	int i;
+
+	tcq_open(&t);
+	mpd_v_cq_attach(&t.r, t.mem, CQ_SIZE, NCQE);
+	is_int(mpd_v_cq_pending(&t.r), 0, "pending: none");
+	for (i = 0; i < 3; i++)
+		produce(&t);
+	is_int(mpd_v_cq_pending(&t.r), 3, "pending: three written");
+	is_int(mpd_v_cq_poll(&t.r, 2, wc), 2, "two taken");
+	is_int(mpd_v_cq_pending(&t.r), 1, "pending: one left");
+	for (i = 0; i < (int)NCQE - 1; i++)
+		produce(&t);
+	is_int(mpd_v_cq_pending(&t.r), NCQE, "pending: full, across the lap");
+	is_int(t.r.ci, 2, "counting consumes nothing");
 	free(t.mem);
 }
 
@@ -552,6 +576,7 @@ main(void)
 	tap_seed();
 	test_cq_attach();
 	test_cq_poll();
+	test_cq_pending();
 	test_cq_ex();
 	test_qp_attach();
 	test_post_send();

@@ -307,16 +307,24 @@ mpd_v_create_cq_ex(struct ibv_context *context,
 	return &cq->cq_ex;
 }
 
-/* A smaller or equal size is what the CQ has already; growing would take
- * a new memfd (madpmd/verbs.h has no RESIZE_CQ) */
+/* A smaller or equal size is what the CQ has already, unless it holds
+ * more completions than that (EINVAL, as the man page says). Growing
+ * would take a new memfd the daemon switches to: madpmd/verbs.h has no
+ * RESIZE_CQ, so EOPNOTSUPP. */
 VERBS_EXPORT int
-ibv_resize_cq(struct ibv_cq *cq, int cqe)
+ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
-	if (!cq || cqe < 1)
+	struct mpd_v_cq *cq = mpd_v_cq(ibcq);
+	uint32_t pending;
+
+	if (!ibcq || cqe < 1)
 		return EINVAL;
-	if (cqe <= cq->cqe)
-		return 0;
-	return EOPNOTSUPP;
+	if (cqe > ibcq->cqe)
+		return EOPNOTSUPP;
+	pthread_spin_lock(&cq->lock);
+	pending = mpd_v_cq_pending(&cq->ring);
+	pthread_spin_unlock(&cq->lock);
+	return pending > (uint32_t)cqe ? EINVAL : 0;
 }
 
 /* As the man page says: waits until every event handed out for the CQ

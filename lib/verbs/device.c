@@ -413,6 +413,12 @@ query_device_ex(struct ibv_context *context,
 	rc = ibv_query_device(context, &out.orig_attr);
 	if (rc)
 		return rc;
+	/* Nothing else to report, honestly: no ODP, time stamps, TSO (so
+	 * pyverbs never asks for IBV_QP_INIT_ATTR_MAX_TSO_HEADER), RSS,
+	 * WQs, packet pacing, raw packet, tag matching, CQ moderation or
+	 * device memory */
+	out.device_cap_flags_ex = out.orig_attr.device_cap_flags;
+	out.phys_port_cnt_ex = out.orig_attr.phys_port_cnt;
 	memcpy(attr, &out, attr_size < sizeof(out) ? attr_size : sizeof(out));
 	return 0;
 }

@@ -22,9 +22,9 @@ mpd_v_post_send_op(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct mpd_v_qp *qp = mpd_v_qp(ibqp);
 	int rc;
 
-	pthread_spin_lock(&qp->sq_lock);
-	rc = mpd_v_post_send(&qp->ring, wr, bad_wr);
-	pthread_spin_unlock(&qp->sq_lock);
+	pthread_spin_lock(&qp->b.sq_lock);
+	rc = mpd_v_post_send(&qp->b.ring, wr, bad_wr);
+	pthread_spin_unlock(&qp->b.sq_lock);
 	return rc;
 }
 
@@ -41,7 +41,7 @@ mpd_v_post_recv_op(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		return EINVAL;
 	}
 	pthread_spin_lock(&qp->rq_lock);
-	rc = mpd_v_post_recv(&qp->ring, true, wr, bad_wr);
+	rc = mpd_v_post_recv(&qp->b.ring, true, wr, bad_wr);
 	pthread_spin_unlock(&qp->rq_lock);
 	return rc;
 }
@@ -117,7 +117,7 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	}
 	has_sq = rep.cap.max_send_wr > 0;
 	has_rq = !attr->srq && rep.cap.max_recv_wr > 0;
-	rc = mpd_v_qp_attach(&qp->ring, map, rep.shm_size, &rep.cap,
+	rc = mpd_v_qp_attach(&qp->b.ring, map, rep.shm_size, &rep.cap,
 			     attr->qp_type, has_sq, has_rq, &c->db);
 	/* (the reply overwrote the request: what was asked is a copy) */
 	if (!rc && (rep.cap.max_send_wr < asked.max_send_wr ||
@@ -131,7 +131,7 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		goto undo;
 	}
 	qp->map_size = rep.shm_size;
-	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->b.sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	qp->sq_sig_all = attr->sq_sig_all;
 	/* what it has, as the kernel reports it back */
@@ -143,7 +143,7 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		attr->cap.max_recv_sge = rep.cap.max_recv_sge;
 	}
 	qp->cap = attr->cap;
-	q = &qp->qpx.qp_base;
+	q = &qp->b.qpx.qp_base;
 	q->context = pd->context;
 	q->qp_context = attr->qp_context;
 	q->pd = pd;
@@ -165,13 +165,32 @@ undo:
 	return NULL;
 }
 
-/* The basic fields only: no send ops (ibv_wr_*), XRC, RSS or TSO */
+/* rdma-core's verbs_qp, which ibv_qp_to_qp_ex() in applications built
+ * against it would read: comp_mask right after the ibv_qp_ex */
+_Static_assert(offsetof(struct mpd_v_qp_base, comp_mask) ==
+	       sizeof(struct ibv_qp_ex), "verbs_qp layout");
+_Static_assert(offsetof(struct mpd_v_qp, b) == 0, "verbs_qp layout");
+
+/*
+ * PD and send ops (ibv_wr_*); creation flags none (0 is no flag, and
+ * pyverbs asks for it); no XRC, RSS or TSO (and no raw packet QPs, the
+ * only kind a TSO header is for): EOPNOTSUPP, as query_device_ex
+ * reports (no tso_caps, no rss_caps).
+ */
 struct ibv_qp *
 mpd_v_create_qp_ex(struct ibv_context *context,
 		   struct ibv_qp_init_attr_ex *attr)
 {
+	const uint32_t known = IBV_QP_INIT_ATTR_PD |
+			       IBV_QP_INIT_ATTR_CREATE_FLAGS |
+			       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	struct ibv_qp *q;
+	int rc;
+
 	(void)context;
-	if (attr->comp_mask & ~(uint32_t)IBV_QP_INIT_ATTR_PD) {
+	if (attr->comp_mask & ~known ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -179,17 +198,29 @@ mpd_v_create_qp_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	return ibv_create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		rc = mpd_v_qpex_check(attr->qp_type, attr->send_ops_flags);
+		if (rc) {
+			errno = rc;
+			return NULL;
+		}
+	}
+	q = ibv_create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
+	if (q && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		mpd_v_qpex_init(&mpd_v_qp(q)->b);
+	return q;
 }
 
-/* Only QPs made with send ops have an ibv_qp_ex worth using (rdma-core
- * returns NULL for the others too); none are made here */
+/* Only QPs made with send ops have one (rdma-core: NULL for the others,
+ * errno untouched) */
 VERBS_EXPORT struct ibv_qp_ex *
-ibv_qp_to_qp_ex(struct ibv_qp *qp)
+ibv_qp_to_qp_ex(struct ibv_qp *ibqp)
 {
-	(void)qp;
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct mpd_v_qp *qp = mpd_v_qp(ibqp);
+
+	if (!ibqp || !(qp->b.comp_mask & MPD_VERBS_QP_EX))
+		return NULL;
+	return &qp->b.qpx;
 }
 
 /* ---- modify, query ---- */
@@ -335,8 +366,8 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 	if (rc)
 		return rc;
 	mpd_v_obj_del(c, &qp->obj, rep.async_events);
-	munmap(qp->ring.shm, qp->map_size);
-	pthread_spin_destroy(&qp->sq_lock);
+	munmap(qp->b.ring.shm, qp->map_size);
+	pthread_spin_destroy(&qp->b.sq_lock);
 	pthread_spin_destroy(&qp->rq_lock);
 	pthread_mutex_destroy(&ibqp->mutex);
 	pthread_cond_destroy(&ibqp->cond);

@@ -135,11 +135,10 @@ struct mpd_v_channel {
 	struct mpd_v_cq *cqs;		/* obj_lock */
 };
 
+/* b first: laid out as rdma-core's verbs_qp (vring.h) */
 struct mpd_v_qp {
-	struct ibv_qp_ex qpx;		/* qpx.qp_base is the ibv_qp */
-	pthread_spinlock_t sq_lock;
+	struct mpd_v_qp_base b;
 	pthread_spinlock_t rq_lock;
-	struct mpd_v_qp_ring ring;
 	size_t map_size;
 	struct ibv_qp_cap cap;		/* as granted */
 	int sq_sig_all;

@@ -148,6 +148,19 @@ mpd_v_cq_end(struct mpd_v_cq_ring *r)
 	cq_publish(r);
 }
 
+uint32_t
+mpd_v_cq_pending(const struct mpd_v_cq_ring *r)
+{
+	struct mpd_v_cq_ring at = *r;
+	uint32_t n = 0;
+
+	while (n < r->ncqe && cq_peek(&at)) {
+		at.ci++;
+		n++;
+	}
+	return n;
+}
+
 void
 mpd_v_cq_arm(struct mpd_v_cq_ring *r, int solicited_only)
 {
@@ -253,8 +266,8 @@ wq_publish(struct mpd_v_wq *wq, const struct mpd_v_doorbell *db)
 	}
 }
 
-/* Which operations a transport carries (IBA 10.7.3, and no memory
- * windows or invalidation here) */
+/* Which operations a transport carries (IBA 10.7.3; no memory windows
+ * here, so nothing to bind or invalidate locally) */
 static bool
 opcode_ok(uint32_t qp_type, enum ibv_wr_opcode op)
 {
@@ -268,121 +281,231 @@ opcode_ok(uint32_t qp_type, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_SEND_WITH_INV:
 		return qp_type == IBV_QPT_RC;
 	default:
 		return false;
 	}
 }
 
+/* Operations that carry data out, which may be inline */
+static bool
+opcode_sends_data(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+	       op == IBV_WR_SEND_WITH_INV || op == IBV_WR_RDMA_WRITE ||
+	       op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static bool
+opcode_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+int
+mpd_v_swqe_open(struct mpd_v_qp_ring *q, struct mpd_v_swqe_b *b,
+		enum ibv_wr_opcode op, uint64_t wr_id, unsigned int flags)
+{
+	if (!q->sq.wqes || !opcode_ok(q->qp_type, op))
+		return EINVAL;
+	if (wq_full(&q->sq))
+		return ENOMEM;
+	memset(b, 0, sizeof(*b));
+	b->slot = wq_slot(&q->sq);
+	b->h.wr_id = wr_id;
+	b->h.opcode = (uint8_t)op;
+	/* inline is what the data setter says, not the flag */
+	b->h.flags = (uint8_t)(flags & ~(unsigned int)IBV_SEND_INLINE);
+	return 0;
+}
+
+int
+mpd_v_swqe_ud(struct mpd_v_qp_ring *q, struct mpd_v_swqe_b *b,
+	      const struct ibv_ah *ah, uint32_t remote_qpn,
+	      uint32_t remote_qkey)
+{
+	if (q->qp_type != IBV_QPT_UD || !ah)
+		return EINVAL;
+	b->h.remote_qpn = remote_qpn;
+	b->h.remote_qkey = remote_qkey;
+	b->h.ah = ((const struct mpd_v_ah_obj *)ah)->av;
+	b->has_ah = true;
+	return 0;
+}
+
+int
+mpd_v_swqe_sge(struct mpd_v_qp_ring *q, struct mpd_v_swqe_b *b,
+	       const struct ibv_sge *sg, size_t n)
+{
+	struct mpd_v_sge *d = (struct mpd_v_sge *)(b->slot + MPD_V_SWQE_HDR);
+	size_t i;
+
+	if (n > q->sq.max_sge || (n && !sg))
+		return EINVAL;
+	for (i = 0; i < n; i++) {
+		d[i].addr = sg[i].addr;
+		d[i].length = sg[i].length;
+		d[i].lkey = sg[i].lkey;
+	}
+	b->h.num_sge = (uint8_t)n;
+	b->h.inline_len = 0;
+	b->h.flags &= (uint8_t)~IBV_SEND_INLINE;
+	return 0;
+}
+
+/* Room for total bytes inline; the copy follows */
+static int
+swqe_inline_ok(const struct mpd_v_qp_ring *q, const struct mpd_v_swqe_b *b,
+	       uint64_t total)
+{
+	if (!opcode_sends_data((enum ibv_wr_opcode)b->h.opcode) ||
+	    total > q->sq.max_inline)
+		return EINVAL;
+	return 0;
+}
+
+static void
+swqe_inline_set(struct mpd_v_swqe_b *b, uint64_t total)
+{
+	b->h.num_sge = 0;
+	b->h.inline_len = (uint32_t)total;
+	b->h.flags |= IBV_SEND_INLINE;
+}
+
+int
+mpd_v_swqe_inline(struct mpd_v_qp_ring *q, struct mpd_v_swqe_b *b,
+		  const struct ibv_data_buf *buf, size_t n)
+{
+	uint8_t *p = b->slot + MPD_V_SWQE_HDR;
+	uint64_t total = 0;
+	size_t i;
+	int rc;
+
+	if (n && !buf)
+		return EINVAL;
+	for (i = 0; i < n; i++)
+		total += buf[i].length;
+	rc = swqe_inline_ok(q, b, total);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		if (buf[i].length)
+			memcpy(p, buf[i].addr, buf[i].length);
+		p += buf[i].length;
+	}
+	swqe_inline_set(b, total);
+	return 0;
+}
+
+/* post_send's inline: the SGEs name the bytes */
+static int
+swqe_inline_sge(struct mpd_v_qp_ring *q, struct mpd_v_swqe_b *b,
+		const struct ibv_sge *sg, size_t n)
+{
+	uint8_t *p = b->slot + MPD_V_SWQE_HDR;
+	uint64_t total = 0;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		total += sg[i].length;
+	rc = swqe_inline_ok(q, b, total);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		memcpy(p, (const void *)(uintptr_t)sg[i].addr, sg[i].length);
+		p += sg[i].length;
+	}
+	swqe_inline_set(b, total);
+	return 0;
+}
+
+int
+mpd_v_swqe_close(struct mpd_v_qp_ring *q, struct mpd_v_swqe_b *b)
+{
+	if (q->qp_type == IBV_QPT_UD && !b->has_ah)
+		return EINVAL;
+	/* the 8 bytes an atomic returns go to one SGE */
+	if (opcode_atomic((enum ibv_wr_opcode)b->h.opcode) &&
+	    (b->h.num_sge != 1 || (b->h.flags & IBV_SEND_INLINE)))
+		return EINVAL;
+	memcpy(b->slot, &b->h, sizeof(b->h));
+	q->sq.pi++;
+	return 0;
+}
+
 static int
 write_swqe(struct mpd_v_qp_ring *q, const struct ibv_send_wr *wr)
 {
-	struct mpd_v_wq *sq = &q->sq;
-	struct mpd_v_swqe h;
-	unsigned int flags = wr->send_flags;
-	uint8_t *slot;
-	uint64_t total = 0;
-	int i;
+	struct mpd_v_swqe_b b;
+	int rc;
 
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > sq->max_sge ||
-	    !opcode_ok(q->qp_type, wr->opcode))
+	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
 		return EINVAL;
-	if (wr->num_sge && !wr->sg_list)
-		return EINVAL;
-	if (q->qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
-		return EINVAL;
-	/* data inline for sends and writes only; elsewhere the flag means
-	 * nothing (as on hardware) */
-	if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM &&
-	    wr->opcode != IBV_WR_RDMA_WRITE &&
-	    wr->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)
-		flags &= ~(unsigned int)IBV_SEND_INLINE;
-	if (flags & IBV_SEND_INLINE) {
-		for (i = 0; i < wr->num_sge; i++)
-			total += wr->sg_list[i].length;
-		if (total > sq->max_inline)
-			return EINVAL;
-	}
-	if ((wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	     wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) && wr->num_sge != 1)
-		return EINVAL;
-	if (wq_full(sq))
-		return ENOMEM;
-
-	memset(&h, 0, sizeof(h));
-	h.wr_id = wr->wr_id;
-	h.opcode = (uint8_t)wr->opcode;
-	h.flags = (uint8_t)flags;
-	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
-	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-		h.imm_data = wr->imm_data;
+	rc = mpd_v_swqe_open(q, &b, wr->opcode, wr->wr_id, wr->send_flags);
+	if (rc)
+		return rc;
 	switch (wr->opcode) {
-	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		mpd_v_swqe_imm(&b, wr->imm_data);
+		/* fall through */
+	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_READ:
-		h.remote_addr = wr->wr.rdma.remote_addr;
-		h.rkey = wr->wr.rdma.rkey;
+		mpd_v_swqe_remote(&b, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr);
 		break;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		h.remote_addr = wr->wr.atomic.remote_addr;
-		h.rkey = wr->wr.atomic.rkey;
-		h.compare_add = wr->wr.atomic.compare_add;
-		h.swap = wr->wr.atomic.swap;
+		mpd_v_swqe_atomic(&b, wr->wr.atomic.rkey,
+				  wr->wr.atomic.remote_addr,
+				  wr->wr.atomic.compare_add, wr->wr.atomic.swap);
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		mpd_v_swqe_imm(&b, wr->imm_data);
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		mpd_v_swqe_imm(&b, wr->invalidate_rkey);
 		break;
 	default:
 		break;
 	}
-	if (q->qp_type == IBV_QPT_UD) {
-		const struct mpd_v_ah_obj *ah =
-			(const struct mpd_v_ah_obj *)wr->wr.ud.ah;
-
-		h.remote_qpn = wr->wr.ud.remote_qpn;
-		h.remote_qkey = wr->wr.ud.remote_qkey;
-		h.ah = ah->av;
+	if (q->qp_type == IBV_QPT_UD && wr->wr.ud.ah) {
+		rc = mpd_v_swqe_ud(q, &b, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				   wr->wr.ud.remote_qkey);
+		if (rc)
+			return rc;
 	}
-	slot = wq_slot(sq);
-	if (flags & IBV_SEND_INLINE) {
-		uint8_t *p = slot + MPD_V_SWQE_HDR;
+	/* IBV_SEND_INLINE on a read or an atomic means nothing (as on
+	 * hardware): the SGEs are where the data goes */
+	if ((wr->send_flags & IBV_SEND_INLINE) && opcode_sends_data(wr->opcode))
+		rc = swqe_inline_sge(q, &b, wr->sg_list, (size_t)wr->num_sge);
+	else
+		rc = mpd_v_swqe_sge(q, &b, wr->sg_list, (size_t)wr->num_sge);
+	if (rc)
+		return rc;
+	return mpd_v_swqe_close(q, &b);
+}
 
-		h.inline_len = (uint32_t)total;
-		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(p, (const void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			p += wr->sg_list[i].length;
-		}
-	} else {
-		struct mpd_v_sge *sg =
-			(struct mpd_v_sge *)(slot + MPD_V_SWQE_HDR);
+/* The state the daemon says the QP is in allows sends: from RTS on (and
+ * in SQD, SQE and ERR, which complete sends with errors or hold them) */
+static bool
+sq_ready(const struct mpd_v_qp_ring *q)
+{
+	uint32_t state = __atomic_load_n(&q->shm->state, __ATOMIC_ACQUIRE);
 
-		h.num_sge = (uint8_t)wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			sg[i].addr = wr->sg_list[i].addr;
-			sg[i].length = wr->sg_list[i].length;
-			sg[i].lkey = wr->sg_list[i].lkey;
-		}
-	}
-	memcpy(slot, &h, sizeof(h));
-	sq->pi++;
-	return 0;
+	return state != IBV_QPS_RESET && state != IBV_QPS_INIT &&
+	       state != IBV_QPS_RTR;
 }
 
 int
 mpd_v_post_send(struct mpd_v_qp_ring *q, struct ibv_send_wr *wr,
 		struct ibv_send_wr **bad)
 {
-	uint32_t state, start = q->sq.pi;
+	uint32_t start = q->sq.pi;
 	int rc = 0;
 
-	if (!q->sq.wqes) {
-		rc = EINVAL;
-		goto out;
-	}
-	/* the daemon's state: a send queue works from RTS on (and in SQD,
-	 * SQE and ERR, which complete sends with errors or hold them) */
-	state = __atomic_load_n(&q->shm->state, __ATOMIC_ACQUIRE);
-	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT ||
-	    state == IBV_QPS_RTR) {
+	if (!q->sq.wqes || !sq_ready(q)) {
 		rc = EINVAL;
 		goto out;
 	}
@@ -397,6 +520,58 @@ out:
 	if (q->sq.pi != start)
 		wq_publish(&q->sq, q->db);
 	return rc;
+}
+
+/* ---- the ibv_wr_* batch ---- */
+
+void
+mpd_v_batch_start(struct mpd_v_qp_ring *q, struct mpd_v_wr_batch *bt)
+{
+	bt->start = q->sq.pi;
+	bt->err = 0;
+	bt->open = false;
+}
+
+void
+mpd_v_batch_op(struct mpd_v_qp_ring *q, struct mpd_v_wr_batch *bt,
+	       enum ibv_wr_opcode op, uint64_t wr_id, unsigned int flags)
+{
+	if (bt->err)
+		return;
+	if (bt->open) {
+		bt->open = false;
+		mpd_v_batch_fail(bt, mpd_v_swqe_close(q, &bt->cur));
+		if (bt->err)
+			return;
+	}
+	mpd_v_batch_fail(bt, mpd_v_swqe_open(q, &bt->cur, op, wr_id, flags));
+	bt->open = !bt->err;
+}
+
+int
+mpd_v_batch_complete(struct mpd_v_qp_ring *q, struct mpd_v_wr_batch *bt)
+{
+	if (bt->open) {
+		bt->open = false;
+		mpd_v_batch_fail(bt, mpd_v_swqe_close(q, &bt->cur));
+	}
+	/* as mlx5 before RTS: nothing goes out */
+	if (!sq_ready(q))
+		mpd_v_batch_fail(bt, EINVAL);
+	if (bt->err) {
+		q->sq.pi = bt->start;
+		return bt->err;
+	}
+	if (q->sq.pi != bt->start)
+		wq_publish(&q->sq, q->db);
+	return 0;
+}
+
+void
+mpd_v_batch_abort(struct mpd_v_qp_ring *q, struct mpd_v_wr_batch *bt)
+{
+	q->sq.pi = bt->start;
+	bt->open = false;
 }
 
 int

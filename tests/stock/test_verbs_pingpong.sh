@@ -3,8 +3,8 @@
 #
 # Stock ibverbs-utils over the drop-in libibverbs.so.1, between two nodes
 # of one fabric: ibv_ud_pingpong, ibv_rc_pingpong (also -e, completion
-# events), ibv_uc_pingpong and ibv_srq_pingpong, unmodified, each side a
-# process of its own under madpmd-run. On IB after OpenSM gave the ports
+# events; -N, the ibv_wr_* send API), ibv_uc_pingpong and ibv_srq_pingpong,
+# unmodified, each side a process of its own under madpmd-run. On IB after OpenSM gave the ports
 # their LIDs, and on RoCE (GID index 1, the port's IPv4-mapped address).
 # The pingpongs exchange their QP numbers over TCP on the loopback; the
 # data goes through the daemon. Each must exit 0 and say how many bytes
@@ -69,6 +69,8 @@ pingpong ib_uc ibv_uc_pingpong -n 200
 pingpong ib_ud ibv_ud_pingpong -n 200 -s 1024
 pingpong ib_srq ibv_srq_pingpong -n 100
 pingpong ib_rc_grh ibv_rc_pingpong -n 100 -g 0
+# -N: the ibv_wr_* send API (ibv_qp_to_qp_ex, wr_start/send/complete)
+pingpong ib_rc_new_send ibv_rc_pingpong -n 200 -N -c
 
 daemon_stop_check $daemon "$tmp/madpmd-pp-$$.log"
 ok $? "IB: the daemon stops cleanly"
@@ -79,6 +81,7 @@ fabric madpmd-pp-roce-$$ "$MADPMD_RUN_DIR" --link roce
 pingpong roce_rc ibv_rc_pingpong -n 200 -g 1
 pingpong roce_ud ibv_ud_pingpong -n 200 -g 1 -s 1024
 pingpong roce_rc_v6 ibv_rc_pingpong -n 100 -g 0
+pingpong roce_rc_new_send ibv_rc_pingpong -n 100 -g 1 -N -c
 
 daemon_stop_check $daemon "$tmp/madpmd-pp-roce-$$.log"
 ok $? "RoCE: the daemon stops cleanly"

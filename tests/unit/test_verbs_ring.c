@@ -3,7 +3,8 @@
  * The verbs library's shared-memory rings (lib/verbs/vring.c) against
  * rings in ordinary memory, the test playing the daemon: CQ polling by
  * the owner rule across laps, num_entries limits, when ci is published,
- * cq_ex start/next/end_poll (ENOENT leaves ci at the producer), arming;
+ * cq_ex start/next/end_poll (ENOENT leaves ci at the producer), arming,
+ * the count of completions pending;
  * WQE writing with room, state, SGE and inline checks, errno returns,
  * bad_wr, UD addresses and the doorbell.
  */
@@ -92,6 +93,29 @@ test_cq_attach(void)
 	t.shm->magic = 0;
 	is_int(mpd_v_cq_attach(&t.r, t.mem, CQ_SIZE, NCQE), EPROTO,
 	       "bad magic");
+	free(t.mem);
+}
+
+/* what ibv_resize_cq() compares a smaller size with */
+static void
+test_cq_pending(void)
+{
+	struct ibv_wc wc[NCQE];
+	struct tcq t;
+	int i;
+
+	tcq_open(&t);
+	mpd_v_cq_attach(&t.r, t.mem, CQ_SIZE, NCQE);
+	is_int(mpd_v_cq_pending(&t.r), 0, "pending: none");
+	for (i = 0; i < 3; i++)
+		produce(&t);
+	is_int(mpd_v_cq_pending(&t.r), 3, "pending: three written");
+	is_int(mpd_v_cq_poll(&t.r, 2, wc), 2, "two taken");
+	is_int(mpd_v_cq_pending(&t.r), 1, "pending: one left");
+	for (i = 0; i < (int)NCQE - 1; i++)
+		produce(&t);
+	is_int(mpd_v_cq_pending(&t.r), NCQE, "pending: full, across the lap");
+	is_int(t.r.ci, 2, "counting consumes nothing");
 	free(t.mem);
 }
 
@@ -399,9 +423,19 @@ test_post_send(void)
 	       "a garbage sq_ci only makes it full");
 	t.shm->sq_ci = 5;
 
-	/* what RC does not carry */
+	/* what nothing here carries: no memory windows */
+	wr[0].opcode = IBV_WR_LOCAL_INV;
+	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL, "local invalidate");
+	wr[0].opcode = IBV_WR_BIND_MW;
+	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL, "bind MW");
+	/* send with invalidate: the rkey where imm_data goes (the daemon's
+	 * requester carries it in the IETH) */
 	wr[0].opcode = IBV_WR_SEND_WITH_INV;
-	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL, "send with invalidate");
+	wr[0].invalidate_rkey = 0x1234;
+	is_int(mpd_v_post_send(&t.q, wr, &bad), 0, "send with invalidate on RC");
+	w = swqe(&t, 5);
+	ok(w->opcode == IBV_WR_SEND_WITH_INV && w->imm_data == 0x1234 &&
+	   w->inline_len == MAX_INLINE, "invalidate rkey, inline data");
 	wr[0].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	wr[0].num_sge = 2;
 	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL, "atomic with 2 SGEs");
@@ -412,7 +446,7 @@ test_post_send(void)
 	wr[0].wr.atomic.swap = 6;
 	wr[0].wr.atomic.rkey = 9;
 	is_int(mpd_v_post_send(&t.q, wr, &bad), 0, "atomic");
-	w = swqe(&t, 5);
+	w = swqe(&t, 6);
 	ok(w->remote_addr == 0x88 && w->compare_add == 5 && w->swap == 6 &&
 	   w->rkey == 9 && !(w->flags & IBV_SEND_INLINE),
 	   "atomic fields; inline flag dropped");
@@ -478,6 +512,9 @@ test_ud(void)
 	   "the AH's address in the WQE");
 	wr.opcode = IBV_WR_RDMA_WRITE;
 	is_int(mpd_v_post_send(&t.q, &wr, &bad), EINVAL, "no RDMA on UD");
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	is_int(mpd_v_post_send(&t.q, &wr, &bad), EINVAL,
+	       "no send with invalidate on UD");
 	{
 		struct ibv_ah_attr back;
 
@@ -539,6 +576,7 @@ main(void)
 	tap_seed();
 	test_cq_attach();
 	test_cq_poll();
+	test_cq_pending();
 	test_cq_ex();
 	test_qp_attach();
 	test_post_send();

@@ -403,6 +403,43 @@ dissect_roce_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 }
 
 /*
+ * Every BTH the handles see goes to the records' table (first pass), the
+ * packets the stock dissector keeps as well as ours. Not inside an ICMP
+ * error: the packet quoted there was not received.
+ */
+static void
+note_bth(tvbuff_t *tvb, packet_info *pinfo, enum start st)
+{
+	int off = 0;
+
+	if (PINFO_FD_VISITED(pinfo) || pinfo->flags.in_error_pkt)
+		return;
+	if (st == START_LRH) {
+		guint8 lnh;
+
+		if (tvb_captured_length(tvb) < MPD_LRH_LEN)
+			return;
+		lnh = tvb_get_guint8(tvb, 1) & 0x3;
+		if (lnh == MPD_LNH_IBA_GLOBAL)
+			off = MPD_LRH_LEN + MPD_GRH_LEN;
+		else if (lnh == MPD_LNH_IBA_LOCAL)
+			off = MPD_LRH_LEN;
+		else
+			return;
+	} else if (st == START_GRH) {
+		if (tvb_captured_length(tvb) < MPD_GRH_LEN ||
+		    tvb_get_guint8(tvb, 6) != MPD_GRH_NEXT_HDR_IBA)
+			return;
+		off = MPD_GRH_LEN;
+	}
+	if (tvb_captured_length_remaining(tvb, off) < MPD_BTH_LEN)
+		return;
+	madpmd_note_bth(pinfo, tvb_get_guint8(tvb, off),
+			tvb_get_ntoh24(tvb, off + 5),
+			tvb_get_ntoh24(tvb, off + 9));
+}
+
+/*
  * The stock dissector first, as if the plugin were not there: an exception
  * it throws is shown where it would be, and does not stop what follows.
  */
@@ -446,6 +483,7 @@ stock_then_ours(dissector_handle_t stock, dissector_handle_t ours,
 static int
 dispatch_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
+	note_bth(tvb, pinfo, START_LRH);
 	return stock_then_ours(stock_ib, madpmd_ib_handle, TRUE, tvb, pinfo,
 			       tree, data);
 }
@@ -454,6 +492,7 @@ static int
 dispatch_rroce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	       void *data)
 {
+	note_bth(tvb, pinfo, START_BTH);
 	return stock_then_ours(stock_rroce, madpmd_rroce_mad_handle,
 			       madpmd_pref_take_roce, tvb, pinfo, tree, data);
 }
@@ -461,15 +500,17 @@ dispatch_rroce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 static int
 dispatch_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
+	note_bth(tvb, pinfo, START_GRH);
 	return stock_then_ours(stock_roce, madpmd_roce_mad_handle,
 			       madpmd_pref_take_roce, tvb, pinfo, tree, data);
 }
 
 /*
  * Native IB packets exported as PDUs naming the stock "infiniband"
- * dissector (what madpmd's captures hold by default): with the
- * "decode_ib" preference, decoded by madpmd too, beside the stock
- * dissector's decoding. The packet follows the exported PDU's tags.
+ * dissector (what madpmd's captures hold by default): their BTH noted for
+ * the records, and with the "decode_ib" preference, decoded by madpmd
+ * too, beside the stock dissector's decoding. The packet follows the
+ * exported PDU's tags.
  */
 static int
 postdissect_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
@@ -479,8 +520,8 @@ postdissect_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	int off = 0, len = (int)tvb_captured_length(tvb);
 	gboolean stock = FALSE;
 
-	if (!madpmd_pref_decode_ib || !pinfo->rec ||
-	    pinfo->rec->rec_type != REC_TYPE_PACKET ||
+	if ((!madpmd_pref_decode_ib && PINFO_FD_VISITED(pinfo)) ||
+	    !pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET ||
 	    pinfo->rec->rec_header.packet_header.pkt_encap !=
 	    WTAP_ENCAP_WIRESHARK_UPPER_PDU)
 		return 0;
@@ -506,6 +547,9 @@ postdissect_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		off += tl;
 	}
 	if (!stock || off >= len)
+		return 0;
+	note_bth(tvb_new_subset_remaining(tvb, off), pinfo, START_LRH);
+	if (!madpmd_pref_decode_ib)
 		return 0;
 	return madpmd_dissect_ib(tvb_new_subset_remaining(tvb, off), pinfo,
 				 tree, NULL);

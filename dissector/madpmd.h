@@ -39,6 +39,14 @@ const char *madpmd_port_label(packet_info *pinfo);
 /* Packet-scope proto data: the umad record's session (port id) + 1, for
  * matching its MAD. */
 #define MADPMD_KEY_UMAD_SESSION	2
+/* File-scope proto data of a WC or QP record: the frame that caused it,
+ * found in the first pass. */
+#define MADPMD_KEY_CAUSE	3
+
+/* First pass: frame pinfo->num carries a BTH (any transport), for the
+ * records that point at the packet that caused them. */
+void madpmd_note_bth(packet_info *pinfo, guint8 opcode, guint32 dest_qp,
+		     guint32 psn);
 
 /* ---- madpmd-transport.c -------------------------------------------- */
 void madpmd_transport_register(void);

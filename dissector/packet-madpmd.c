@@ -21,6 +21,7 @@
 #include <wiretap/wtap.h>
 
 #include "madpmd/records.h"
+#include "madpmd/wire.h"
 #include "madpmd.h"
 
 #ifndef VERSION
@@ -66,7 +67,12 @@ static int hf_wc_flags = -1, hf_wc_flag_grh = -1, hf_wc_flag_imm = -1;
 static int hf_wc_flag_csum = -1;
 static int hf_wc_flag_inv = -1, hf_wc_pkeyindex = -1, hf_wc_slid = -1;
 static int hf_wc_sl = -1;
-static int hf_wc_dlidpathbits = -1;
+static int hf_wc_dlidpathbits = -1, hf_wc_psn = -1, hf_wc_frame = -1;
+
+static int hf_qp_qpnum = -1, hf_qp_handle = -1, hf_qp_type = -1;
+static int hf_qp_oldstate = -1, hf_qp_newstate = -1, hf_qp_cause = -1;
+static int hf_qp_status = -1, hf_qp_psn = -1, hf_qp_destqp = -1;
+static int hf_qp_frame = -1;
 
 static int hf_cm_event = -1, hf_cm_status = -1, hf_cm_id = -1;
 static int hf_cm_listenid = -1;
@@ -89,16 +95,17 @@ static int hf_port_guid = -1;
 
 static gint ett_rec = -1, ett_rec_flags = -1, ett_umad = -1, ett_wc = -1;
 static gint ett_wc_flags = -1, ett_cm = -1;
-static gint ett_port = -1, ett_port_changes = -1;
+static gint ett_port = -1, ett_port_changes = -1, ett_qp = -1;
 
 static expert_field ei_rec_bad, ei_umad_timeout, ei_umad_status, ei_wc_status;
-static expert_field ei_cm_status;
+static expert_field ei_cm_status, ei_qp_error;
 
 static const value_string kind_vals[] = {
 	{ MPD_REC_UMAD, "UMAD" },
 	{ MPD_REC_WC, "CQ completion" },
 	{ MPD_REC_CM, "CM event" },
 	{ MPD_REC_PORT, "Port event" },
+	{ MPD_REC_QP, "QP state change" },
 	{ 0, NULL }
 };
 
@@ -146,6 +153,26 @@ static const value_string cm_event_vals[] = {
 	{ 0, NULL }
 };
 
+/* enum ibv_qp_type */
+static const value_string qp_type_vals[] = {
+	{ 2, "RC" }, { 3, "UC" }, { 4, "UD" },
+	{ 0, NULL }
+};
+
+/* enum ibv_qp_state */
+static const value_string qp_state_vals[] = {
+	{ 0, "RESET" }, { 1, "INIT" }, { 2, "RTR" }, { 3, "RTS" },
+	{ 4, "SQD" }, { 5, "SQE" }, { 6, "ERR" },
+	{ 0, NULL }
+};
+
+static const value_string qp_cause_vals[] = {
+	{ MPD_REC_QP_MODIFY, "modify" },
+	{ MPD_REC_QP_ERROR, "error" },
+	{ MPD_REC_QP_DESTROY, "destroy" },
+	{ 0, NULL }
+};
+
 static const value_string port_state_vals[] = {
 	{ 0, "No state change" }, { 1, "Down" }, { 2, "Initialize" },
 	{ 3, "Armed" }, { 4, "Active" },
@@ -186,6 +213,169 @@ madpmd_port_label(packet_info *pinfo)
 		return NULL;
 	return wmem_strdup_printf(pinfo->pool, "%.*s port %lu",
 				  (int)(sl - ifn), ifn, port);
+}
+
+/* ---- the wire frames records point at ---------------------------------- */
+
+/*
+ * Filled in the first pass from every BTH the plugin's handles see (RoCEv2,
+ * RoCEv1, native IB; whether madpmd decodes the packet or not): the latest
+ * frame of each (destination QP, PSN), requests and responses apart (the
+ * two directions of an RC QP number their packets independently), and the
+ * last responses to each QP in order, for the coalesced ACK that covered
+ * a PSN. A record looks up in the first pass, so it only sees frames
+ * before it, and keeps what it found for the passes after.
+ */
+#define RESP_HIST	64
+
+struct bth_ref {
+	guint32 frame;
+};
+
+struct resp_hist {
+	guint32 n;		/* responses seen; the last RESP_HIST kept */
+	guint32 frame[RESP_HIST];
+	guint32 psn[RESP_HIST];
+};
+
+static wmem_map_t *bth_map;	/* guint64 (resp, qp, psn) -> bth_ref */
+static wmem_map_t *resp_map;	/* qp -> resp_hist */
+
+static guint64
+bth_key(gboolean resp, guint32 qp, guint32 psn)
+{
+	return (guint64)!!resp << 48 | (guint64)(qp & 0xffffff) << 24 |
+	       (psn & 0xffffff);
+}
+
+/* RC (and RD, XRC) READ responses, ACK, atomic ACK: to the requester */
+static gboolean
+bth_is_response(guint8 opcode)
+{
+	guint8 tp = opcode & MPD_TP_MASK, op = opcode & 0x1f;
+
+	return (tp == MPD_TP_RC || tp == 0x40 || tp == 0xa0) &&
+	       op >= MPD_OP_READ_RESP_FIRST && op <= MPD_OP_ATOMIC_ACK;
+}
+
+void
+madpmd_note_bth(packet_info *pinfo, guint8 opcode, guint32 dest_qp,
+		guint32 psn)
+{
+	gboolean resp = bth_is_response(opcode);
+	guint64 key = bth_key(resp, dest_qp, psn);
+	struct bth_ref *ref;
+
+	/* CNP carries no PSN of a message */
+	if (PINFO_FD_VISITED(pinfo) || opcode == 0x81)
+		return;
+	ref = wmem_map_lookup(bth_map, &key);
+	if (!ref) {
+		guint64 *k = wmem_new(wmem_file_scope(), guint64);
+
+		*k = key;
+		ref = wmem_new(wmem_file_scope(), struct bth_ref);
+		wmem_map_insert(bth_map, k, ref);
+	}
+	ref->frame = pinfo->num;
+	if (resp) {
+		struct resp_hist *h = wmem_map_lookup(resp_map,
+						      GUINT_TO_POINTER(dest_qp));
+
+		if (!h) {
+			h = wmem_new0(wmem_file_scope(), struct resp_hist);
+			wmem_map_insert(resp_map, GUINT_TO_POINTER(dest_qp), h);
+		}
+		h->frame[h->n % RESP_HIST] = pinfo->num;
+		h->psn[h->n % RESP_HIST] = psn & 0xffffff;
+		h->n++;
+	}
+}
+
+static guint32
+bth_frame(gboolean resp, guint32 qp, guint32 psn)
+{
+	guint64 key = bth_key(resp, qp, psn);
+	const struct bth_ref *ref = wmem_map_lookup(bth_map, &key);
+
+	return ref ? ref->frame : 0;
+}
+
+/*
+ * The response that completed a send WR whose last PSN is psn: an ACK
+ * completes every WR up to its PSN (IBA 9.7.5.1.2), so it is the first
+ * response at or after psn (within half the PSN space) of the run of
+ * such responses that ends with the latest.
+ */
+static guint32
+covering_response(guint32 qp, guint32 psn)
+{
+	const struct resp_hist *h = wmem_map_lookup(resp_map,
+						    GUINT_TO_POINTER(qp));
+	guint32 i, found = 0;
+
+	if (!h)
+		return 0;
+	for (i = 0; i < MIN(h->n, (guint32)RESP_HIST); i++) {
+		guint32 at = (h->n - 1 - i) % RESP_HIST;
+
+		if (((h->psn[at] - psn) & 0xffffff) >= 0x800000)
+			break;
+		found = h->frame[at];
+	}
+	return found;
+}
+
+/* The WC's packet: for a receive the last packet of the message, else
+ * the response that acknowledged the WR's last PSN. */
+static guint32
+wc_cause(guint32 opcode, guint32 qp, guint32 psn)
+{
+	guint32 f;
+
+	if (opcode >= 128)
+		return bth_frame(FALSE, qp, psn);
+	f = bth_frame(TRUE, qp, psn);
+	return f ? f : covering_response(qp, psn);
+}
+
+/*
+ * The QP record's packet: one to the QP with that PSN (a NAK, or the
+ * request that failed at the responder), the latest of either; else
+ * the QP's own request to its peer (the one that timed out).
+ */
+static guint32
+qp_cause(guint32 qp, guint32 dest_qp, guint32 psn)
+{
+	guint32 f = MAX(bth_frame(TRUE, qp, psn), bth_frame(FALSE, qp, psn));
+
+	if (!f && dest_qp)
+		f = bth_frame(FALSE, dest_qp, psn);
+	return f;
+}
+
+/* The frame found in the first pass, 0 if none (the same after it). */
+static guint32
+record_cause(packet_info *pinfo, guint32 found)
+{
+	if (PINFO_FD_VISITED(pinfo))
+		return GPOINTER_TO_UINT(p_get_proto_data(wmem_file_scope(),
+				pinfo, proto_madpmd, MADPMD_KEY_CAUSE));
+	if (found)
+		p_add_proto_data(wmem_file_scope(), pinfo, proto_madpmd,
+				 MADPMD_KEY_CAUSE, GUINT_TO_POINTER(found));
+	return found;
+}
+
+static void
+add_cause(proto_tree *t, int hf, tvbuff_t *tvb, guint32 frame)
+{
+	proto_item *it;
+
+	if (!frame)
+		return;
+	it = proto_tree_add_uint(t, hf, tvb, 0, 0, frame);
+	proto_item_set_generated(it);
 }
 
 /* ---- records ---------------------------------------------------------- */
@@ -265,14 +455,16 @@ dissect_wc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int off,
 {
 	proto_tree *t;
 	proto_item *it;
-	guint32 status, opcode, qpn;
+	guint32 status, opcode, qpn, psn = MPD_REC_NO_PSN, cause = 0;
 
-	if (len < MPD_REC_WC_LEN) {
+	/* 52 bytes: a capture from before the PSN */
+	if (len < MPD_REC_WC_LEN_V1) {
 		proto_tree_add_expert(tree, pinfo, &ei_rec_bad, tvb, off, len);
 		return;
 	}
-	t = proto_tree_add_subtree(tree, tvb, off, MPD_REC_WC_LEN, ett_wc,
-				   NULL, "Work completion (ibv_wc)");
+	t = proto_tree_add_subtree(tree, tvb, off,
+				   MIN(len, MPD_REC_WC_LEN), ett_wc, NULL,
+				   "Work completion (ibv_wc)");
 	proto_tree_add_item(t, hf_wc_cq, tvb, off, 4, ENC_BIG_ENDIAN);
 	proto_tree_add_item_ret_uint(t, hf_wc_qpnum, tvb, off + 4, 4,
 				     ENC_BIG_ENDIAN, &qpn);
@@ -298,6 +490,14 @@ dissect_wc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int off,
 	proto_tree_add_item(t, hf_wc_slid, tvb, off + 46, 2, ENC_BIG_ENDIAN);
 	proto_tree_add_item(t, hf_wc_sl, tvb, off + 48, 1, ENC_NA);
 	proto_tree_add_item(t, hf_wc_dlidpathbits, tvb, off + 49, 1, ENC_NA);
+	if (len >= MPD_REC_WC_LEN)
+		psn = tvb_get_ntohl(tvb, off + 52);
+	if (psn != MPD_REC_NO_PSN) {
+		proto_tree_add_item(t, hf_wc_psn, tvb, off + 52, 4,
+				    ENC_BIG_ENDIAN);
+		cause = wc_cause(opcode, qpn, psn);
+	}
+	add_cause(t, hf_wc_frame, tvb, record_cause(pinfo, cause));
 	col_add_fstr(pinfo->cinfo, COL_INFO, "CQ completion QP 0x%06x %s %s",
 		     qpn, val_to_str_const(opcode, wc_opcode_vals, "?"),
 		     val_to_str_const(status, wc_status_vals, "?"));
@@ -400,6 +600,60 @@ dissect_port_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		     ch & MPD_REC_PORT_SM_LID ? ", SM LID changed" : "");
 }
 
+static void
+dissect_qp_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int off,
+		 int len)
+{
+	proto_tree *t;
+	proto_item *it;
+	guint32 qpn, os, ns, cause, status, psn, dqp, found = 0;
+
+	if (len < MPD_REC_QP_LEN) {
+		proto_tree_add_expert(tree, pinfo, &ei_rec_bad, tvb, off, len);
+		return;
+	}
+	t = proto_tree_add_subtree(tree, tvb, off, MPD_REC_QP_LEN, ett_qp, NULL,
+				   "QP state change");
+	proto_tree_add_item_ret_uint(t, hf_qp_qpnum, tvb, off, 4,
+				     ENC_BIG_ENDIAN, &qpn);
+	proto_tree_add_item(t, hf_qp_handle, tvb, off + 4, 4, ENC_BIG_ENDIAN);
+	proto_tree_add_item(t, hf_qp_type, tvb, off + 8, 1, ENC_NA);
+	proto_tree_add_item_ret_uint(t, hf_qp_oldstate, tvb, off + 9, 1, ENC_NA,
+				     &os);
+	proto_tree_add_item_ret_uint(t, hf_qp_newstate, tvb, off + 10, 1,
+				     ENC_NA, &ns);
+	proto_tree_add_item_ret_uint(t, hf_qp_cause, tvb, off + 11, 1, ENC_NA,
+				     &cause);
+	it = proto_tree_add_item_ret_uint(t, hf_qp_status, tvb, off + 12, 4,
+					  ENC_BIG_ENDIAN, &status);
+	if (cause == MPD_REC_QP_ERROR)
+		expert_add_info_format(pinfo, it, &ei_qp_error,
+				       "QP to %s by an error: %s",
+				       val_to_str_const(ns, qp_state_vals, "?"),
+				       val_to_str_const(status, wc_status_vals,
+							"unknown"));
+	psn = tvb_get_ntohl(tvb, off + 16);
+	if (psn != MPD_REC_NO_PSN)
+		proto_tree_add_item(t, hf_qp_psn, tvb, off + 16, 4,
+				    ENC_BIG_ENDIAN);
+	proto_tree_add_item_ret_uint(t, hf_qp_destqp, tvb, off + 20, 4,
+				     ENC_BIG_ENDIAN, &dqp);
+	if (psn != MPD_REC_NO_PSN)
+		found = qp_cause(qpn, dqp, psn);
+	add_cause(t, hf_qp_frame, tvb, record_cause(pinfo, found));
+	if (cause == MPD_REC_QP_ERROR)
+		col_add_fstr(pinfo->cinfo, COL_INFO,
+			     "QP 0x%06x %s -> %s (error %s)", qpn,
+			     val_to_str_const(os, qp_state_vals, "?"),
+			     val_to_str_const(ns, qp_state_vals, "?"),
+			     val_to_str_const(status, wc_status_vals, "?"));
+	else
+		col_add_fstr(pinfo->cinfo, COL_INFO, "QP 0x%06x %s -> %s (%s)",
+			     qpn, val_to_str_const(os, qp_state_vals, "?"),
+			     val_to_str_const(ns, qp_state_vals, "?"),
+			     val_to_str_const(cause, qp_cause_vals, "?"));
+}
+
 static int
 dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	       void *data _U_)
@@ -466,6 +720,9 @@ dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		break;
 	case MPD_REC_PORT:
 		dissect_port_event(tvb, pinfo, t, hl, body);
+		break;
+	case MPD_REC_QP:
+		dissect_qp_event(tvb, pinfo, t, hl, body);
 		break;
 	default:
 		col_add_fstr(pinfo->cinfo, COL_INFO, "Record of kind %u", kind);
@@ -588,6 +845,35 @@ register_record_fields(void)
 		{ &hf_wc_dlidpathbits, { "DLID Path Bits",
 		  "madpmd.wc.dlidpathbits", FT_UINT8, BASE_DEC, NULL, 0, NULL,
 		  HFILL } },
+		{ &hf_wc_psn, { "PSN", "madpmd.wc.psn", FT_UINT32, BASE_DEC,
+		  NULL, 0, "PSN of the packet that completed the WR", HFILL } },
+		{ &hf_wc_frame, { "Caused by frame", "madpmd.wc.frame",
+		  FT_FRAMENUM, BASE_NONE, NULL, 0,
+		  "The wire packet that completed the WR", HFILL } },
+
+		{ &hf_qp_qpnum, { "QP Number", "madpmd.qp.qpnum", FT_UINT32,
+		  BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_qp_handle, { "Handle", "madpmd.qp.handle", FT_UINT32,
+		  BASE_DEC, NULL, 0, "The QP's handle in its client's session",
+		  HFILL } },
+		{ &hf_qp_type, { "QP Type", "madpmd.qp.type", FT_UINT8,
+		  BASE_DEC, VALS(qp_type_vals), 0, NULL, HFILL } },
+		{ &hf_qp_oldstate, { "Old State", "madpmd.qp.oldstate",
+		  FT_UINT8, BASE_DEC, VALS(qp_state_vals), 0, NULL, HFILL } },
+		{ &hf_qp_newstate, { "New State", "madpmd.qp.newstate",
+		  FT_UINT8, BASE_DEC, VALS(qp_state_vals), 0, NULL, HFILL } },
+		{ &hf_qp_cause, { "Cause", "madpmd.qp.cause", FT_UINT8,
+		  BASE_DEC, VALS(qp_cause_vals), 0, NULL, HFILL } },
+		{ &hf_qp_status, { "Status", "madpmd.qp.status", FT_UINT32,
+		  BASE_DEC, VALS(wc_status_vals), 0,
+		  "Cause error: the status of the WR that failed", HFILL } },
+		{ &hf_qp_psn, { "PSN", "madpmd.qp.psn", FT_UINT32, BASE_DEC,
+		  NULL, 0, "PSN of the packet that caused it", HFILL } },
+		{ &hf_qp_destqp, { "Destination QP", "madpmd.qp.destqp",
+		  FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_qp_frame, { "Caused by frame", "madpmd.qp.frame",
+		  FT_FRAMENUM, BASE_NONE, NULL, 0,
+		  "The wire packet that caused the change", HFILL } },
 
 		{ &hf_cm_event, { "Event", "madpmd.cmevent.event", FT_UINT32,
 		  BASE_DEC, VALS(cm_event_vals), 0, NULL, HFILL } },
@@ -674,7 +960,7 @@ register_record_fields(void)
 	};
 	static gint *ett[] = {
 		&ett_rec, &ett_rec_flags, &ett_umad, &ett_wc, &ett_wc_flags,
-		&ett_cm, &ett_port, &ett_port_changes,
+		&ett_cm, &ett_port, &ett_port_changes, &ett_qp,
 	};
 	static ei_register_info ei[] = {
 		{ &ei_rec_bad, { "madpmd.rec.bad", PI_MALFORMED, PI_ERROR,
@@ -690,6 +976,8 @@ register_record_fields(void)
 		{ &ei_cm_status, { "madpmd.cmevent.status.error",
 		  PI_RESPONSE_CODE, PI_WARN, "CM event status not zero",
 		  EXPFILL } },
+		{ &ei_qp_error, { "madpmd.qp.status.error", PI_RESPONSE_CODE,
+		  PI_WARN, "QP moved by an error", EXPFILL } },
 	};
 	expert_module_t *em;
 
@@ -697,6 +985,11 @@ register_record_fields(void)
 	proto_register_subtree_array(ett, array_length(ett));
 	em = expert_register_protocol(proto_madpmd);
 	expert_register_field_array(em, ei, array_length(ei));
+
+	bth_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+					 g_int64_hash, g_int64_equal);
+	resp_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+					  g_direct_hash, g_direct_equal);
 }
 
 static void

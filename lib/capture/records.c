@@ -85,7 +85,8 @@ mpd_rec_encode_wc(const struct mpd_rec_hdr *h, const struct mpd_rec_wc *wc,
 
 	if (!wc)
 		return MPD_EINVAL;
-	if (wc->qp_num > 0xffffff || wc->src_qp > 0xffffff)
+	if (wc->qp_num > 0xffffff || wc->src_qp > 0xffffff ||
+	    (wc->psn > 0xffffff && wc->psn != MPD_REC_NO_PSN))
 		return MPD_ERANGE;
 	rc = put_hdr(h, MPD_REC_WC, MPD_REC_WC_LEN, buf, cap);
 	if (rc < 0)
@@ -106,6 +107,7 @@ mpd_rec_encode_wc(const struct mpd_rec_hdr *h, const struct mpd_rec_wc *wc,
 	mpd_put_be16(b + 46, wc->slid);
 	b[48] = wc->sl;
 	b[49] = wc->dlid_path_bits;
+	mpd_put_be32(b + 52, wc->psn);
 	return MPD_REC_HDR_LEN + MPD_REC_WC_LEN;
 }
 
@@ -176,6 +178,36 @@ mpd_rec_encode_port(const struct mpd_rec_hdr *h, const struct mpd_rec_port *pe,
 	mpd_put_be32(b + 16, pe->capability_mask);
 	mpd_put_be64(b + 20, pe->port_guid);
 	return MPD_REC_HDR_LEN + MPD_REC_PORT_LEN;
+}
+
+int
+mpd_rec_encode_qp(const struct mpd_rec_hdr *h, const struct mpd_rec_qp *q,
+		  uint8_t *buf, size_t cap)
+{
+	uint8_t *b;
+	int rc;
+
+	if (!q)
+		return MPD_EINVAL;
+	/* widths only: states and causes a reader does not know are shown
+	 * as numbers, not lost */
+	if (q->qp_num > 0xffffff || q->dest_qp > 0xffffff ||
+	    (q->psn > 0xffffff && q->psn != MPD_REC_NO_PSN))
+		return MPD_ERANGE;
+	rc = put_hdr(h, MPD_REC_QP, MPD_REC_QP_LEN, buf, cap);
+	if (rc < 0)
+		return rc;
+	b = buf + MPD_REC_HDR_LEN;
+	mpd_put_be32(b + 0, q->qp_num);
+	mpd_put_be32(b + 4, q->handle);
+	b[8] = q->qp_type;
+	b[9] = q->old_state;
+	b[10] = q->new_state;
+	b[11] = q->cause;
+	mpd_put_be32(b + 12, q->status);
+	mpd_put_be32(b + 16, q->psn);
+	mpd_put_be32(b + 20, q->dest_qp);
+	return MPD_REC_HDR_LEN + MPD_REC_QP_LEN;
 }
 
 int
@@ -276,6 +308,18 @@ mpd_rec_write_port(struct mpd_pcapng *w, uint32_t if_id, uint64_t ts_ns,
 {
 	uint8_t buf[MPD_REC_HDR_LEN + MPD_REC_PORT_LEN];
 	int rc = mpd_rec_encode_port(h, pe, buf, sizeof(buf));
+
+	return rc < 0 ? rc : mpd_rec_write(w, if_id, ts_ns,
+					   MPD_PCAPNG_DIR_UNKNOWN, buf,
+					   (size_t)rc);
+}
+
+int
+mpd_rec_write_qp(struct mpd_pcapng *w, uint32_t if_id, uint64_t ts_ns,
+		 const struct mpd_rec_hdr *h, const struct mpd_rec_qp *q)
+{
+	uint8_t buf[MPD_REC_HDR_LEN + MPD_REC_QP_LEN];
+	int rc = mpd_rec_encode_qp(h, q, buf, sizeof(buf));
 
 	return rc < 0 ? rc : mpd_rec_write(w, if_id, ts_ns,
 					   MPD_PCAPNG_DIR_UNKNOWN, buf,

@@ -63,7 +63,8 @@ ok $? "tshark (as $([ "$(id -u)" = 0 ] && echo nobody || id -un)) loads the buil
 
 # One pass per sample and dissector set: fields in columns, read by name.
 PF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.severity
-    madpmd.rec.kind madpmd.wc.opcode madpmd.wc.status madpmd.wc.qpnum madpmd.umad.direction madpmd.umad.status madpmd.umad.length
+    madpmd.rec.kind madpmd.wc.opcode madpmd.wc.status madpmd.wc.qpnum
+    madpmd.wc.psn madpmd.wc.frame madpmd.qp.newstate madpmd.qp.cause madpmd.umad.direction madpmd.umad.status madpmd.umad.length
     madpmd.umad.timeout madpmd.umad.retries madpmd.umad.pid madpmd.mad.method
     madpmd.mad.attributeid madpmd.mad.tid madpmd.port.newstate madpmd.port.newlid
     madpmd.port.changes madpmd.port.issm madpmd.smp.portinfo.portstate
@@ -258,6 +259,13 @@ if [ -f "$P" ]; then
 	is "verbs-rc: CQ completions as records, all SUCCESS, by opcode (SEND, RDMA_WRITE, RDMA_READ, FETCH_ADD, RECV)" \
 		"$(q "$P" 'num(v("madpmd.rec.kind")) == 2 && v("madpmd.wc.status") == 0' 'print num(v("madpmd.wc.opcode"))' | sort -n -u | tr '\n' ' ')" \
 		"0 1 2 4 128 "
+	wpsn=$(q "$P" 'num(v("madpmd.rec.kind")) == 2 && v("madpmd.wc.psn") != ""' 'print' | wc -l)
+	wlink=$(q "$P" 'num(v("madpmd.rec.kind")) == 2 && v("madpmd.wc.psn") != "" && v("madpmd.wc.frame") != ""' 'print' | wc -l)
+	[ "$wpsn" -gt 0 ] && [ "$wpsn" = "$wlink" ]
+	ok $? "verbs-rc: completions with a PSN linked to the frame that completed it (madpmd.wc.frame): $wlink of $wpsn"
+	is "verbs-rc: QP state changes as records: to INIT, RTR, RTS by modify, to RESET by destroy (count by new state)" \
+		"$(q "$P" 'num(v("madpmd.rec.kind")) == 5' 'print v("madpmd.qp.newstate")' | sort | uniq -c | awk '{printf "%s:%s ", $2, $1}')" \
+		"0:8 1:8 2:8 3:8 "
 	is "verbs-rc: every completion's QP has packets on the wire" \
 		"$(q "$P" 'num(v("madpmd.rec.kind")) == 2' 'print num(v("madpmd.wc.qpnum"))' | sort -u | while read -r qpn; do q "$S" "num(v(\"infiniband.bth.destqp\")) == $qpn" 'print' | head -1 | grep -q . || echo "$qpn"; done)" ""
 fi

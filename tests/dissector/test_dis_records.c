@@ -3,8 +3,9 @@
  * Capture records (docs/capture-format.md), each kind written with the
  * records.c writers with random values: UMAD send and receive (with the
  * MAD decoded under it, and an ETIMEDOUT receive raising expert info), CQ
- * completions, CM events with private data, port events. tshark with our
- * plugin must show every field with the value written.
+ * completions (with a PSN and without), CM events with private data, port
+ * events, QP state changes. tshark with our plugin must show every field
+ * with the value written.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -98,6 +99,7 @@ main(void)
 	struct mpd_rec_wc wc;
 	struct mpd_rec_cm cm;
 	struct mpd_rec_port pe;
+	struct mpd_rec_qp q;
 	struct mpd_port_counters pc;
 	struct mpd_mad m;
 	struct mpd_pcapng *w;
@@ -182,9 +184,13 @@ main(void)
 	wc.slid = (uint16_t)rnd64();
 	wc.sl = (uint8_t)rnd_bits(4);
 	wc.dlid_path_bits = (uint8_t)rnd_bits(7);
+	wc.psn = (uint32_t)rnd_bits(24);
 	ok(mpd_rec_write_wc(w, if_up, dtest_next_ts(0), &h, &wc) == 0,
 	   "WC record written");
 	fr = oracle_add_written(o, "CQ completion");
+	oracle_expect_uint(o, fr, "madpmd.wc.psn", 0, wc.psn);
+	/* no wire frames here: nothing to point at */
+	oracle_expect_absent(o, fr, "madpmd.wc.frame");
 	expect_hdr(o, fr, &h, MPD_REC_WC, MPD_REC_WC_LEN);
 	oracle_expect_uint(o, fr, "madpmd.wc.cq", 0, wc.cq_id);
 	oracle_expect_uint(o, fr, "madpmd.wc.qpnum", 0, wc.qp_num);
@@ -310,6 +316,62 @@ main(void)
 		oracle_expect_uint(o, fr, "madpmd.port.capmask", 0,
 				   pe.capability_mask);
 		oracle_expect_uint(o, fr, "madpmd.port.guid", 0, pe.port_guid);
+	}
+
+	/* a CQ completion no packet made (a flush): no PSN shown */
+	rnd_hdr(&h);
+	wc.status = 5;
+	wc.psn = MPD_REC_NO_PSN;
+	ok(mpd_rec_write_wc(w, if_up, dtest_next_ts(0), &h, &wc) == 0,
+	   "WC record without PSN written");
+	fr = oracle_add_written(o, "CQ completion, flushed");
+	expect_hdr(o, fr, &h, MPD_REC_WC, MPD_REC_WC_LEN);
+	oracle_expect_uint(o, fr, "madpmd.wc.status", 0, wc.status);
+	oracle_expect_absent(o, fr, "madpmd.wc.psn");
+	oracle_expect_absent(o, fr, "madpmd.wc.frame");
+
+	/* QP state changes: each cause, random values */
+	for (i = 0; i < 3; i++) {
+		char label[32];
+
+		rnd_hdr(&h);
+		memset(&q, 0, sizeof(q));
+		q.qp_num = (uint32_t)rnd_bits(24);
+		q.handle = (uint32_t)rnd64();
+		q.qp_type = (uint8_t)(2 + rnd64() % 3);
+		q.old_state = (uint8_t)(rnd64() % 7);
+		q.new_state = i == MPD_REC_QP_ERROR ? 6 :
+			      i == MPD_REC_QP_DESTROY ? 0 :
+			      (uint8_t)(rnd64() % 7);
+		q.cause = (uint8_t)i;
+		q.status = i == MPD_REC_QP_ERROR ? (uint32_t)(rnd64() % 24) : 0;
+		q.psn = i == MPD_REC_QP_ERROR ? (uint32_t)rnd_bits(24) :
+			MPD_REC_NO_PSN;
+		q.dest_qp = (uint32_t)rnd_bits(24);
+		ok(mpd_rec_write_qp(w, if_up, dtest_next_ts(0), &h, &q) == 0,
+		   "QP record %d written", i);
+		snprintf(label, sizeof(label), "QP state change %d", i);
+		fr = oracle_add_written(o, label);
+		expect_hdr(o, fr, &h, MPD_REC_QP, MPD_REC_QP_LEN);
+		oracle_expect_uint(o, fr, "madpmd.qp.qpnum", 0, q.qp_num);
+		oracle_expect_uint(o, fr, "madpmd.qp.handle", 0, q.handle);
+		oracle_expect_uint(o, fr, "madpmd.qp.type", 0, q.qp_type);
+		oracle_expect_uint(o, fr, "madpmd.qp.oldstate", 0,
+				   q.old_state);
+		oracle_expect_uint(o, fr, "madpmd.qp.newstate", 0,
+				   q.new_state);
+		oracle_expect_uint(o, fr, "madpmd.qp.cause", 0, q.cause);
+		oracle_expect_uint(o, fr, "madpmd.qp.status", 0, q.status);
+		oracle_expect_uint(o, fr, "madpmd.qp.destqp", 0, q.dest_qp);
+		oracle_expect_absent(o, fr, "madpmd.qp.frame");
+		if (q.psn == MPD_REC_NO_PSN) {
+			oracle_expect_absent(o, fr, "madpmd.qp.psn");
+			oracle_expect_absent(o, fr, "_ws.expert.message");
+		} else {
+			oracle_expect_uint(o, fr, "madpmd.qp.psn", 0, q.psn);
+			oracle_expect_uint(o, fr, "_ws.expert.severity", 0,
+					   0x00600000);	/* PI_WARN */
+		}
 	}
 
 	/* the encoders' own checks */

@@ -42,6 +42,7 @@ struct chan_vobj {
 	uint32_t pd;			/* VOBJ_PD: its number */
 	void *p;
 	struct mr_map *old;		/* VOBJ_MR: a mapping merged away */
+	uint64_t units;			/* queue or CQ entries it holds */
 };
 
 static uint64_t
@@ -90,6 +91,40 @@ table(struct hca_session *s)
 	s->vo.ops = &v_owner_ops;
 	s->vo.id = s->mc.id;
 	return 0;
+}
+
+/*
+ * A session's share of the port: a quarter of its QP numbers, and queue
+ * and CQ entries whose daemon-side copies and shared rings stay within a
+ * few hundred MiB however a client asks, so that one client cannot take
+ * the port's QPs or the daemon's memory from the others (ENOMEM).
+ */
+#define SESSION_QPS		(HCA_V_MAX_QPS / 4)
+#define SESSION_WQES		(1u << 20)	/* send + receive, all QPs */
+#define SESSION_CQES		(1u << 22)
+
+struct usage {
+	uint32_t qps;
+	uint64_t wqes;
+	uint64_t cqes;
+};
+
+static void
+session_usage(struct hca_session *s, struct usage *u)
+{
+	uint32_t i;
+
+	memset(u, 0, sizeof(*u));
+	for (i = 0; i < MPD_V_MAX_OBJECTS; i++) {
+		const struct chan_vobj *o = &s->vobj[i];
+
+		if (o->kind == VOBJ_QP || o->kind == VOBJ_SRQ)
+			u->wqes += o->units;
+		if (o->kind == VOBJ_QP)
+			u->qps++;
+		if (o->kind == VOBJ_CQ)
+			u->cqes += o->units;
+	}
 }
 
 static int
@@ -545,6 +580,13 @@ v_create_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		return rc;
 	while (ncqe <= r->cqe)
 		ncqe <<= 1;
+	{
+		struct usage u;
+
+		session_usage(s, &u);
+		if (u.cqes + ncqe > SESSION_CQES)
+			return ENOMEM;
+	}
 	len = (256 + (size_t)ncqe * sizeof(struct mpd_v_cqe) + PAGE - 1) &
 	      ~(size_t)(PAGE - 1);
 	cq = calloc(1, sizeof(*cq));
@@ -562,7 +604,8 @@ v_create_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		cq->comp = co->p;
 		hca_v_comp_get(cq->comp);
 	}
-	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_CQ, .p = cq };
+	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_CQ, .p = cq,
+					 .units = ncqe };
 	m->len = sizeof(m->u.v_create_cq_rep);
 	memset(&m->u, 0, sizeof(m->u));
 	m->u.v_create_cq_rep.handle = h;
@@ -624,6 +667,13 @@ v_create_srq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		return rc;
 	while (wqes < r->max_wr)
 		wqes <<= 1;
+	{
+		struct usage u;
+
+		session_usage(s, &u);
+		if (u.wqes + wqes > SESSION_WQES)
+			return ENOMEM;
+	}
 	sge = r->max_sge ? r->max_sge : 1;
 	stride = (uint32_t)((sizeof(struct mpd_v_rwqe) +
 			     sge * sizeof(struct mpd_v_sge) + 63) & ~63u);
@@ -645,7 +695,8 @@ v_create_srq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	srq->handle = h;
 	srq->pd = pd->pd;
 	srq->limit = r->srq_limit;
-	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_SRQ, .pd = pd->pd, .p = srq };
+	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_SRQ, .pd = pd->pd, .p = srq,
+					 .units = wqes };
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_create_srq_rep);
 	m->u.v_create_srq_rep.handle = h;
@@ -723,6 +774,14 @@ v_create_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	len = hca_v_qp_layout(r.qp_type, &cap, srq != NULL, &hdr);
 	if (!len)
 		return EINVAL;
+	{
+		struct usage u;
+
+		session_usage(s, &u);
+		if (u.qps >= SESSION_QPS ||
+		    u.wqes + hdr.sq_wqes + hdr.rq_wqes > SESSION_WQES)
+			return ENOMEM;
+	}
 	if ((rc = handle_new(s, &h)))
 		return rc;
 	fd = shm_make("madpmd-qp", len, &map);
@@ -745,7 +804,8 @@ v_create_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		close(fd);
 		return rc;
 	}
-	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_QP, .pd = pd->pd, .p = qp };
+	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_QP, .pd = pd->pd, .p = qp,
+					 .units = hdr.sq_wqes + hdr.rq_wqes };
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_create_qp_rep);
 	m->u.v_create_qp_rep.handle = h;

@@ -307,24 +307,89 @@ mpd_v_create_cq_ex(struct ibv_context *context,
 	return &cq->cq_ex;
 }
 
-/* A smaller or equal size is what the CQ has already, unless it holds
- * more completions than that (EINVAL, as the man page says). Growing
- * would take a new memfd the daemon switches to: madpmd/verbs.h has no
- * RESIZE_CQ, so EOPNOTSUPP. */
+/* The ring a CQ of at least cqe entries gets: as the daemon sizes it */
+static uint32_t
+cq_ring_size(int cqe)
+{
+	uint32_t n = 2;
+
+	while (n <= (uint32_t)cqe)
+		n <<= 1;
+	return n;
+}
+
+/*
+ * Under the CQ's lock for the whole exchange (as mlx5 does): polling
+ * stops, so the count we send is the one the daemon copies from and the
+ * old ring gets no more reads or writes of ours after the reply. A size
+ * that gives the ring it has is no request: 0, or EINVAL when more
+ * completions are there than asked for. Once the daemon has switched, a
+ * mapping that fails leaves the CQ without its completions (the errno).
+ */
 VERBS_EXPORT int
 ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct mpd_v_cq *cq = mpd_v_cq(ibcq);
-	uint32_t pending;
+	struct mpd_v_resize_cq_rep rep;
+	struct mpd_verbs_ctx *c;
+	struct mpd_v_cq_ring nr;
+	struct mpd_chan_msg m;
+	struct mpd_v_cq_shm *old;
+	size_t old_size;
+	int rc, fd = -1;
+	void *map;
 
-	if (!ibcq || cqe < 1)
+	if (!ibcq || cqe < 1 || (uint32_t)cqe >= MPD_V_MAX_CQE)
 		return EINVAL;
-	if (cqe > ibcq->cqe)
-		return EOPNOTSUPP;
+	c = mpd_verbs_ctx(ibcq->context);
 	pthread_spin_lock(&cq->lock);
-	pending = mpd_v_cq_pending(&cq->ring);
+	if (cq_ring_size(cqe) == cq->ring.ncqe) {
+		rc = mpd_v_cq_pending(&cq->ring) > (uint32_t)cqe ? EINVAL : 0;
+		goto out;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = MPD_V_RESIZE_CQ;
+	m.len = sizeof(m.u.v_resize_cq_req);
+	m.u.v_resize_cq_req.handle = ibcq->handle;
+	m.u.v_resize_cq_req.cqe = (uint32_t)cqe;
+	m.u.v_resize_cq_req.ci = cq->ring.ci;
+	rc = mpd_v_call(c, &m, &fd);
+	if (rc)
+		goto out;
+	rep = m.u.v_resize_cq_rep;
+	if (rep.ncqe <= (uint32_t)cqe || rep.ncqe > MPD_V_MAX_CQE) {
+		close(fd);
+		rc = EPROTO;
+		goto out;
+	}
+	map = mpd_v_map(fd, rep.shm_size);
+	if (!map) {
+		rc = errno;
+		goto out;
+	}
+	if (mpd_v_cq_attach(&nr, map, rep.shm_size, rep.ncqe)) {
+		munmap(map, rep.shm_size);
+		rc = EPROTO;
+		goto out;
+	}
+	/* our counts go on: the daemon copied the entries at them */
+	nr.ci = cq->ring.ci;
+	nr.arm = cq->ring.arm;
+	__atomic_store_n(&nr.shm->ci, nr.ci, __ATOMIC_RELEASE);
+	/* ibv_get_cq_event reads comp_events under obj_lock, not ours */
+	pthread_mutex_lock(&c->obj_lock);
+	old = cq->ring.shm;
+	old_size = cq->map_size;
+	cq->ring = nr;
+	cq->map_size = rep.shm_size;
+	pthread_mutex_unlock(&c->obj_lock);
+	ibcq->cqe = (int)rep.ncqe - 1;
 	pthread_spin_unlock(&cq->lock);
-	return pending > (uint32_t)cqe ? EINVAL : 0;
+	munmap(old, old_size);
+	return 0;
+out:
+	pthread_spin_unlock(&cq->lock);
+	return rc;
 }
 
 /* As the man page says: waits until every event handed out for the CQ

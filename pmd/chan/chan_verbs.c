@@ -558,13 +558,26 @@ v_destroy_channel(struct hca_chan *ch, struct hca_session *s,
 
 /* ---- CQs ---- */
 
+/* A ring of a power of two > cqe entries: its mapping's size */
+static size_t
+cq_size(uint32_t cqe, uint32_t *ncqe)
+{
+	uint32_t n = 2;
+
+	while (n <= cqe)
+		n <<= 1;
+	*ncqe = n;
+	return (256 + (size_t)n * sizeof(struct mpd_v_cqe) + PAGE - 1) &
+	       ~(size_t)(PAGE - 1);
+}
+
 static int
 v_create_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	const struct mpd_v_create_cq_req *r = &m->u.v_create_cq_req;
 	struct chan_vobj *co = NULL;
 	struct hca_v_cq *cq;
-	uint32_t h, ncqe = 2;
+	uint32_t h, ncqe;
 	size_t len;
 	void *map;
 	int fd, rc = table(s);
@@ -578,8 +591,7 @@ v_create_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		return EINVAL;
 	if ((rc = handle_new(s, &h)))
 		return rc;
-	while (ncqe <= r->cqe)
-		ncqe <<= 1;
+	len = cq_size(r->cqe, &ncqe);
 	{
 		struct usage u;
 
@@ -587,8 +599,6 @@ v_create_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		if (u.cqes + ncqe > SESSION_CQES)
 			return ENOMEM;
 	}
-	len = (256 + (size_t)ncqe * sizeof(struct mpd_v_cqe) + PAGE - 1) &
-	      ~(size_t)(PAGE - 1);
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return ENOMEM;
@@ -611,6 +621,53 @@ v_create_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	m->u.v_create_cq_rep.handle = h;
 	m->u.v_create_cq_rep.ncqe = ncqe;
 	m->u.v_create_cq_rep.shm_size = (uint32_t)len;
+	return reply_fd(ch, s, m, fd);
+}
+
+/* The new mapping is made before and the old one unmapped after the
+ * lock: under it only the switch and the copy of what is not polled */
+static int
+v_resize_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	const struct mpd_v_resize_cq_req r = m->u.v_resize_cq_req;
+	struct chan_vobj *o = obj(s, r.handle, VOBJ_CQ);
+	struct hca_v_cq *cq;
+	uint32_t ncqe;
+	size_t len, old_len;
+	void *map, *old;
+	int fd, rc;
+
+	if (!o || !r.cqe || r.cqe >= MPD_V_MAX_CQE)
+		return EINVAL;
+	cq = o->p;
+	len = cq_size(r.cqe, &ncqe);
+	{
+		struct usage u;
+
+		session_usage(s, &u);
+		if (u.cqes - o->units + ncqe > SESSION_CQES)
+			return ENOMEM;
+	}
+	fd = shm_make("madpmd-cq", len, &map);
+	if (fd < 0)
+		return -fd;
+	rte_spinlock_lock(ch->cfg.lock);
+	old = cq->map;
+	old_len = cq->map_len;
+	rc = hca_v_cq_resize(cq, map, len, ncqe, r.cqe, r.ci,
+			     hca_v_cq_owed(ch->cfg.verbs, cq));
+	rte_spinlock_unlock(ch->cfg.lock);
+	if (rc) {
+		munmap(map, len);
+		close(fd);
+		return rc;
+	}
+	munmap(old, old_len);
+	memset(&m->u, 0, sizeof(m->u));
+	m->len = sizeof(m->u.v_resize_cq_rep);
+	o->units = ncqe;
+	m->u.v_resize_cq_rep.ncqe = ncqe;
+	m->u.v_resize_cq_rep.shm_size = (uint32_t)len;
 	return reply_fd(ch, s, m, fd);
 }
 
@@ -932,6 +989,7 @@ static const struct hca_chan_handler verbs_handlers[] = {
 	{ MPD_V_DESTROY_CHANNEL, v_destroy_channel },
 	{ MPD_V_CREATE_CQ, v_create_cq },
 	{ MPD_V_DESTROY_CQ, v_destroy_cq },
+	{ MPD_V_RESIZE_CQ, v_resize_cq },
 	{ MPD_V_CREATE_SRQ, v_create_srq },
 	{ MPD_V_MODIFY_SRQ, v_modify_srq },
 	{ MPD_V_DESTROY_SRQ, v_destroy_srq },

@@ -4,6 +4,7 @@
  * entries with an owner value the client polls for, mlx5-style, and
  * raises a completion event for each arming (IBA 11.4.2.2): the next
  * completion, or the next solicited one, after ibv_req_notify_cq().
+ * A resize moves the entries not yet polled to a new ring at their counts.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,8 +29,15 @@ hca_v_comp_put(struct hca_v_comp *c)
 	free(c);
 }
 
-void
-hca_v_cq_init(struct hca_v_cq *cq, void *shm, size_t map_len, uint32_t ncqe)
+static inline uint8_t
+cq_owner(uint32_t count, uint32_t ncqe)
+{
+	return (uint8_t)(1 + ((count / ncqe) & 1));
+}
+
+/* Lay out a zeroed mapping and point cq at it */
+static void
+cq_map(struct hca_v_cq *cq, void *shm, size_t map_len, uint32_t ncqe)
 {
 	struct mpd_v_cq_shm *s = shm;
 
@@ -41,6 +49,50 @@ hca_v_cq_init(struct hca_v_cq *cq, void *shm, size_t map_len, uint32_t ncqe)
 	s->ncqe = ncqe;
 	s->cqe_off = 256;
 	cq->cqe = (struct mpd_v_cqe *)((uint8_t *)shm + s->cqe_off);
+}
+
+void
+hca_v_cq_init(struct hca_v_cq *cq, void *shm, size_t map_len, uint32_t ncqe)
+{
+	cq_map(cq, shm, map_len, ncqe);
+}
+
+int
+hca_v_cq_resize(struct hca_v_cq *cq, void *shm, size_t map_len,
+		uint32_t ncqe, uint32_t cqe, uint32_t ci, uint32_t owed)
+{
+	struct mpd_v_cq_shm *old = cq->shm, *s = shm;
+	const struct mpd_v_cqe *from = cq->cqe;
+	uint32_t old_ncqe = cq->ncqe, c;
+	struct mpd_v_cqe *to;
+
+	if (!ncqe || (ncqe & (ncqe - 1)) || ncqe <= cqe ||
+	    map_len < 256 + (size_t)ncqe * sizeof(*to))
+		return EINVAL;
+	/* a count the client can have: not behind what it told us, not
+	 * past what we wrote */
+	if ((uint32_t)(ci - cq->ci_seen) > (uint32_t)(cq->pi - cq->ci_seen))
+		return EINVAL;
+	/* what it holds, and what sends posted already will add: the lcore
+	 * may not have run them yet, and a smaller ring would overrun */
+	if ((uint64_t)(cq->pi - ci) + owed > cqe)
+		return EINVAL;
+	cq_map(cq, shm, map_len, ncqe);
+	to = cq->cqe;
+	/* the client polls them at the counts it has: same counts, the
+	 * owner value of the new size (not yet visible: no ordering) */
+	for (c = ci; c != cq->pi; c++) {
+		struct mpd_v_cqe *e = &to[c & (ncqe - 1)];
+
+		memcpy(e, &from[c & (old_ncqe - 1)], sizeof(*e));
+		e->owner = cq_owner(c, ncqe);
+	}
+	s->ci = ci;
+	s->comp_arm = __atomic_load_n(&old->comp_arm, __ATOMIC_ACQUIRE);
+	s->comp_events = cq->events;
+	s->error = cq->error;
+	cq->ci_seen = ci;
+	return 0;
 }
 
 int
@@ -100,7 +152,7 @@ cq_push(struct hca_verbs *v, struct hca_v_cq *cq, const struct mpd_v_cqe *e,
 	}
 	slot = &cq->cqe[cq->pi & (cq->ncqe - 1)];
 	memcpy(slot, e, offsetof(struct mpd_v_cqe, owner));
-	__atomic_store_n(&slot->owner, (uint8_t)(1 + ((cq->pi / cq->ncqe) & 1)),
+	__atomic_store_n(&slot->owner, cq_owner(cq->pi, cq->ncqe),
 			 __ATOMIC_RELEASE);
 	cq->pi++;
 	if (v->on_cqe)

@@ -157,6 +157,19 @@ hca_v_qp_async_events(const struct hca_v_qp *qp)
 }
 
 uint32_t
+hca_v_cq_owed(const struct hca_verbs *v, const struct hca_v_cq *cq)
+{
+	const struct hca_v_qp *qp;
+	uint32_t n = 0;
+
+	/* a QP in RESET posts nothing */
+	TAILQ_FOREACH(qp, &v->active, next)
+		if (qp->scq == cq && qp->sq_wqes)
+			n += req_owed(qp);
+	return n;
+}
+
+uint32_t
 hca_v_qp_num(const struct hca_v_qp *qp)
 {
 	return qp->qpn;

@@ -172,6 +172,17 @@ int hca_v_mr_remove(struct hca_verbs *v, struct hca_v_mr *mr);
 void hca_v_cq_init(struct hca_v_cq *cq, void *shm, size_t map_len,
 		   uint32_t ncqe);
 int hca_v_cq_remove(struct hca_verbs *v, struct hca_v_cq *cq);
+/* Completions the CQ will get for sends posted already: signaled send
+ * WRs of its QPs not completed yet (taken, or still on their rings) */
+uint32_t hca_v_cq_owed(const struct hca_verbs *v, const struct hca_v_cq *cq);
+/* Move a CQ to a new zeroed mapping shm (map_len bytes, ncqe entries: a
+ * power of two > cqe), the entries the client has not polled at ci
+ * copied (madpmd/verbs.h's RESIZE_CQ); EINVAL when ci is not one the
+ * client can have or more than cqe entries follow it with the owed ones
+ * (hca_v_cq_owed()), and the CQ stays as it was. The caller unmaps the
+ * old mapping (cq->map before). */
+int hca_v_cq_resize(struct hca_v_cq *cq, void *shm, size_t map_len,
+		    uint32_t ncqe, uint32_t cqe, uint32_t ci, uint32_t owed);
 
 void hca_v_srq_init(struct hca_v_srq *srq, void *shm, size_t map_len,
 		    uint32_t wqes, uint32_t stride, uint32_t max_sge);

@@ -189,6 +189,8 @@ void req_input(struct hca_verbs *v, struct hca_v_qp *qp,
 	       const struct mpd_pkt *pk, uint64_t now_ns);
 /* Complete every WR taken with flush errors (the QP is in ERR). */
 void req_flush(struct hca_verbs *v, struct hca_v_qp *qp);
+/* Signaled WRs posted (taken or still on the ring) and not completed */
+uint32_t req_owed(const struct hca_v_qp *qp);
 
 /* ---- resp.c: the responder ---- */
 void resp_input(struct hca_verbs *v, struct hca_v_qp *qp,

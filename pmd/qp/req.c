@@ -187,6 +187,27 @@ take_wrs(struct hca_verbs *v, struct hca_v_qp *qp)
 				 __ATOMIC_RELEASE);
 }
 
+uint32_t
+req_owed(const struct hca_v_qp *qp)
+{
+	uint32_t pi = __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_ACQUIRE);
+	uint32_t c, n = 0;
+
+	for (c = qp->wr_done; c != qp->sq_taken; c++)
+		n += qp->swr[c & (qp->sq_wqes - 1)].signaled;
+	if (pi - qp->sq_taken > qp->sq_wqes)
+		return n;	/* a count it cannot have: none taken either */
+	for (c = qp->sq_taken; c != pi; c++) {
+		const struct mpd_v_swqe *w = (const void *)(qp->sq +
+			(size_t)(c & (qp->sq_wqes - 1)) * qp->sq_stride);
+
+		n += qp->sq_sig_all ||
+		     (__atomic_load_n(&w->flags, __ATOMIC_RELAXED) &
+		      IBV_SEND_SIGNALED);
+	}
+	return n;
+}
+
 void
 req_flush(struct hca_verbs *v, struct hca_v_qp *qp)
 {

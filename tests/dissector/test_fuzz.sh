@@ -71,10 +71,19 @@ ok $? "$frames frames to read"
 ts -G plugins 2>/dev/null | grep -q madpmd.so
 ok $? "tshark loads the plugin"
 
+# Stock's RDMA upper-layer dissectors take fuzzed RC payloads (the
+# verbs sample) for theirs and trip their own assertions ("Dissector bug,
+# protocol RPCoRDMA", Wireshark 4.0): not the plugin's, and not what this
+# test is about, so they are off, as in oracle_rc.
+ulps=()
+for p in smc smb_direct rpcordma nvme-rdma lnet iser infiniband.eoib \
+	 infiniband_sdp fcoib; do
+	ulps+=(--disable-protocol "$p")
+done
 run() {	# run LABEL tshark-options...
 	local label=$1 rc bugs ours
 	shift
-	ts -n -r "$tmp/all.pcapng" -V "$@" > "$tmp/out" 2> "$tmp/err"
+	ts -n -r "$tmp/all.pcapng" -V "${ulps[@]}" "$@" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
 	[ $rc -lt 128 ] && ! grep -qE "AddressSanitizer|runtime error:|Segmentation|Aborted" "$tmp/err"
 	ok $? "$label: tshark ran to the end (exit $rc)"

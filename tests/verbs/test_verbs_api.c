@@ -5,9 +5,9 @@
  * libibverbs, run over madpmd's drop-in through madpmd-run). QPs on one
  * port, connected to each other (loopback), and a child process for what
  * needs a second one: every ibv_wc field the man page promises, num_entries,
- * order, flush errors, CQ overrun, completion channels (solicited only),
- * COMM_EST, a one-sided WRITE/READ into a process asleep in sleep(), and a
- * peer that dies (RETRY_EXC_ERR).
+ * order, flush errors, CQ overrun, ibv_resize_cq with completions held,
+ * completion channels (solicited only), COMM_EST, a one-sided WRITE/READ
+ * into a process asleep in sleep(), and a peer that dies (RETRY_EXC_ERR).
  * Usage: test_verbs_api <device>   (an IB port with a LID: OpenSM ran)
  */
 #include <arpa/inet.h>
@@ -404,6 +404,76 @@ test_ud(void)
 	ibv_destroy_cq(cq);
 }
 
+/* ---- ibv_resize_cq: completions kept across a move ---- */
+
+/* n signaled UD sends from a to b (nothing received: b posts none) */
+static void
+ud_sends(struct ep *a, struct ep *b, struct ibv_ah *ah, uint64_t wr_id,
+	 int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct ibv_send_wr wr = {
+			.wr_id = wr_id + (uint64_t)i, .opcode = IBV_WR_SEND,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.ud = { ah, b->qp->qp_num, QKEY },
+		};
+
+		post_send(a, &wr, 0, 16);
+	}
+	usleep(200000);
+}
+
+static void
+test_resize(void)
+{
+	struct ibv_cq *cq = cq_new(4, NULL), *other = cq_new(64, NULL);
+	struct ibv_ah_attr aa = { .dlid = port.lid, .port_num = 1 };
+	struct ibv_wc wc[16];
+	struct ibv_ah *ah = NULL;
+	struct ep a, b;
+	int i, n, bad = 0;
+
+	ok(cq && other && make_ep(&a, IBV_QPT_UD, cq, other, 8) == 0 &&
+	   make_ep(&b, IBV_QPT_UD, other, other, 8) == 0 &&
+	   connect_qp(a.qp, IBV_QPT_UD, 0, 0, 0, 0, 0) == 0 &&
+	   connect_qp(b.qp, IBV_QPT_UD, 0, 0, 0, 0, 0) == 0 &&
+	   (ah = ibv_create_ah(pd, &aa)) != NULL,
+	   "a CQ of %d for a UD QP's sends", cq ? cq->cqe : -1);
+	/* 5 written, 3 polled, 4 more: counts 3..8 across the ring's wrap */
+	ud_sends(&a, &b, ah, 0, 5);
+	n = ibv_poll_cq(cq, 3, wc);
+	ud_sends(&a, &b, ah, 5, 4);
+	is_int(ibv_resize_cq(cq, 5), EINVAL,
+	       "6 completions held: resize to 5 is EINVAL");
+	is_int(ibv_resize_cq(cq, 100), 0, "grow to 100 with 6 held");
+	ok(cq->cqe >= 100, "cqe %d, at least 100", cq->cqe);
+	/* more than the old ring held, none polled */
+	ud_sends(&a, &b, ah, 9, 5);
+	is_int(ibv_resize_cq(cq, 10), EINVAL,
+	       "11 completions held: resize to 10 is EINVAL");
+	n += poll_n(cq, wc + 3, 11);
+	for (i = 0; i < n; i++)
+		if (wc[i].wr_id != (uint64_t)i || wc[i].status != IBV_WC_SUCCESS ||
+		    wc[i].opcode != IBV_WC_SEND)
+			bad++;
+	ok(n == 14 && !bad && ibv_poll_cq(cq, 16, wc) == 0,
+	   "all 14 polled in order across the move, then none (%d, %d bad)",
+	   n, bad);
+	is_int(ibv_resize_cq(cq, 2), 0, "shrink to 2 once empty");
+	ok(cq->cqe >= 2 && cq->cqe < 100, "cqe %d", cq->cqe);
+	ud_sends(&a, &b, ah, 100, 2);
+	n = poll_n(cq, wc, 2);
+	ok(n == 2 && wc[0].wr_id == 100 && wc[1].wr_id == 101,
+	   "the shrunk CQ completes (%d)", n);
+	ibv_destroy_ah(ah);
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_qp(b.qp);
+	ok(ibv_destroy_cq(cq) == 0 && ibv_destroy_cq(other) == 0,
+	   "CQs destroyed after resizing");
+}
+
 /* ---- completion channel, solicited only; COMM_EST; overrun ---- */
 
 static int
@@ -617,6 +687,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	test_rc();
 	test_ud();
+	test_resize();
 	test_events();
 	test_other_process();
 	ibv_dealloc_pd(pd);

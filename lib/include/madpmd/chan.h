@@ -165,6 +165,8 @@ struct mpd_chan_msg {
 		struct mpd_v_reg_mr_rep v_reg_mr_rep;
 		struct mpd_v_create_cq_req v_create_cq_req;
 		struct mpd_v_create_cq_rep v_create_cq_rep;
+		struct mpd_v_resize_cq_req v_resize_cq_req;
+		struct mpd_v_resize_cq_rep v_resize_cq_rep;
 		struct mpd_v_create_qp_req v_create_qp_req;
 		struct mpd_v_create_qp_rep v_create_qp_rep;
 		struct mpd_v_modify_qp_req v_modify_qp_req;

@@ -60,6 +60,7 @@ enum mpd_v_type {
 	MPD_V_CREATE_SRQ = 44,		/* reply: one fd, the SRQ's memfd */
 	MPD_V_MODIFY_SRQ = 45,
 	MPD_V_DESTROY_SRQ = 46,
+	MPD_V_RESIZE_CQ = 47,		/* reply: one fd, the CQ's new memfd */
 };
 
 #define MPD_V_NO_HANDLE		0xffffffffu
@@ -122,6 +123,29 @@ struct mpd_v_create_cq_req {
 
 struct mpd_v_create_cq_rep {
 	uint32_t handle;
+	uint32_t ncqe;			/* a power of two, > cqe */
+	uint32_t shm_size;
+};
+
+/*
+ * RESIZE_CQ: the CQ moves to a new memfd of ncqe entries (a power of two,
+ * > cqe), the completions not yet polled copied at the same counts
+ * (slot count % ncqe, owner as the new size has it), comp_arm,
+ * comp_events and error carried over. ci is the client's consumer count:
+ * one it can have (between the last the daemon took and its producer
+ * count), else EINVAL. EINVAL too when the completions pending after ci,
+ * with those the signaled sends its QPs posted already will add, are
+ * more than cqe. The client sends it with its polling stopped, and once
+ * it has the reply writes nothing more into the old mapping: the daemon
+ * writes only the new one.
+ */
+struct mpd_v_resize_cq_req {
+	uint32_t handle;
+	uint32_t cqe;			/* at least this many entries */
+	uint32_t ci;
+};
+
+struct mpd_v_resize_cq_rep {
 	uint32_t ncqe;			/* a power of two, > cqe */
 	uint32_t shm_size;
 };

@@ -47,6 +47,11 @@ void hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
  * see the doorbell armed): the caller rings it itself. */
 bool hca_chan_arm(struct hca_chan *ch, bool on);
 
+/* Port lock held, after anything that may move the port (an SM's Set,
+ * the link): the verbs clients' async events (IBV_EVENT_PORT_ACTIVE,
+ * PORT_ERR, LID_CHANGE, SM_CHANGE) for what changed. */
+void hca_chan_port_events(struct hca_chan *ch);
+
 /* Wake-ups owed to clients: taken with the port lock held (into w, at
  * most HCA_CHAN_WAKE_MAX), written after it is released. */
 #define HCA_CHAN_WAKE_MAX	64

@@ -85,6 +85,10 @@ struct hca_chan {
 	uint64_t issm_retry_ms;		/* to make the FIFO again; 0 none */
 	uint64_t trim_ms;		/* next trim_sessions() */
 	uint32_t next_pd;		/* PD numbers, unique on the port */
+	/* the port as verbs clients last heard of it (chan_verbs.c) */
+	uint8_t ev_state;
+	uint16_t ev_lid;
+	uint16_t ev_sm_lid;
 };
 
 static inline struct hca_session *

@@ -980,6 +980,44 @@ hca_chan_verbs_end(struct hca_chan *ch, struct hca_session *s)
 	s->vobj = NULL;
 }
 
+void
+hca_chan_port_events(struct hca_chan *ch)
+{
+	const struct hca_port *p = ch->cfg.port;
+	uint32_t ev[4], n = 0, i;
+	struct hca_session *s;
+	bool active = p->port_state == HCA_PORT_ACTIVE;
+	bool was = ch->ev_state == HCA_PORT_ACTIVE;
+
+	if (p->port_state == ch->ev_state && p->lid == ch->ev_lid &&
+	    p->sm_lid == ch->ev_sm_lid)
+		return;
+	/* IBA 11.6.3 affiliated port events, as the kernel raises them */
+	if (active && !was)
+		ev[n++] = IBV_EVENT_PORT_ACTIVE;
+	if (!active && was)
+		ev[n++] = IBV_EVENT_PORT_ERR;
+	if (active && was && p->lid != ch->ev_lid)
+		ev[n++] = IBV_EVENT_LID_CHANGE;
+	if (active && was && p->sm_lid != ch->ev_sm_lid)
+		ev[n++] = IBV_EVENT_SM_CHANGE;
+	ch->ev_state = p->port_state;
+	ch->ev_lid = p->lid;
+	ch->ev_sm_lid = p->sm_lid;
+	TAILQ_FOREACH(s, &ch->sessions, next) {
+		if (!s->vobj || s->vo.dead)
+			continue;	/* not a verbs context */
+		for (i = 0; i < n; i++) {
+			struct mpd_v_async_rec r = {
+				.event_type = ev[i], .obj = MPD_V_OBJ_PORT,
+				.handle = p->port_num,
+			};
+
+			v_async(&s->vo, &r);
+		}
+	}
+}
+
 static const struct hca_chan_handler verbs_handlers[] = {
 	{ MPD_V_ALLOC_PD, v_alloc_pd },
 	{ MPD_V_DEALLOC_PD, v_dealloc_pd },

@@ -201,6 +201,8 @@ tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
 	}
 	/* an SM's Set may have moved the port on */
 	hca_rec_port_check(&hi->rec, &hi->port);
+	if (hi->chan)
+		hca_chan_port_events(hi->chan);
 	unlock_and_wake(hi);
 	if (ndrop)
 		rte_pktmbuf_free_bulk(drop, ndrop);
@@ -310,6 +312,8 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		}
 		/* a client's Set(PortInfo) to its own port moves it too */
 		hca_rec_port_check(&hi->rec, &hi->port);
+		if (hi->chan)
+			hca_chan_port_events(hi->chan);
 		unlock_and_wake(hi);
 		got += e.n;
 	}

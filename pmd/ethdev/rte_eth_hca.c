@@ -511,6 +511,8 @@ eth_dev_start(struct rte_eth_dev *dev)
 	}
 	hi->started = true;
 	hca_rec_port_check(&hi->rec, p);
+	if (hi->chan)
+		hca_chan_port_events(hi->chan);
 	rte_spinlock_unlock(&hi->lock);
 	if (dev->data->dev_conf.intr_conf.rxq && intr_vec_install(dev) != 0)
 		return -ENOMEM;
@@ -533,6 +535,8 @@ eth_dev_stop(struct rte_eth_dev *dev)
 	p->sm_lid = 0;
 	hi->started = false;
 	hca_rec_port_check(&hi->rec, p);
+	if (hi->chan)
+		hca_chan_port_events(hi->chan);
 	rte_spinlock_unlock(&hi->lock);
 	rte_intr_vec_list_free(hi->intr);
 	dev->data->dev_started = 0;
@@ -846,6 +850,8 @@ eth_set_link(struct rte_eth_dev *dev, bool up)
 		p->phys_state = HCA_PHYS_POLLING;
 	}
 	hca_rec_port_check(&hi->rec, p);
+	if (hi->chan)
+		hca_chan_port_events(hi->chan);
 	rte_spinlock_unlock(&hi->lock);
 	return eth_link_update(dev, 0);
 }

@@ -34,7 +34,12 @@ mkdir -p "$huge"
 ok $? "48 hugepages reserved and a hugetlbfs of our own mounted (secondary processes need them)"
 
 "$pktgen" --kind perf-get --link roce --count 20 -o "$tmp/req.pcapng" 2>/dev/null
-"$madpmd" --no-pci -m 64 --huge-dir "$huge" -l 0,1 --file-prefix=$prefix -- \
+# A secondary process maps the primary's memory at the primary's
+# addresses: put them where nothing of a sanitized secondary's lives
+# (AddressSanitizer's shadow ends below 0x100080000000, its heap and the
+# libraries are far above), or its EAL init fails now and then
+"$madpmd" --no-pci -m 64 --huge-dir "$huge" -l 0,1 --file-prefix=$prefix \
+	--base-virtaddr=0x200000000000 -- \
 	--run-dir "$tmp/run" --link roce \
 	--replay "hca2:1=$tmp/req.pcapng,speed=timed,loop=0" \
 	> "$tmp/madpmd.log" 2>&1 &

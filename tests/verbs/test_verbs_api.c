@@ -673,16 +673,48 @@ test_other_process(void)
 	ibv_destroy_cq(cq);
 }
 
+/* Before the SM: a context that waits for its port to come up */
+static int
+port_events(void)
+{
+	struct ibv_port_attr pa;
+	int r;
+
+	pd = ibv_alloc_pd(ctx);
+	memset(&pa, 0, sizeof(pa));
+	r = ibv_query_port(ctx, 1, &pa);
+	ok(pd && r == 0 && pa.state != IBV_PORT_ACTIVE,
+	   "before the SM: port 1 not active (state %d)", pa.state);
+	printf("# ready\n");
+	fflush(stdout);
+	ok(async_wait(IBV_EVENT_PORT_ACTIVE, 30000) == 0,
+	   "IBV_EVENT_PORT_ACTIVE on the async fd when the SM brings the port up");
+	r = ibv_query_port(ctx, 1, &pa);
+	ok(r == 0 && pa.state == IBV_PORT_ACTIVE && pa.lid,
+	   "then port 1 is active with LID %u", pa.lid);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return tap_done();
+}
+
 int
 main(int argc, char **argv)
 {
+	int i;
+
 	devname = argc > 1 ? argv[1] : "hca1";
+	if (argc > 2 && !strcmp(argv[2], "port-events")) {
+		ctx = open_dev(devname);
+		if (!ok(ctx != NULL, "open %s", devname))
+			return tap_done();
+		return port_events();
+	}
 	ctx = open_dev(devname);
 	if (!ok(ctx != NULL, "open %s", devname))
 		return tap_done();
 	pd = ibv_alloc_pd(ctx);
-	ok(pd && ibv_query_port(ctx, 1, &port) == 0 &&
-	   port.state == IBV_PORT_ACTIVE && port.lid,
+	i = ibv_query_port(ctx, 1, &port);
+	ok(pd && i == 0 && port.state == IBV_PORT_ACTIVE && port.lid,
 	   "PD; port 1 active with LID %u", port.lid);
 	signal(SIGPIPE, SIG_IGN);
 	test_rc();

@@ -18,9 +18,24 @@ export MADPMD_RUN_DIR=$tmp/run
 daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; done
+# a context waiting for its port while OpenSM brings the fabric up
+timeout 60 "$run" --node hca1 "$prog" hca1 port-events > "$tmp/port.out" 2>&1 &
+waiter=$!
+pids+=($waiter)
+for i in $(seq 100); do grep -q '^# ready' "$tmp/port.out" && break; sleep 0.1; done
 timeout 60 "$run" opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
 grep -q "SUBNET UP" "$tmp/opensm.log"
 ok $? "IB: opensm -o reaches SUBNET UP"
+wait $waiter
+rc=$?
+while IFS= read -r line; do
+	case "$line" in
+	"ok "*) ok 0 "port events: ${line#ok [0-9]* - }" ;;
+	"not ok "*) ok 1 "port events: ${line#not ok [0-9]* - }" ;;
+	esac
+done < "$tmp/port.out"
+[ $rc = 0 ]
+ok $? "port events: the waiter exits 0 (exit $rc)"
 
 # the program's own TAP lines, renumbered into this plan
 timeout 90 "$run" --node hca1 "$prog" hca1 > "$tmp/api.out" 2>&1

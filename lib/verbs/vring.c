@@ -266,28 +266,6 @@ wq_publish(struct mpd_v_wq *wq, const struct mpd_v_doorbell *db)
 	}
 }
 
-/* Which operations a transport carries (IBA 10.7.3; no memory windows
- * here, so nothing to bind or invalidate locally) */
-static bool
-opcode_ok(uint32_t qp_type, enum ibv_wr_opcode op)
-{
-	switch (op) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		return true;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC;
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-	case IBV_WR_SEND_WITH_INV:
-		return qp_type == IBV_QPT_RC;
-	default:
-		return false;
-	}
-}
-
 /* Operations that carry data out, which may be inline */
 static bool
 opcode_sends_data(enum ibv_wr_opcode op)
@@ -308,7 +286,7 @@ int
 mpd_v_swqe_open(struct mpd_v_qp_ring *q, struct mpd_v_swqe_b *b,
 		enum ibv_wr_opcode op, uint64_t wr_id, unsigned int flags)
 {
-	if (!q->sq.wqes || !opcode_ok(q->qp_type, op))
+	if (!q->sq.wqes || !mpd_v_op_allowed(q->qp_type, op))
 		return EINVAL;
 	if (wq_full(&q->sq))
 		return ENOMEM;

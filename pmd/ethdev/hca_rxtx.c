@@ -226,39 +226,14 @@ hca_tx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 	return n;
 }
 
-/* Frames the MAD layer and the channel emit, into the rx burst. */
-struct emit_ctx {
-	struct hca_internals *hi;
-	struct rte_mempool *mp;
-	struct rte_mbuf **bufs;
-	uint16_t n;
-};
-
+/* Frames the MAD layer and the channel emit, into the rx burst: the
+ * same path as the QP layer's */
 static bool
 emit_frame(void *arg, const struct mpd_pkt *tmpl, const uint8_t *mad)
 {
-	struct emit_ctx *e = arg;
-	struct hca_port *p = &e->hi->port;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(e->mp);
 	struct mpd_pkt pk = *tmpl;
-	int n;
 
-	if (!m) {
-		p->cnt.xmit_discards++;
-		return false;
-	}
-	n = mpd_pkt_encode(&pk, mad, MPD_MAD_LEN, rte_pktmbuf_mtod(m, uint8_t *),
-			   rte_pktmbuf_tailroom(m));
-	if (n < 0) {
-		rte_pktmbuf_free(m);
-		p->cnt.xmit_discards++;
-		return false;
-	}
-	m->data_len = (uint16_t)n;
-	m->pkt_len = (uint32_t)n;
-	hca_port_count_xmit(p, (uint32_t)n);
-	e->bufs[e->n++] = m;
-	return true;
+	return emit_data(arg, &pk, mad, MPD_MAD_LEN);
 }
 
 uint16_t
@@ -293,7 +268,7 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 	}
 	/* then what the port's clients send, and the MAD layer's timers */
 	if (got < n && hi->chan && rxq->mp) {
-		struct emit_ctx e = { hi, rxq->mp, bufs + got, 0 };
+		struct data_ctx e = { hi, rxq->mp, bufs + got, 0 };
 		struct hca_mad_out out = {
 			.emit = emit_frame, .ctx = &e, .room = n - got,
 		};

@@ -94,26 +94,6 @@ wc_opcode_of(uint8_t wr_op)
 	}
 }
 
-static bool
-op_allowed(uint32_t type, uint8_t op)
-{
-	switch (op) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		return true;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return type != IBV_QPT_UD;
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-	case IBV_WR_SEND_WITH_INV:
-		return type == IBV_QPT_RC;
-	default:
-		return false;
-	}
-}
-
 /* One WQE off the ring into w: false when the client wrote nonsense */
 static bool
 take_one(struct hca_v_qp *qp, const uint8_t *slot, struct hca_v_swr *w)
@@ -127,7 +107,7 @@ take_one(struct hca_v_qp *qp, const uint8_t *slot, struct hca_v_swr *w)
 	w->rd_atomic = w->w.opcode == IBV_WR_RDMA_READ ||
 		       w->w.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 		       w->w.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
-	if (!op_allowed(qp->type, w->w.opcode))
+	if (!mpd_v_op_allowed(qp->type, w->w.opcode))
 		return false;
 	if (w->w.flags & IBV_SEND_INLINE) {
 		if (w->w.inline_len > qp->cap.max_inline_data || w->rd_atomic)

@@ -12,6 +12,7 @@ set -u
 madpmd=$1
 run=$2
 . "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/pair.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-perftest.XXXXXX)
 eal_prefixes=(madpmd-pt-$$ madpmd-pt-roce-$$)
@@ -19,38 +20,15 @@ port=$((40000 + $$ % 20000))
 
 # perf NAME TOOL ARGS...: server on hca1, client on hca2
 perf() {
-	local name=$1 tool=$2 srv rc1 rc2 line
+	local name=$1 tool=$2 line
 	shift 2
-	port=$((port + 1))
-	timeout 60 "$run" --node hca1 "$tool" -d hca1 -p $port "$@" \
-		> "$tmp/$name.srv" 2>&1 &
-	srv=$!
-	pids+=($srv)
-	sleep 0.5
-	timeout 60 "$run" --node hca2 "$tool" -d hca2 -p $port "$@" localhost \
-		> "$tmp/$name.cli" 2>&1
-	rc2=$?
-	wait $srv
-	rc1=$?
+	pair_run "$name" "$tool" "$@"
 	# the result line: "#bytes #iterations ..." then the numbers
 	line=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$tmp/$name.cli" | head -1 |
 	       tr -s ' \t' ' ')
 	[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ -n "$line" ]
 	ok $? "$name: $tool $* (exit $rc1/$rc2):$line"
-	if [ $rc1 != 0 ] || [ $rc2 != 0 ] || [ -z "$line" ]; then
-		sed 's/^/# srv: /' "$tmp/$name.srv" | tail -6
-		sed 's/^/# cli: /' "$tmp/$name.cli" | tail -6
-	fi
-}
-
-fabric() {
-	local prefix=$1 rundir=$2
-	shift 2
-	"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=$prefix \
-		-- --run-dir "$rundir" "$@" > "$tmp/$prefix.log" 2>&1 &
-	daemon=$!
-	pids+=($daemon)
-	for i in $(seq 100); do [ -S "$rundir/hca2/umad" ] && break; sleep 0.1; done
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ -n "$line" ] || pair_show "$name" 6
 }
 
 export MADPMD_RUN_DIR=$tmp/run

@@ -14,6 +14,7 @@ set -u
 madpmd=$1
 run=$2
 . "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/pair.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-pingpong.XXXXXX)
 eal_prefixes=(madpmd-pp-$$ madpmd-pp-roce-$$ madpmd-pp-lossy-$$)
@@ -21,38 +22,14 @@ port=$((20000 + $$ % 20000))
 
 # pingpong NAME TOOL ARGS...: the server on hca1, the client on hca2
 pingpong() {
-	local name=$1 tool=$2 srv cli rc1 rc2
+	local name=$1 tool=$2
 	shift 2
-	port=$((port + 1))
-	timeout 60 "$run" --node hca1 "$tool" -d hca1 -p $port "$@" \
-		> "$tmp/$name.srv" 2>&1 &
-	srv=$!
-	pids+=($srv)
-	# the server listens once its QP is made
-	sleep 0.5
-	timeout 60 "$run" --node hca2 "$tool" -d hca2 -p $port "$@" localhost \
-		> "$tmp/$name.cli" 2>&1
-	rc2=$?
-	wait $srv
-	rc1=$?
+	pair_run "$name" "$tool" "$@"
 	[ $rc1 = 0 ] && [ $rc2 = 0 ] &&
 		grep -q "bytes in .* seconds" "$tmp/$name.srv" &&
 		grep -q "bytes in .* seconds" "$tmp/$name.cli"
 	ok $? "$name: $tool $* (server exit $rc1, client exit $rc2): $(grep -h 'bytes in' "$tmp/$name.cli" | head -1)"
-	if [ $rc1 != 0 ] || [ $rc2 != 0 ]; then
-		sed 's/^/# srv: /' "$tmp/$name.srv" | head -8
-		sed 's/^/# cli: /' "$tmp/$name.cli" | head -8
-	fi
-}
-
-fabric() {
-	local prefix=$1 rundir=$2
-	shift 2
-	"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=$prefix \
-		-- --run-dir "$rundir" "$@" > "$tmp/$prefix.log" 2>&1 &
-	daemon=$!
-	pids+=($daemon)
-	for i in $(seq 100); do [ -S "$rundir/hca2/umad" ] && break; sleep 0.1; done
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] || pair_show "$name"
 }
 
 # ---- InfiniBand ----

@@ -570,10 +570,36 @@ test_post_recv(void)
 	free(t.mem);
 }
 
+/* madpmd/verbs.h's numbers are rdma-core's */
+static void
+test_consts(void)
+{
+	ok(MPD_V_QPT_RC == IBV_QPT_RC && MPD_V_QPT_UC == IBV_QPT_UC &&
+	   MPD_V_QPT_UD == IBV_QPT_UD, "QP types as enum ibv_qp_type");
+	ok(MPD_V_WR_RDMA_WRITE == IBV_WR_RDMA_WRITE &&
+	   MPD_V_WR_RDMA_WRITE_IMM == IBV_WR_RDMA_WRITE_WITH_IMM &&
+	   MPD_V_WR_SEND == IBV_WR_SEND &&
+	   MPD_V_WR_SEND_IMM == IBV_WR_SEND_WITH_IMM &&
+	   MPD_V_WR_RDMA_READ == IBV_WR_RDMA_READ &&
+	   MPD_V_WR_CMP_SWAP == IBV_WR_ATOMIC_CMP_AND_SWP &&
+	   MPD_V_WR_FETCH_ADD == IBV_WR_ATOMIC_FETCH_AND_ADD &&
+	   MPD_V_WR_SEND_INV == IBV_WR_SEND_WITH_INV,
+	   "opcodes as enum ibv_wr_opcode");
+	ok(mpd_v_op_allowed(IBV_QPT_UD, IBV_WR_SEND) &&
+	   !mpd_v_op_allowed(IBV_QPT_UD, IBV_WR_RDMA_WRITE) &&
+	   mpd_v_op_allowed(IBV_QPT_UC, IBV_WR_RDMA_WRITE_WITH_IMM) &&
+	   !mpd_v_op_allowed(IBV_QPT_UC, IBV_WR_RDMA_READ) &&
+	   mpd_v_op_allowed(IBV_QPT_RC, IBV_WR_ATOMIC_FETCH_AND_ADD) &&
+	   !mpd_v_op_allowed(IBV_QPT_RC, IBV_WR_BIND_MW) &&
+	   !mpd_v_op_allowed(IBV_QPT_RC, IBV_WR_LOCAL_INV),
+	   "operations by transport (IBA 10.7.3)");
+}
+
 int
 main(void)
 {
 	tap_seed();
+	test_consts();
 	test_cq_attach();
 	test_cq_poll();
 	test_cq_pending();

@@ -290,6 +290,46 @@ struct mpd_v_async_rec {
 	uint32_t pad;
 };
 
+/*
+ * Which send operations a transport carries (IBA 10.7.3; no memory
+ * windows here, so nothing to bind or invalidate locally): for the
+ * library's checks at post time and the daemon's when it takes a WR.
+ * QP types and opcodes as rdma-core numbers them (enum ibv_qp_type,
+ * enum ibv_wr_opcode; unit_verbs_ring holds them to its header).
+ */
+#define MPD_V_QPT_RC		2
+#define MPD_V_QPT_UC		3
+#define MPD_V_QPT_UD		4
+#define MPD_V_WR_RDMA_WRITE	0
+#define MPD_V_WR_RDMA_WRITE_IMM	1
+#define MPD_V_WR_SEND		2
+#define MPD_V_WR_SEND_IMM	3
+#define MPD_V_WR_RDMA_READ	4
+#define MPD_V_WR_CMP_SWAP	5
+#define MPD_V_WR_FETCH_ADD	6
+#define MPD_V_WR_SEND_INV	9
+
+static inline int
+mpd_v_op_allowed(uint32_t qp_type, uint32_t op)
+{
+	switch (op) {
+	case MPD_V_WR_SEND:
+	case MPD_V_WR_SEND_IMM:
+		return qp_type == MPD_V_QPT_RC || qp_type == MPD_V_QPT_UC ||
+		       qp_type == MPD_V_QPT_UD;
+	case MPD_V_WR_RDMA_WRITE:
+	case MPD_V_WR_RDMA_WRITE_IMM:
+		return qp_type == MPD_V_QPT_RC || qp_type == MPD_V_QPT_UC;
+	case MPD_V_WR_RDMA_READ:
+	case MPD_V_WR_CMP_SWAP:
+	case MPD_V_WR_FETCH_ADD:
+	case MPD_V_WR_SEND_INV:
+		return qp_type == MPD_V_QPT_RC;
+	default:
+		return 0;
+	}
+}
+
 /* ---- shared memory ---- */
 
 #define MPD_V_CQ_MAGIC		0x6d706371	/* "mpcq" */

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Sourced by the shell tests that run stock verbs tools between two nodes
+# (after tap.sh): a fabric, and a server/client pair of a tool.
+#   fabric PREFIX RUNDIR [launcher options...]: madpmd in the background
+#     (its PID in $daemon and pids), its log in $tmp/PREFIX.log, waited for
+#     until hca2's socket is there
+#   pair_run NAME TOOL ARGS...: TOOL -d hca1 as the server on hca1, then
+#     TOOL -d hca2 ... localhost as the client on hca2, each a process of its
+#     own under madpmd-run ($run), on the next TCP port from $port; outputs
+#     in $tmp/NAME.srv and $tmp/NAME.cli, exit statuses in $rc1 and $rc2
+fabric() {
+	local prefix=$1 rundir=$2 i
+	shift 2
+	"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix="$prefix" \
+		-- --run-dir "$rundir" "$@" > "$tmp/$prefix.log" 2>&1 &
+	daemon=$!
+	pids+=($daemon)
+	for i in $(seq 100); do [ -S "$rundir/hca2/umad" ] && break; sleep 0.1; done
+}
+
+pair_run() {
+	local name=$1 tool=$2 srv
+	shift 2
+	port=$((port + 1))
+	timeout 60 "$run" --node hca1 "$tool" -d hca1 -p $port "$@" \
+		> "$tmp/$name.srv" 2>&1 &
+	srv=$!
+	pids+=($srv)
+	# the server listens once its QP is made
+	sleep 0.5
+	timeout 60 "$run" --node hca2 "$tool" -d hca2 -p $port "$@" localhost \
+		> "$tmp/$name.cli" 2>&1
+	rc2=$?
+	wait $srv
+	rc1=$?
+}
+
+# the last lines of both sides, after a pair that failed
+pair_show() {
+	sed 's/^/# srv: /' "$tmp/$1.srv" | tail -"${2:-8}"
+	sed 's/^/# cli: /' "$tmp/$1.cli" | tail -"${2:-8}"
+}

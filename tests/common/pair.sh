@@ -3,7 +3,7 @@
 # (after tap.sh): a fabric, and a server/client pair of a tool.
 #   fabric PREFIX RUNDIR [launcher options...]: madpmd in the background
 #     (its PID in $daemon and pids), its log in $tmp/PREFIX.log, waited for
-#     until hca2's socket is there
+#     until hca2's socket is there (and on RoCE both ports Active)
 #   pair_run NAME TOOL ARGS...: TOOL -d hca1 as the server on hca1, then
 #     TOOL -d hca2 ... localhost as the client on hca2, each a process of its
 #     own under madpmd-run ($run), on the next TCP port from $port; outputs
@@ -16,6 +16,18 @@ fabric() {
 	daemon=$!
 	pids+=($daemon)
 	for i in $(seq 100); do [ -S "$rundir/hca2/umad" ] && break; sleep 0.1; done
+	# a RoCE port is Active with its link, which comes up after the
+	# sockets are there (no SM to wait for: wait for that)
+	case " $* " in
+	*" roce "*)
+		for i in $(seq 100); do
+			MADPMD_RUN_DIR=$rundir "$run" --node hca1 ibv_devinfo 2>/dev/null |
+				grep -q PORT_ACTIVE &&
+			MADPMD_RUN_DIR=$rundir "$run" --node hca2 ibv_devinfo 2>/dev/null |
+				grep -q PORT_ACTIVE && break
+			sleep 0.1
+		done ;;
+	esac
 }
 
 pair_run() {

@@ -661,7 +661,7 @@ recv_first(struct mpd_rmpp_recv *r, uint64_t now, const struct rmpp_in *in,
 			return recv_abort(r, MPD_RMPP_STATUS_BAD_LEN);
 		r->nseg = 1;
 		r->paylen = in->d2;
-		total = r->hdr_len + in->d2 - r->class_len;
+		total = (uint64_t)r->hdr_len + in->d2 - r->class_len;
 	} else if (in->d2) {
 		n = ((uint64_t)in->d2 + MPD_RMPP_SEG_PAYLOAD - 1) /
 		    MPD_RMPP_SEG_PAYLOAD;
@@ -671,8 +671,12 @@ recv_first(struct mpd_rmpp_recv *r, uint64_t now, const struct rmpp_in *in,
 			return recv_abort(r, MPD_RMPP_STATUS_BAD_LEN);
 		r->nseg = (uint32_t)n;
 		r->paylen = in->d2;
-		total = r->hdr_len + in->d2 - n * r->class_len;
+		/* in 64 bits: a PayloadLength near 2^32 must not wrap the sum
+		 * below the header (found by fuzz_rmpp) */
+		total = (uint64_t)r->hdr_len + in->d2 - n * r->class_len;
 	}
+	if (total < r->hdr_len)
+		return recv_abort(r, MPD_RMPP_STATUS_BAD_LEN);
 	if (total > r->cfg.max_msg || (!r->own && total > r->room))
 		return recv_fail(r, MPD_RMPP_ABORTED, MPD_RMPP_TYPE_STOP,
 				 MPD_RMPP_STATUS_RESX, true);

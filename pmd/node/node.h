@@ -210,6 +210,9 @@ bool hca_port_owns_lid(const struct hca_port *p, uint16_t dlid);
  * IPv4-mapped GID 1), the port itself included: true with *n filled. */
 bool hca_port_resolve(const struct hca_port *p, const uint8_t gid[16],
 		      struct hca_neigh *n);
+/* An IPv4-mapped GID (RFC 4291 2.5.5.2): a RoCEv2 port's GID 1, whose
+ * packets go over IPv4 */
+bool hca_gid_ip4_mapped(const uint8_t gid[16]);
 /* The port's own entry in an address table. */
 void hca_port_neigh(const struct hca_port *p, struct hca_neigh *n);
 /* Count one frame the port sends, of len bytes (IBA 16.1.3.5). */

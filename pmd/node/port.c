@@ -99,14 +99,19 @@ hca_port_neigh(const struct hca_port *p, struct hca_neigh *n)
 	memcpy(n->ip4, p->ip4, sizeof(n->ip4));
 }
 
-/* GID 1 of a RoCEv2 port: its IPv4 address, mapped (RFC 4291 2.5.5.2) */
-static bool
-gid_is_ip4(const uint8_t gid[16], const uint8_t ip4[4])
+bool
+hca_gid_ip4_mapped(const uint8_t gid[16])
 {
 	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 
-	return memcmp(gid, mapped, sizeof(mapped)) == 0 &&
-	       memcmp(gid + 12, ip4, 4) == 0;
+	return memcmp(gid, mapped, sizeof(mapped)) == 0;
+}
+
+/* GID 1 of a RoCEv2 port: its IPv4 address, mapped */
+static bool
+gid_is_ip4(const uint8_t gid[16], const uint8_t ip4[4])
+{
+	return hca_gid_ip4_mapped(gid) && memcmp(gid + 12, ip4, 4) == 0;
 }
 
 bool

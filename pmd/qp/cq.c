@@ -98,14 +98,9 @@ hca_v_cq_resize(struct hca_v_cq *cq, void *shm, size_t map_len,
 int
 hca_v_cq_remove(struct hca_verbs *v, struct hca_v_cq *cq)
 {
-	unsigned int i;
-
-	if (cq->users)
-		return EBUSY;
-	/* a kick still queued keeps its own reference to the channel */
 	(void)v;
-	(void)i;
-	return 0;
+	/* a kick still queued keeps its own reference to the channel */
+	return cq->users ? EBUSY : 0;
 }
 
 static void

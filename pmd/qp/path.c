@@ -13,14 +13,6 @@ qp_mtu_bytes(uint32_t path_mtu)
 	return path_mtu >= 1 && path_mtu <= 5 ? 128u << path_mtu : 0;
 }
 
-static bool
-gid_is_ip4(const uint8_t gid[16])
-{
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	return memcmp(gid, mapped, sizeof(mapped)) == 0;
-}
-
 bool
 qp_headers(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_v_ah *ah,
 	   uint32_t dest_qp, struct mpd_pkt *pk)
@@ -58,7 +50,7 @@ qp_headers(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_v_ah *ah,
 		return false;
 	memcpy(pk->eth.dst, n.mac, 6);
 	memcpy(pk->eth.src, p->mac, 6);
-	if (gid_is_ip4(ah->dgid)) {
+	if (hca_gid_ip4_mapped(ah->dgid)) {
 		pk->ip_ver = 4;
 		pk->ip4.tos = ah->traffic_class;
 		pk->ip4.ttl = ah->hop_limit ? ah->hop_limit : 64;

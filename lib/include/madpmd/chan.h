@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "madpmd/cma.h"
 #include "madpmd/mad.h"
 #include "madpmd/verbs.h"
 
@@ -42,7 +43,7 @@
 extern "C" {
 #endif
 
-#define MPD_CHAN_VERSION	4
+#define MPD_CHAN_VERSION	5
 #define MPD_CHAN_SOCK		"umad"
 #define MPD_CHAN_ISSM		"issm"
 #define MPD_CHAN_NODES		"nodes"
@@ -176,6 +177,20 @@ struct mpd_chan_msg {
 		struct mpd_v_modify_srq_req v_modify_srq_req;
 		struct mpd_v_destroy_req v_destroy_req;
 		struct mpd_v_destroy_rep v_destroy_rep;
+		/* rdma_cm (madpmd/cma.h) */
+		struct mpd_cm_create_id_req cm_create_id_req;
+		struct mpd_cm_id_rep cm_id_rep;
+		struct mpd_cm_id_req cm_id_req;
+		struct mpd_cm_events_rep cm_events_rep;
+		struct mpd_cm_bind_req cm_bind_req;
+		struct mpd_cm_resolve_addr_req cm_resolve_addr_req;
+		struct mpd_cm_resolve_route_req cm_resolve_route_req;
+		struct mpd_cm_id_info cm_id_info;
+		struct mpd_cm_conn_req cm_conn_req;
+		struct mpd_cm_reject_req cm_reject_req;
+		struct mpd_cm_qp_attr_req cm_qp_attr_req;
+		struct mpd_cm_qp_attr_rep cm_qp_attr_rep;
+		struct mpd_cm_option_req cm_option_req;
 	} u;
 };
 
@@ -204,6 +219,7 @@ enum mpd_chan_rec_kind {
 	MPD_CHAN_REC_PAD = 0,
 	MPD_CHAN_REC_UMAD = 1,	/* struct ib_user_mad (64 bytes) + MAD data */
 	MPD_CHAN_REC_ASYNC = 2,	/* struct mpd_v_async_rec (madpmd/verbs.h) */
+	MPD_CHAN_REC_CM = 3,	/* struct mpd_cm_event_rec (madpmd/cma.h) */
 };
 
 struct mpd_chan_rec {

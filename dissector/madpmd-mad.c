@@ -904,6 +904,8 @@ madpmd_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			proto_tree_add_item(mt, hf_mad_data, tvb, data_off,
 					    len - data_off, ENC_NA);
 	}
+	if (cls == MPD_CLASS_CM && layer == MADPMD_LAYER_WIRE)
+		madpmd_cm_track(tvb, pinfo, mt, attr_id, data_off);
 	return len;
 }
 

@@ -42,6 +42,8 @@ const char *madpmd_port_label(packet_info *pinfo);
 /* File-scope proto data of a WC or QP record: the frame that caused it,
  * found in the first pass. */
 #define MADPMD_KEY_CAUSE	3
+/* File-scope proto data of a CM MAD: what madpmd-cm.c showed for it. */
+#define MADPMD_KEY_CM		4
 
 /* First pass: frame pinfo->num carries a BTH (any transport), for the
  * records that point at the packet that caused them. */
@@ -70,6 +72,18 @@ int madpmd_dissect_bare_mad(tvbuff_t *tvb, packet_info *pinfo,
 			    proto_tree *tree, void *data);
 const char *madpmd_class_name(guint8 mgmt_class);
 const char *madpmd_method_name(guint8 method);
+
+/* ---- madpmd-cm.c ----------------------------------------------------- */
+void madpmd_cm_register(void);
+/* A CM MAD on the wire (its message at off): its connection, state and
+ * the frames of the messages that moved it. */
+void madpmd_cm_track(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+		     guint16 attr_id, int off);
+/* An rdma_cm event record's communication IDs (its own end's first): the
+ * frame of the CM MAD that raised the event, or 0. */
+guint32 madpmd_cm_event_cause(packet_info *pinfo, guint32 event,
+			      guint32 local_id, guint32 remote_id);
+void madpmd_cm_add_cause(proto_tree *t, tvbuff_t *tvb, guint32 frame);
 
 /* ---- madpmd-layout.c ------------------------------------------------- */
 struct madpmd_lhf;		/* a layout with its registered fields */

@@ -548,6 +548,9 @@ dissect_cm_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int off,
 				    (gint)MIN(pdl, (guint32)(len -
 							     MPD_REC_CM_FIXED)),
 				    ENC_NA);
+	madpmd_cm_add_cause(t, tvb, madpmd_cm_event_cause(pinfo, ev,
+				tvb_get_ntohl(tvb, off + 24),
+				tvb_get_ntohl(tvb, off + 28)));
 	col_add_fstr(pinfo->cinfo, COL_INFO, "CM event %s status %d",
 		     val_to_str_const(ev, cm_event_vals, "?"), status);
 }
@@ -1002,6 +1005,7 @@ proto_register_madpmd(void)
 	register_record_fields();
 	madpmd_transport_register();
 	madpmd_mad_register();
+	madpmd_cm_register();
 	madpmd_layout_register_all(proto_madpmd);
 	madpmd_stats_register();
 

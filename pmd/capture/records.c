@@ -171,6 +171,29 @@ hca_rec_qp(struct hca_recorder *rc, struct hca_port *p,
 	rec_push(rc, p, r, MPD_REC_QP, n);
 }
 
+void
+hca_rec_cm(struct hca_recorder *rc, struct hca_port *p,
+	   const struct mpd_rec_cm *cm)
+{
+	struct rte_pmd_hca_record *r;
+	struct mpd_rec_hdr h;
+	uint32_t pdl = cm->private_data_len;
+	int n;
+
+	if (!rc->on)
+		return;
+	if (pdl > MPD_REC_CM_PDATA_MAX)
+		pdl = MPD_REC_CM_PDATA_MAX;
+	r = rec_alloc(rc, MPD_REC_HDR_LEN + MPD_REC_CM_FIXED + pdl);
+	if (!r) {
+		p->cnt.rec_dropped++;
+		return;
+	}
+	rec_hdr(rc, p, &h);
+	n = mpd_rec_encode_cm(&h, cm, r->data, r->len);
+	rec_push(rc, p, r, MPD_REC_CM, n);
+}
+
 static void
 port_snapshot(const struct hca_port *p, struct hca_rec_port_state *st)
 {

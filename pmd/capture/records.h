@@ -52,6 +52,10 @@ void hca_rec_wc(struct hca_recorder *r, struct hca_port *p, uint32_t cq_id,
 struct mpd_rec_qp;
 void hca_rec_qp(struct hca_recorder *r, struct hca_port *p,
 		const struct mpd_rec_qp *q);
+/* An rdma_cm event as the client will read it (MPD_REC_CM) */
+struct mpd_rec_cm;
+void hca_rec_cm(struct hca_recorder *r, struct hca_port *p,
+		const struct mpd_rec_cm *cm);
 /* A port event record when state, LIDs, SM or IsSM changed since the last
  * one. Call after anything that may change them. */
 void hca_rec_port_check(struct hca_recorder *r, struct hca_port *p);

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # madpmd-run: run a stock rdma-core tool (opensm, ibstat, smpquery,
-# saquery, ibv_devinfo, ...) against a madpmd fabric. It puts madpmd's
-# drop-in libibumad.so.3 and libibverbs.so.1 first on the library path,
-# selects the node (the tool's one CA) and the run directory, and execs
-# the command unchanged.
+# saquery, ibv_devinfo, rping, ...) against a madpmd fabric. It puts
+# madpmd's drop-in libibumad.so.3, libibverbs.so.1 and librdmacm.so.1
+# first on the library path, selects the node (the tool's one CA) and the
+# run directory, and execs the command unchanged.
 set -u
 
 prog=madpmd-run
@@ -29,9 +29,10 @@ usage() {
 	cat <<USAGE
 usage: $prog [--node NAME] [--run-dir DIR] COMMAND [ARGS...]
 
-Runs COMMAND with madpmd's libibumad.so.3 ($libdir) first on the
-library path, so that stock OpenSM and infiniband-diags talk to the madpmd
-fabric instead of the kernel.
+Runs COMMAND with madpmd's libibumad.so.3, libibverbs.so.1 and
+librdmacm.so.1 first on the library path (from $libdir),
+so that stock OpenSM, infiniband-diags, ibverbs-utils, perftest and
+rdmacm-utils talk to the madpmd fabric instead of the kernel.
 
   --node NAME     the node (HCA) the command runs on; default \$MADPMD_NODE,
                   else the first node the daemon lists
@@ -110,13 +111,17 @@ if [ ! -w "$sock" ]; then
 	die "$sock is not writable by you (run as the daemon's user, e.g. with sudo)"
 fi
 
-# the build tree keeps the drop-in libibverbs.so.1 beside, in lib/verbs;
-# installed, both are in the one private directory
-verbsdir=
+# the build tree keeps the drop-in libibverbs.so.1 and librdmacm.so.1
+# beside, in lib/verbs and lib/rdmacm; installed, all three are in the one
+# private directory
+verbsdir= rdmacmdir=
 if [ -e "$libdir/../verbs/libibverbs.so.1" ]; then
 	verbsdir=$libdir/../verbs:
 fi
-LD_LIBRARY_PATH=$verbsdir$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+if [ -e "$libdir/../rdmacm/librdmacm.so.1" ]; then
+	rdmacmdir=$libdir/../rdmacm:
+fi
+LD_LIBRARY_PATH=$rdmacmdir$verbsdir$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 MADPMD_NODE=$node
 MADPMD_RUN_DIR=$run_dir
 export LD_LIBRARY_PATH MADPMD_NODE MADPMD_RUN_DIR

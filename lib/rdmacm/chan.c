@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Event channels (madpmd/cma.h): each is a session with the daemon on the
+ * node's port-1 socket, as a umad port is. Requests travel on its control
+ * socket, one at a time; events arrive as MPD_CHAN_REC_CM records in its
+ * receive ring; its eventfd is the channel's fd, kept readable exactly
+ * while an event waits (madpmd/chan.h, "Wake-ups").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "rdmacm_priv.h"
+
+static int
+map_rx(struct cma_chan *c, int memfd, uint32_t shm_size)
+{
+	const uint64_t span = sizeof(struct mpd_chan_ring) + MPD_CHAN_RING_SIZE;
+	struct mpd_chan_shm hdr;
+	struct mpd_chan_ring *r;
+	struct stat st;
+	void *p;
+
+	if (shm_size < sizeof(hdr) || fstat(memfd, &st) != 0 ||
+	    (uint64_t)st.st_size < shm_size)
+		return EPROTO;
+	p = mmap(NULL, shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (p == MAP_FAILED)
+		return errno;
+	c->shm = p;
+	c->shm_size = shm_size;
+	memcpy(&hdr, p, sizeof(hdr));
+	if (hdr.magic != MPD_CHAN_MAGIC || hdr.version != MPD_CHAN_VERSION ||
+	    hdr.rx_off < sizeof(hdr) || (hdr.rx_off & 63) ||
+	    (uint64_t)hdr.rx_off + span > shm_size)
+		return EPROTO;
+	r = (struct mpd_chan_ring *)((uint8_t *)p + hdr.rx_off);
+	if (r->size != MPD_CHAN_RING_SIZE ||
+	    mpd_ring_attach(&c->rx, r, MPD_CHAN_RING_SIZE))
+		return EPROTO;
+	return 0;
+}
+
+struct cma_chan *
+cma_chan_open(void)
+{
+	struct umad_node node;
+	struct umad_hello h;
+	struct cma_chan *c;
+	int rc;
+
+	switch (umad_node_lookup(NULL, &node)) {
+	case UMAD_NODE_FOUND:
+		break;
+	case UMAD_NODE_UNKNOWN:
+		umad_once(UMAD_ONCE_UNKNOWN_NODE,
+			  "no node \"%s\" in %s/%s (set MADPMD_NODE to a node of the fabric)",
+			  node.name, node.run_dir, MPD_CHAN_NODES);
+		errno = ENODEV;
+		return NULL;
+	default:
+		umad_once(UMAD_ONCE_NO_FABRIC,
+			  "no fabric running: no node listed in %s/%s (start madpmd, or set MADPMD_RUN_DIR)",
+			  node.run_dir, MPD_CHAN_NODES);
+		errno = ENODEV;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* says why on stderr itself */
+	if (umad_chan_hello(&node, 1, &h) < 0) {
+		free(c);
+		errno = ENODEV;
+		return NULL;
+	}
+	rc = map_rx(c, h.memfd, h.rep.shm_size);
+	if (rc) {
+		if (c->shm)
+			munmap(c->shm, c->shm_size);
+		umad_hello_close(&h);
+		free(c);
+		errno = rc;
+		return NULL;
+	}
+	snprintf(c->path, sizeof(c->path), "%s/%s/%s", node.run_dir, node.name,
+		 MPD_CHAN_SOCK);
+	c->sock = h.sock;
+	c->seq = h.seq;
+	c->ch.fd = h.efd;
+	/* blocking, as the kernel's rdma_cm fd, until the application says
+	 * otherwise: look before each read */
+	c->wake.efd = h.efd;
+	c->wake.shm = c->shm;
+	c->wake.may_block = true;
+	c->queued_tail = &c->queued;
+	pthread_mutex_init(&c->ctl_lock, NULL);
+	pthread_mutex_init(&c->rx_lock, NULL);
+	/* we post nothing on the send ring: no doorbell to ring */
+	close(h.memfd);
+	if (h.doorbell >= 0)
+		close(h.doorbell);
+	return c;
+}
+
+void
+cma_chan_close(struct cma_chan *c)
+{
+	struct cma_rec *q;
+
+	close(c->sock);
+	close(c->ch.fd);
+	munmap(c->shm, c->shm_size);
+	while ((q = c->queued)) {
+		c->queued = q->next;
+		free(q);
+	}
+	pthread_mutex_destroy(&c->ctl_lock);
+	pthread_mutex_destroy(&c->rx_lock);
+	free(c);
+}
+
+/* The session ended under a request: a daemon that still takes
+ * connections cut us off for a request it does not serve (one without
+ * the rdma_cm service); one that does not is gone. */
+static int
+why_gone(struct cma_chan *c)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, rc;
+
+	if (strlen(c->path) >= sizeof(sa.sun_path))
+		return EIO;
+	memcpy(sa.sun_path, c->path, strlen(c->path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return EIO;
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	if (rc < 0) {
+		umad_once(UMAD_ONCE_NO_FABRIC,
+			  "the daemon at %s is gone (rdma_cm calls fail with EIO)",
+			  c->path);
+		return EIO;
+	}
+	umad_once(UMAD_ONCE_PROTOCOL,
+		  "the daemon at %s does not serve rdma_cm (rdma_cm calls fail with ENOSYS); is it a madpmd with the CM?",
+		  c->path);
+	return ENOSYS;
+}
+
+int
+cma_call(struct cma_chan *c, struct mpd_chan_msg *m)
+{
+	int rc;
+
+	pthread_mutex_lock(&c->ctl_lock);
+	if (c->dead) {
+		rc = c->dead;
+		goto out;
+	}
+	rc = umad_chan_call(c->sock, &c->seq, m, NULL, 0, NULL);
+	if (rc == -ETIMEDOUT) {
+		/* a daemon that does not answer: its late reply is skipped */
+		rc = EIO;
+		goto out;
+	}
+	if (rc < 0) {
+		c->dead = why_gone(c);
+		rc = c->dead;
+		goto out;
+	}
+	rc = m->status;
+	if (rc < 0 || rc > 4095)
+		rc = EPROTO;
+out:
+	pthread_mutex_unlock(&c->ctl_lock);
+	return rc;
+}
+
+int
+cma_chan_pull(struct cma_chan *c, struct mpd_cm_event_rec *r)
+{
+	const uint8_t *data;
+	uint32_t len, kind;
+	int rc;
+
+	for (;;) {
+		rc = mpd_ring_peek(&c->rx, &data, &len, &kind);
+		if (rc < 0)
+			return -EIO;
+		if (rc == 0)
+			return 0;
+		rc = kind == MPD_CHAN_REC_CM && len == sizeof(*r);
+		if (rc)
+			memcpy(r, data, sizeof(*r));
+		mpd_ring_consume(&c->rx);
+		if (rc)
+			return 1;
+	}
+}
+
+void
+cma_chan_rearm(struct cma_chan *c)
+{
+	if (c->queued || !mpd_ring_empty(&c->rx)) {
+		umad_rx_left_queued(&c->wake);
+		return;
+	}
+	umad_rx_settle(&c->wake, &c->rx);
+}
+
+int
+cma_chan_wait(struct cma_chan *c, int timeout_ms)
+{
+	struct pollfd p[2] = {
+		{ .fd = c->ch.fd, .events = POLLIN },
+		{ .fd = c->sock, .events = POLLRDHUP },
+	};
+	int n;
+
+	do
+		n = poll(p, 2, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno;
+	if (n == 0)
+		return ETIMEDOUT;
+	if (!(p[0].revents & POLLIN) &&
+	    (p[1].revents & (POLLHUP | POLLRDHUP | POLLERR)))
+		return EIO;		/* no event will ever come */
+	return 0;
+}
+
+CMA_EXPORT struct rdma_event_channel *
+rdma_create_event_channel(void)
+{
+	struct cma_chan *c = cma_chan_open();
+
+	return c ? &c->ch : NULL;
+}
+
+CMA_EXPORT void
+rdma_destroy_event_channel(struct rdma_event_channel *channel)
+{
+	if (channel)
+		cma_chan_close(cma_chan(channel));
+}

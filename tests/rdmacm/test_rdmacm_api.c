@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The drop-in librdmacm.so.1 on its own, from a program built on
+ * rdma-core's headers and linked with rdma-core's librdmacm (the drop-in
+ * replaces it at run time: the first check is that it did):
+ *   test_rdmacm_api LIBPATH all        the library alone, then nofabric
+ *   test_rdmacm_api LIBPATH nofabric   MADPMD_RUN_DIR with no daemon
+ *   test_rdmacm_api LIBPATH fabric     a daemon runs (MADPMD_RUN_DIR)
+ * The library alone: rdma_getaddrinfo() (numeric, passive, "localhost", its errors),
+ * rdma_event_str() for every event, rpoll()/rselect() against
+ * poll()/select(), ENOSYS from the rsocket calls and multicast joins.
+ * nofabric: every call that needs the daemon fails with ENODEV, no crash.
+ * fabric: an event channel's fd is pollable and quiet, O_NONBLOCK gives
+ * EAGAIN, rdma_get_devices() lists the node's device; an id is made (a
+ * daemon with the CM) or refused with ENOSYS (one without).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <rdma/rdma_cma.h>
+#include <rdma/rsocket.h>
+
+#include "tap.h"
+
+static void
+check_loaded(const char *want)
+{
+	char real_want[4096], real_got[4096];
+	Dl_info info;
+
+	ok(dladdr((void *)rdma_create_event_channel, &info) &&
+	   info.dli_fname, "dladdr finds librdmacm");
+	if (!realpath(want, real_want) ||
+	    !realpath(info.dli_fname, real_got)) {
+		ok(0, "the library paths resolve (%s, %s)", want,
+		   info.dli_fname);
+		return;
+	}
+	ok(!strcmp(real_want, real_got), "the drop-in is the librdmacm loaded (%s)",
+	   real_got);
+}
+
+static void
+test_getaddrinfo(void)
+{
+	struct rdma_addrinfo hints, *res = NULL;
+	struct sockaddr_in *sin;
+	struct sockaddr_in6 *sin6;
+	int rc;
+
+	/* numeric destination, TCP port space */
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_TCP;
+	rc = rdma_getaddrinfo("192.0.2.7", "7471", &hints, &res);
+	is_int(rc, 0, "getaddrinfo numeric: 0");
+	if (!rc) {
+		sin = (struct sockaddr_in *)res->ai_dst_addr;
+		ok(res->ai_dst_len == sizeof(*sin) && sin->sin_family == AF_INET &&
+		   sin->sin_addr.s_addr == inet_addr("192.0.2.7") &&
+		   ntohs(sin->sin_port) == 7471,
+		   "numeric: destination 192.0.2.7:7471");
+		ok(!res->ai_src_addr && !(res->ai_flags & RAI_PASSIVE),
+		   "numeric: no source, not passive");
+		is_int(res->ai_qp_type, IBV_QPT_RC, "numeric: RC (from TCP)");
+		is_int(res->ai_port_space, RDMA_PS_TCP, "numeric: RDMA_PS_TCP");
+		is_int(res->ai_family, AF_INET, "numeric: AF_INET");
+		rdma_freeaddrinfo(res);
+		res = NULL;
+	}
+
+	/* passive: the wildcard source, UDP port space gives UD */
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = RAI_PASSIVE;
+	hints.ai_port_space = RDMA_PS_UDP;
+	hints.ai_family = AF_INET;
+	rc = rdma_getaddrinfo(NULL, "7174", &hints, &res);
+	is_int(rc, 0, "getaddrinfo passive: 0");
+	if (!rc) {
+		sin = (struct sockaddr_in *)res->ai_src_addr;
+		ok((res->ai_flags & RAI_PASSIVE) && sin &&
+		   sin->sin_family == AF_INET &&
+		   sin->sin_addr.s_addr == htonl(INADDR_ANY) &&
+		   ntohs(sin->sin_port) == 7174,
+		   "passive: source 0.0.0.0:7174, RAI_PASSIVE");
+		ok(!res->ai_dst_addr, "passive: no destination");
+		is_int(res->ai_qp_type, IBV_QPT_UD, "passive: UD (from UDP)");
+		rdma_freeaddrinfo(res);
+		res = NULL;
+	}
+
+	/* a host name, through getaddrinfo(): loopback */
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_TCP;
+	rc = rdma_getaddrinfo("localhost", "7471", &hints, &res);
+	is_int(rc, 0, "getaddrinfo localhost: 0");
+	if (!rc) {
+		sin = (struct sockaddr_in *)res->ai_dst_addr;
+		sin6 = (struct sockaddr_in6 *)res->ai_dst_addr;
+		ok((sin->sin_family == AF_INET &&
+		    sin->sin_addr.s_addr == htonl(INADDR_LOOPBACK)) ||
+		   (sin6->sin6_family == AF_INET6 &&
+		    IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr)),
+		   "localhost: a loopback address");
+		rdma_freeaddrinfo(res);
+		res = NULL;
+	}
+
+	/* RAI_NUMERICHOST refuses a name; RAI_FAMILY picks IPv6 */
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = RAI_NUMERICHOST;
+	rc = rdma_getaddrinfo("localhost", NULL, &hints, &res);
+	is_int(rc, EAI_NONAME, "RAI_NUMERICHOST with a name: EAI_NONAME");
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = RAI_NUMERICHOST | RAI_FAMILY;
+	hints.ai_family = AF_INET6;
+	hints.ai_port_space = RDMA_PS_TCP;
+	res = NULL;
+	rc = rdma_getaddrinfo("::1", "18515", &hints, &res);
+	is_int(rc, 0, "getaddrinfo ::1 with RAI_FAMILY AF_INET6: 0");
+	if (!rc) {
+		sin6 = (struct sockaddr_in6 *)res->ai_dst_addr;
+		ok(sin6->sin6_family == AF_INET6 &&
+		   IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) &&
+		   ntohs(sin6->sin6_port) == 18515 &&
+		   res->ai_dst_len == sizeof(*sin6),
+		   "::1: destination [::1]:18515");
+		rdma_freeaddrinfo(res);
+	}
+	hints.ai_flags = RAI_NUMERICHOST | RAI_FAMILY;
+	hints.ai_family = AF_INET;
+	rc = rdma_getaddrinfo("::1", NULL, &hints, &res);
+	ok(rc != 0, "::1 with RAI_FAMILY AF_INET: refused (%d)", rc);
+
+	errno = 0;
+	rc = rdma_getaddrinfo(NULL, NULL, NULL, &res);
+	ok(rc == -1 && errno == EINVAL, "no node, service or hints: EINVAL");
+	rdma_freeaddrinfo(NULL);
+	ok(1, "rdma_freeaddrinfo(NULL) returns");
+}
+
+static void
+test_event_str(void)
+{
+	static const char *const want[] = {
+		"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
+		"CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR",
+		"UNREACHABLE", "REJECTED", "ESTABLISHED", "DISCONNECTED",
+		"DEVICE_REMOVAL", "MULTICAST_JOIN", "MULTICAST_ERROR",
+		"ADDR_CHANGE", "TIMEWAIT_EXIT",
+	};
+	char name[64];
+	unsigned int i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		snprintf(name, sizeof(name), "RDMA_CM_EVENT_%s", want[i]);
+		if (strcmp(rdma_event_str((enum rdma_cm_event_type)i), name)) {
+			tap_diag("event %u: %s, want %s", i,
+				 rdma_event_str((enum rdma_cm_event_type)i), name);
+			bad++;
+		}
+	}
+	ok(!bad, "rdma_event_str: all 16 events by rdma-core's names");
+	ok(!strcmp(rdma_event_str((enum rdma_cm_event_type)16), "UNKNOWN EVENT") &&
+	   !strcmp(rdma_event_str((enum rdma_cm_event_type)-1), "UNKNOWN EVENT"),
+	   "rdma_event_str: UNKNOWN EVENT past the last");
+}
+
+static void
+test_rpoll(void)
+{
+	struct pollfd a[2], b[2];
+	struct timeval tv = { 0 };
+	fd_set r1, r2;
+	int p[2], q[2], n1, n2;
+
+	if (pipe(p) || pipe(q)) {
+		ok(0, "pipes");
+		return;
+	}
+	a[0] = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	a[1] = (struct pollfd){ .fd = q[1], .events = POLLOUT };
+	memcpy(b, a, sizeof(a));
+	n1 = rpoll(a, 2, 0);
+	n2 = poll(b, 2, 0);
+	ok(n1 == n2 && n1 == 1 && a[0].revents == b[0].revents &&
+	   a[1].revents == b[1].revents,
+	   "rpoll as poll: the write end ready, the read end not (%d)", n1);
+	if (write(p[1], "x", 1) != 1)
+		ok(0, "write");
+	a[0].revents = a[1].revents = b[0].revents = b[1].revents = 0;
+	n1 = rpoll(a, 2, 100);
+	n2 = poll(b, 2, 100);
+	ok(n1 == 2 && n2 == 2 && (a[0].revents & POLLIN) &&
+	   a[0].revents == b[0].revents,
+	   "rpoll as poll: a byte makes the read end ready");
+	close(p[1]);
+	a[0].revents = 0;
+	n1 = rpoll(a, 1, 0);
+	b[0].revents = 0;
+	n2 = poll(b, 1, 0);
+	ok(n1 == n2 && a[0].revents == b[0].revents,
+	   "rpoll as poll: a closed write end (revents 0x%x)", a[0].revents);
+	FD_ZERO(&r1);
+	FD_SET(p[0], &r1);
+	r2 = r1;
+	n1 = rselect(p[0] + 1, &r1, NULL, NULL, &tv);
+	n2 = select(p[0] + 1, &r2, NULL, NULL, &tv);
+	ok(n1 == n2 && n1 == 1 && FD_ISSET(p[0], &r1),
+	   "rselect as select: the read end ready");
+	close(p[0]);
+	close(q[0]);
+	close(q[1]);
+}
+
+static void
+test_enosys(void)
+{
+	struct rdma_cm_join_mc_attr_ex mc;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rdma_cm_id id;
+	char buf[8];
+	int rc;
+
+	errno = 0;
+	rc = rsocket(AF_INET, SOCK_STREAM, 0);
+	ok(rc == -1 && errno == ENOSYS, "rsocket: -1 ENOSYS");
+	errno = 0;
+	ok(rbind(3, (struct sockaddr *)&sin, sizeof(sin)) == -1 &&
+	   errno == ENOSYS, "rbind: -1 ENOSYS");
+	errno = 0;
+	ok(rconnect(3, (struct sockaddr *)&sin, sizeof(sin)) == -1 &&
+	   errno == ENOSYS, "rconnect: -1 ENOSYS");
+	errno = 0;
+	ok(rsend(3, buf, sizeof(buf), 0) == -1 && errno == ENOSYS,
+	   "rsend: -1 ENOSYS");
+	errno = 0;
+	ok(rrecv(3, buf, sizeof(buf), 0) == -1 && errno == ENOSYS,
+	   "rrecv: -1 ENOSYS");
+	errno = 0;
+	ok(rfcntl(3, F_GETFL) == -1 && errno == ENOSYS, "rfcntl: -1 ENOSYS");
+	errno = 0;
+	ok(riomap(3, buf, sizeof(buf), PROT_WRITE, 0, -1) == -1 &&
+	   errno == ENOSYS, "riomap: -1 ENOSYS");
+	errno = 0;
+	ok(riowrite(3, buf, sizeof(buf), 0, 0) == (size_t)-1 &&
+	   errno == ENOSYS, "riowrite: -1 ENOSYS");
+
+	/* joins are refused before any request: an id that was never made
+	 * by the daemon does */
+	memset(&id, 0, sizeof(id));
+	sin.sin_addr.s_addr = inet_addr("239.1.1.1");
+	errno = 0;
+	ok(rdma_join_multicast(&id, (struct sockaddr *)&sin, NULL) == -1 &&
+	   errno == ENOSYS, "rdma_join_multicast: -1 ENOSYS");
+	memset(&mc, 0, sizeof(mc));
+	mc.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS |
+		       RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
+	mc.join_flags = RDMA_MC_JOIN_FLAG_FULLMEMBER;
+	mc.addr = (struct sockaddr *)&sin;
+	errno = 0;
+	ok(rdma_join_multicast_ex(&id, &mc, NULL) == -1 && errno == ENOSYS,
+	   "rdma_join_multicast_ex: -1 ENOSYS");
+	mc.join_flags = RDMA_MC_JOIN_FLAG_RESERVED;
+	errno = 0;
+	ok(rdma_join_multicast_ex(&id, &mc, NULL) == -1 && errno == EINVAL,
+	   "rdma_join_multicast_ex with a reserved flag: EINVAL first");
+	errno = 0;
+	ok(rdma_join_multicast(&id, NULL, NULL) == -1 && errno == EINVAL,
+	   "rdma_join_multicast without an address: EINVAL");
+}
+
+static void
+test_nofabric(void)
+{
+	struct rdma_event_channel *ch;
+	struct ibv_context **devs;
+	struct rdma_cm_id *id = NULL;
+	struct rdma_addrinfo hints, *res;
+	int n = -1;
+
+	errno = 0;
+	ch = rdma_create_event_channel();
+	ok(!ch && errno == ENODEV,
+	   "no daemon: rdma_create_event_channel NULL, ENODEV (%s)",
+	   strerror(errno));
+	errno = 0;
+	ok(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP) == -1 &&
+	   errno == ENODEV && !id,
+	   "no daemon: synchronous rdma_create_id -1, ENODEV");
+	errno = 0;
+	devs = rdma_get_devices(&n);
+	ok(!devs && n == 0 && errno == ENODEV,
+	   "no daemon: rdma_get_devices NULL, 0 devices, ENODEV");
+	/* rdma_create_ep: its address info is fine, its id is not */
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_TCP;
+	if (rdma_getaddrinfo("127.0.0.1", "7471", &hints, &res) == 0) {
+		errno = 0;
+		ok(rdma_create_ep(&id, res, NULL, NULL) == -1 &&
+		   errno == ENODEV,
+		   "no daemon: rdma_create_ep -1, ENODEV");
+		rdma_freeaddrinfo(res);
+	} else {
+		ok(0, "getaddrinfo for rdma_create_ep");
+	}
+}
+
+static void
+test_fabric(const char *node)
+{
+	struct rdma_event_channel *ch;
+	struct rdma_cm_event *ev;
+	struct ibv_context **devs;
+	struct rdma_cm_id *id = NULL;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct pollfd p;
+	int n = -1, rc, fl;
+
+	devs = rdma_get_devices(&n);
+	ok(devs && n == 1 && devs[0] && !devs[1] &&
+	   !strcmp(ibv_get_device_name(devs[0]->device), node),
+	   "rdma_get_devices: one device, %s", node);
+	if (devs) {
+		struct ibv_context **again = rdma_get_devices(NULL);
+
+		/* opened once for the life of the process, as librdmacm */
+		ok(again && again[0] == devs[0],
+		   "rdma_get_devices again: the same context");
+		rdma_free_devices(again);
+		rdma_free_devices(devs);
+	}
+	ch = rdma_create_event_channel();
+	ok(ch && ch->fd >= 0, "rdma_create_event_channel: a channel, fd %d",
+	   ch ? ch->fd : -1);
+	if (!ch)
+		return;
+	p = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
+	rc = poll(&p, 1, 100);
+	ok(rc == 0, "the channel fd is pollable and quiet with no event (%d)",
+	   rc);
+	fl = fcntl(ch->fd, F_GETFL);
+	ok(fl >= 0 && fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0,
+	   "the channel fd takes O_NONBLOCK");
+	errno = 0;
+	ok(rdma_get_cm_event(ch, &ev) == -1 && errno == EAGAIN,
+	   "rdma_get_cm_event on a non-blocking fd with no event: EAGAIN");
+	errno = 0;
+	ok(rdma_get_cm_event(ch, NULL) == -1 && errno == EINVAL,
+	   "rdma_get_cm_event without a place for the event: EINVAL");
+
+	errno = 0;
+	rc = rdma_create_id(ch, &id, NULL, RDMA_PS_TCP);
+	if (rc == -1 && errno == ENOSYS) {
+		ok(1, "rdma_create_id: the daemon does not serve rdma_cm: ENOSYS");
+		errno = 0;
+		ok(rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) == -1 &&
+		   errno == ENOSYS,
+		   "and again ENOSYS, at once (the session is gone)");
+	} else {
+		ok(rc == 0 && id && id->channel == ch && id->ps == RDMA_PS_TCP &&
+		   id->qp_type == IBV_QPT_RC && !id->verbs,
+		   "rdma_create_id: an RC id, not bound to a device yet");
+		if (rc == 0) {
+			rc = rdma_bind_addr(id, (struct sockaddr *)&sin);
+			ok(rc == 0, "rdma_bind_addr 0.0.0.0: 0 (%s)",
+			   rc ? strerror(errno) : "ok");
+			sin.sin_family = AF_UNIX;
+			errno = 0;
+			ok(rdma_bind_addr(id, (struct sockaddr *)&sin) == -1 &&
+			   errno == EINVAL, "rdma_bind_addr AF_UNIX: EINVAL");
+			ok(rdma_destroy_id(id) == 0, "rdma_destroy_id: 0");
+		}
+	}
+	rdma_destroy_event_channel(ch);
+	ok(1, "rdma_destroy_event_channel returns");
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s LIBPATH all|nofabric|fabric [NODE]\n",
+			argv[0]);
+		return 2;
+	}
+	check_loaded(argv[1]);
+	if (!strcmp(argv[2], "all")) {
+		test_getaddrinfo();
+		test_event_str();
+		test_rpoll();
+		test_enosys();
+	}
+	if (!strcmp(argv[2], "all") || !strcmp(argv[2], "nofabric"))
+		test_nofabric();
+	else
+		test_fabric(argc > 3 ? argv[3] : "hca1");
+	return tap_done();
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Stock rdmacm-utils over the drop-in librdmacm.so.1 (and libibverbs.so.1),
+# unmodified, between two nodes of one fabric, each side a process of its
+# own under madpmd-run: rping (connect, 20 validated pings, disconnect),
+# ucmatose (RC, 10 and 100 connections), udaddy (UD ids through SIDR),
+# rdma_server/rdma_client (rdma_create_ep, rdma_get_request), cmtime
+# (connection set-up steps for 100 connections); a connection to a port
+# nobody listens on is REJECTED (reason 8, invalid service ID). On IB after
+# OpenSM gave the ports their LIDs (routes are PathRecords from the SM),
+# and rping and ucmatose again on RoCE. The server binds to hca1's
+# address as `madpmd-run --print-addr` prints it. Daemons stop cleanly.
+# Usage: test_rdmacm.sh <madpmd> <madpmd-run>
+set -u
+madpmd=$1
+run=$2
+. "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/pair.sh"
+
+tmp=$(mktemp -d /tmp/madpmd-rdmacm.XXXXXX)
+eal_prefixes=(madpmd-cm-$$ madpmd-cm-roce-$$)
+port=$((20000 + $$ % 20000))
+
+# cm_pair NAME "SERVER CMD" "CLIENT CMD": the server on hca1 in the
+# background, the client on hca2 once the server listens (or a second
+# went by); outputs in $tmp/NAME.srv and .cli, exit statuses $rc1, $rc2
+cm_pair() {
+	local name=$1 srv_cmd=$2 cli_cmd=$3 srv
+	timeout 60 "$run" --node hca1 $srv_cmd > "$tmp/$name.srv" 2>&1 &
+	srv=$!
+	pids+=($srv)
+	sleep 0.5
+	timeout 60 "$run" --node hca2 $cli_cmd > "$tmp/$name.cli" 2>&1
+	rc2=$?
+	wait $srv
+	rc1=$?
+}
+
+cm_tools() {
+	local link=$1 addr
+
+	addr=$("$run" --node hca1 --print-addr)
+	ok $? "$link: hca1's address is $addr"
+
+	port=$((port + 1))
+	cm_pair ${link}_rping "rping -s -a $addr -p $port -C 20 -v" \
+		"rping -c -a $addr -p $port -C 20 -v -V"
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] &&
+		[ "$(grep -c 'ping data: rdma-ping-' "$tmp/${link}_rping.cli")" = 20 ]
+	ok $? "$link: rping 20 validated pings (server exit $rc1, client exit $rc2)"
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] || pair_show ${link}_rping
+
+	port=$((port + 1))
+	cm_pair ${link}_ucma "ucmatose -b $addr -p $port -c 10 -C 50" \
+		"ucmatose -s $addr -p $port -c 10 -C 50"
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q "test complete" "$tmp/${link}_ucma.cli"
+	ok $? "$link: ucmatose 10 connections, 50 messages each (exit $rc1, $rc2)"
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] || pair_show ${link}_ucma
+
+	# a connection to a port nobody listens on
+	port=$((port + 1))
+	timeout 30 "$run" --node hca2 ucmatose -s "$addr" -p $port -c 1 -C 1 \
+		> "$tmp/${link}_rej.cli" 2>&1
+	rc2=$?
+	[ $rc2 != 0 ] && grep -q "RDMA_CM_EVENT_REJECTED, error: 8" "$tmp/${link}_rej.cli"
+	ok $? "$link: a connection nobody listens for is REJECTED, reason 8 (exit $rc2)"
+	[ $rc2 != 0 ] || sed 's/^/# /' "$tmp/${link}_rej.cli" | tail -5
+}
+
+# ---- InfiniBand ----
+export MADPMD_RUN_DIR=$tmp/run
+fabric madpmd-cm-$$ "$MADPMD_RUN_DIR"
+timeout 60 "$run" opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
+grep -q "SUBNET UP" "$tmp/opensm.log"
+ok $? "IB: opensm -o reaches SUBNET UP"
+cm_tools ib
+addr=$("$run" --node hca1 --print-addr)
+
+port=$((port + 1))
+cm_pair ib_ucma100 "ucmatose -b $addr -p $port -c 100 -C 10" \
+	"ucmatose -s $addr -p $port -c 100 -C 10"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q "test complete" "$tmp/ib_ucma100.cli"
+ok $? "IB: ucmatose 100 connections (exit $rc1, $rc2)"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] || pair_show ib_ucma100
+
+port=$((port + 1))
+cm_pair ib_udaddy "udaddy -b $addr -p $port -c 4 -C 20" \
+	"udaddy -s $addr -p $port -c 4 -C 20"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q "test complete" "$tmp/ib_udaddy.cli"
+ok $? "IB: udaddy 4 UD ids through SIDR, 20 datagrams each (exit $rc1, $rc2)"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] || pair_show ib_udaddy
+
+port=$((port + 1))
+cm_pair ib_rdma_srv "rdma_server -s $addr -p $port" \
+	"rdma_client -s $addr -p $port"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q "rdma_client: end 0" "$tmp/ib_rdma_srv.cli"
+ok $? "IB: rdma_server / rdma_client (exit $rc1, $rc2)"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] || pair_show ib_rdma_srv
+
+port=$((port + 1))
+cm_pair ib_cmtime "cmtime -b $addr -p $port -c 100" \
+	"cmtime -s $addr -p $port -c 100"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q "connect" "$tmp/ib_cmtime.cli"
+ok $? "IB: cmtime 100 connections (exit $rc1, $rc2)"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] || pair_show ib_cmtime
+sed 's/^/# cmtime: /' "$tmp/ib_cmtime.cli" | head -20
+
+daemon_stop_check $daemon "$tmp/madpmd-cm-$$.log"
+ok $? "IB: the daemon stops cleanly"
+
+# ---- RoCE ----
+export MADPMD_RUN_DIR=$tmp/run-roce
+fabric madpmd-cm-roce-$$ "$MADPMD_RUN_DIR" --link roce
+cm_tools roce
+daemon_stop_check $daemon "$tmp/madpmd-cm-roce-$$.log"
+ok $? "RoCE: the daemon stops cleanly"
+
+tap_done

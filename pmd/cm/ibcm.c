@@ -851,7 +851,14 @@ rej_in(struct hca_ibcm *cm, const uint8_t *data, uint64_t now_ns)
 
 	memset(&ev, 0, sizeof(ev));
 	mpd_layout_decode(&mpd_cm_rej_layout, data, MPD_CM_DATA_LEN, &ev.m.rej);
-	c = conn_by_local(cm, ev.m.rej.remote_comm_id);
+	/* cm.c's cm_acquire_rejected_id(): the REJ of a REQ that timed out
+	 * names us by its sender's ID and CA GUID (in the ARI) only */
+	if (ev.m.rej.reason == HCA_IBCM_REJ_TIMEOUT &&
+	    ev.m.rej.reject_info_len >= 8)
+		c = conn_by_remote(cm, ev.m.rej.local_comm_id,
+				   mpd_get_be64(ev.m.rej.ari));
+	else
+		c = conn_by_local(cm, ev.m.rej.remote_comm_id);
 	if (!c || (c->remote_id && ev.m.rej.local_comm_id &&
 		   c->remote_id != ev.m.rej.local_comm_id)) {
 		cm->st.dropped++;

@@ -19,10 +19,11 @@ struct rte_pmd_hca_port_info {
 };
 
 /*
- * The address table of a RoCE port: where a GID is (its GID 0, prefix +
- * port GUID, or its IPv4-mapped GID 1), so that umad sends with a GRH
- * reach the right MAC without asking the network. The launcher adds every
- * port of its fabric to every RoCE port; a port always knows itself.
+ * The address table of a port: where a GID is (its GID 0, prefix + port
+ * GUID, or its IPv4-mapped GID 1), so that umad sends with a GRH reach
+ * the right MAC without asking the network, and rdma_cm resolves IPv4
+ * addresses (on IB too). The launcher adds every port of its fabric to
+ * every port of the same link type; a port always knows itself.
  */
 struct rte_pmd_hca_neigh {
 	uint8_t gid[16];
@@ -41,8 +42,9 @@ int rte_pmd_hca_neigh_add(uint16_t port_id,
  * How long an application that sleeps on the port's rx interrupt
  * (rte_eth_dev_rx_intr_enable()) may sleep: 1 (ms) while the port has
  * sends waiting for their response or RMPP transfers (their timers are
- * 1 ms grained), -1 when only a frame or a client can give it work (both
- * ring the interrupt). -ENODEV or -ENOTSUP otherwise.
+ * 1 ms grained), the ms until the CM's next timer (REQ, REP and DREQ
+ * time-outs, timewait; at most 1000), -1 when only a frame or a client can
+ * give it work (both ring the interrupt). -ENODEV or -ENOTSUP otherwise.
  */
 int rte_pmd_hca_idle_ms(uint16_t port_id);
 

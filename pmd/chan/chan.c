@@ -41,7 +41,7 @@
 				 * as fast as we read */
 
 static const struct hca_chan_service *const services[] = {
-	&hca_chan_umad, &hca_chan_verbs,
+	&hca_chan_umad, &hca_chan_verbs, &hca_chan_cm,
 };
 
 static uint64_t
@@ -80,6 +80,8 @@ session_put(struct hca_session *s)
 		session_free(s);
 }
 
+static void owed_wakes(struct hca_chan *ch);
+
 /* Out of every list, everything it held freed; then let go. */
 static void
 session_end(struct hca_chan *ch, struct hca_session *s)
@@ -98,6 +100,9 @@ session_end(struct hca_chan *ch, struct hca_session *s)
 	ch->nsessions--;
 	hca_mad_client_detach(ch->cfg.ml, &s->mc);
 	rte_spinlock_unlock(ch->cfg.lock);
+	/* its ids' peers hear of it (DREQ, REJ): wake whom that woke */
+	hca_chan_cm_end(ch, s);
+	owed_wakes(ch);
 	hca_chan_verbs_end(ch, s);
 	CHAN_LOG(INFO, "%s: client pid %d gone (%" PRIu64 " sent, %" PRIu64
 		 " received)", ch->node, (int)s->pid, s->mc.sent,
@@ -702,6 +707,7 @@ hca_chan_arm(struct hca_chan *ch, bool on)
 		pending |= on && !s->mc.dead && !mpd_ring_empty(&s->tx);
 	/* send queues with work, timers that must not wait for a client */
 	pending |= on && ch->cfg.verbs && hca_verbs_busy(ch->cfg.verbs);
+	pending |= on && hca_cm_busy(ch->cfg.cm);
 	rte_spinlock_unlock(ch->cfg.lock);
 	return pending;
 }

@@ -14,6 +14,7 @@
 #include <rte_spinlock.h>
 
 #include "../capture/records.h"
+#include "../cm/cm.h"
 #include "../mad/mad_layer.h"
 #include "../node/node.h"
 #include "../qp/qp.h"
@@ -25,6 +26,7 @@ struct hca_chan_cfg {
 	struct hca_port *port;
 	struct hca_mad_layer *ml;
 	struct hca_verbs *verbs;
+	struct hca_cm *cm;		/* NULL: no rdma_cm service */
 	struct hca_recorder *rec;
 	rte_spinlock_t *lock;		/* the port lock */
 	const char *run_dir;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Inside the channel. chan.c (socket, sessions, shared memory, dispatch)
- * calls the handler tables of chan_umad.c and issm.c; they call nothing
+ * calls the handler tables of chan_umad.c, chan_verbs.c, chan_cm.c and
+ * issm.c; they call nothing
  * of chan.c, only the inline helpers here.
  */
 #ifndef NET_HCA_CHAN_PRIV_H
@@ -51,6 +52,8 @@ struct hca_session {
 	 * objects it made, by handle */
 	struct hca_v_owner vo;
 	struct chan_vobj *vobj;
+	/* rdma_cm (chan_cm.c): the owner of its ids */
+	struct hca_cma_owner co;
 };
 
 TAILQ_HEAD(hca_session_list, hca_session);
@@ -172,6 +175,7 @@ struct hca_chan_service {
 
 extern const struct hca_chan_service hca_chan_umad;
 extern const struct hca_chan_service hca_chan_verbs;
+extern const struct hca_chan_service hca_chan_cm;
 
 /* reply.c: a reply with nfds fds (at most 3); 0 or -1 */
 int hca_chan_send_reply(int sock, struct mpd_chan_msg *m, const int *fds,
@@ -181,6 +185,8 @@ int hca_chan_reply(struct hca_session *s, struct mpd_chan_msg *m, int fd);
 /* chan_verbs.c: free what a session made, as it ends */
 struct chan_vobj;
 void hca_chan_verbs_end(struct hca_chan *ch, struct hca_session *s);
+/* chan_cm.c: destroy a session's rdma_cm ids, as it ends */
+void hca_chan_cm_end(struct hca_chan *ch, struct hca_session *s);
 
 /* The port as a client's HELLO and PORT_INFO see it; lock held. */
 void hca_chan_port_info(const struct hca_chan *ch,

@@ -46,6 +46,7 @@ struct hca_internals {
 	struct hca_mad_layer ml;
 	struct hca_verbs verbs;		/* QPs, CQs, MRs */
 	struct hca_chan *chan;		/* when run_dir= */
+	struct hca_cm *cm;		/* IB CM and rdma_cm ids */
 	struct hca_recorder rec;
 	struct rte_ether_addr mac;	/* the ethdev's copy of port.mac */
 	char run_dir[256];

@@ -276,6 +276,8 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 
 		rte_spinlock_lock(&hi->lock);
 		hca_mad_poll(&hi->ml, now, &out);
+		if (hi->cm && out.room)
+			hca_cm_poll(hi->cm, now, &out);
 		hca_chan_send_burst(hi->chan, now, &out);
 		if (out.room) {
 			struct data_ctx d = { hi, rxq->mp, bufs + got + e.n,

@@ -600,6 +600,10 @@ eth_dev_close(struct rte_eth_dev *dev)
 		eth_dev_stop(dev);
 	hca_chan_stop(hi->chan);
 	hi->chan = NULL;
+	rte_spinlock_lock(&hi->lock);
+	hca_cm_destroy(hi->cm);
+	hi->cm = NULL;
+	rte_spinlock_unlock(&hi->lock);
 	drain_egress(hi);
 	rte_ring_free(hi->egress);
 	rte_ring_free(hi->loop);
@@ -978,10 +982,15 @@ hca_probe(struct rte_vdev_device *vdev)
 	hca_link_fill(&hi->port, &dev->data->dev_link);
 	memcpy(hi->run_dir, run_dir, sizeof(hi->run_dir));
 	hi->umad_mode = umad_mode;
+	/* the port's CM: a client of its MAD layer like any other */
+	if (run_dir[0] && hca_cm_create(&hi->cm, &hi->port, &hi->ml) != 0)
+		HCA_LOG(WARNING, "%s: no memory for the CM: rdma_cm is not served",
+			name);
 	chan_cfg = (struct hca_chan_cfg){
 		.port = &hi->port,
 		.ml = &hi->ml,
 		.verbs = &hi->verbs,
+		.cm = hi->cm,
 		.rec = &hi->rec,
 		.lock = &hi->lock,
 		.run_dir = hi->run_dir,
@@ -990,6 +999,8 @@ hca_probe(struct rte_vdev_device *vdev)
 		.doorbell = hi->doorbell,
 	};
 	if (hca_chan_start(&hi->chan, &chan_cfg) != 0) {
+		hca_cm_destroy(hi->cm);
+		hi->cm = NULL;
 		intr_free(dev);
 		rte_ring_free(hi->egress);
 		rte_ring_free(hi->loop);
@@ -1174,7 +1185,7 @@ rte_pmd_hca_idle_ms(uint16_t port_id)
 {
 	struct hca_internals *hi;
 	bool timers;
-	int rc;
+	int rc, cm_ms;
 
 	hi = hca_of_port_checked(port_id, &rc);
 	if (!hi)
@@ -1182,6 +1193,10 @@ rte_pmd_hca_idle_ms(uint16_t port_id)
 	rte_spinlock_lock(&hi->lock);
 	timers = hca_mad_timers(&hi->ml) || hca_verbs_busy(&hi->verbs) ||
 		 !rte_ring_empty(hi->loop);
+	/* the CM's timers are seconds long: sleep until the next one */
+	cm_ms = hca_cm_idle_ms(hi->cm);
 	rte_spinlock_unlock(&hi->lock);
-	return timers ? 1 : -1;
+	if (timers)
+		return 1;
+	return cm_ms < 0 ? -1 : (cm_ms ? cm_ms : 1);
 }

@@ -204,8 +204,10 @@ bad:
 	return -1;
 }
 
-/* Every RoCE port learns where every HCA port of the fabric is: its GIDs
- * and MAC, so that a GRH-addressed send never asks the network. */
+/* Every HCA port learns where every other HCA port of its link type is:
+ * its GIDs, MAC and IPv4 address, so that a GRH-addressed send on RoCE
+ * never asks the network, and rdma_cm resolves an IP address on IB and
+ * RoCE alike without ARP (the fabric's own table, not IPoIB). */
 static int
 fab_addresses(struct fabric *f)
 {
@@ -214,10 +216,11 @@ fab_addresses(struct fabric *f)
 	int rc;
 
 	for (i = 0; i < f->nports; i++) {
-		if (!f->port[i].hca || f->port[i].link == MPD_LINK_IB)
+		if (!f->port[i].hca)
 			continue;
 		for (j = 0; j < f->nports; j++) {
 			if (j == i || !f->port[j].hca ||
+			    f->port[j].link != f->port[i].link ||
 			    rte_pmd_hca_neigh_self(f->port[j].port_id, &n) != 0)
 				continue;
 			rc = rte_pmd_hca_neigh_add(f->port[i].port_id, &n);

@@ -5,7 +5,7 @@
 Reads the objects of the PMD's static library with nm: a file calls
 another when it uses a symbol the other defines. Checks that no two files
 call each other in a circle, that each folder calls only the folders below
-it (node < mad < capture < chan < ethdev), and, from the sources, that no
+it (node < mad < capture < cm < chan < ethdev), and, from the sources, that no
 file includes a header of a folder above its own. TAP on stdout.
 Usage: check_layers.py <librte_net_hca_static.a> <pmd source dir>
 """
@@ -14,7 +14,7 @@ import re
 import subprocess
 import sys
 
-ORDER = ["node", "mad", "capture", "chan", "ethdev"]
+ORDER = ["node", "mad", "capture", "cm", "chan", "ethdev"]
 
 
 def objects(lib):

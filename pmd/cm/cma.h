@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rdma_cm ids of one port on top of its IB CM (ibcm.h), as the kernel's
+ * cma.c and ucma.c make them: port spaces and ports, the cma header in
+ * REQ and SIDR_REQ private data, address and route resolution through
+ * the fabric's own tables and the SA, listen/connect/accept/reject/
+ * disconnect, the QP attributes of each step, notify.
+ *
+ * Ids belong to owners (the channel's sessions) that hear of them through
+ * struct hca_cma_owner_ops; this layer includes no channel header. No
+ * DPDK, no lock, no clock: callers hold the port lock and pass the time.
+ * Every call returns 0 or a positive errno, as cma.h's replies carry it.
+ */
+#ifndef NET_HCA_CMA_H
+#define NET_HCA_CMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "madpmd/cma.h"
+#include "../node/node.h"
+#include "ibcm.h"
+
+#define HCA_CMA_MAX_IDS		16384	/* per port, a power of two */
+
+/* librdmacm's values (rdma_cma.h) */
+#define HCA_CMA_PS_IPOIB	0x0002
+#define HCA_CMA_PS_TCP		0x0106
+#define HCA_CMA_PS_UDP		0x0111
+#define HCA_CMA_UDP_QKEY	0x01234567u	/* RDMA_UDP_QKEY */
+#define HCA_CMA_OPT_ID		0		/* RDMA_OPTION_ID */
+#define HCA_CMA_OPT_ID_TOS	0
+#define HCA_CMA_OPT_ID_REUSEADDR 1
+#define HCA_CMA_OPT_ID_AFONLY	2
+#define HCA_CMA_OPT_ID_ACK_TIMEOUT 3
+#define HCA_CMA_OPT_IB		1		/* RDMA_OPTION_IB */
+#define HCA_CMA_OPT_IB_PATH	1
+
+/* cma.c's constants */
+#define HCA_CMA_RESP_TIMEOUT	20	/* CMA_CM_RESPONSE_TIMEOUT */
+#define HCA_CMA_MAX_RETRIES	15	/* CMA_MAX_CM_RETRIES */
+#define HCA_CMA_IBOE_LIFETIME	18	/* CMA_IBOE_PACKET_LIFETIME */
+
+/* enum rdma_cm_event_type */
+enum hca_cma_event {
+	HCA_CMA_EV_ADDR_RESOLVED = 0,
+	HCA_CMA_EV_ADDR_ERROR = 1,
+	HCA_CMA_EV_ROUTE_RESOLVED = 2,
+	HCA_CMA_EV_ROUTE_ERROR = 3,
+	HCA_CMA_EV_CONNECT_REQUEST = 4,
+	HCA_CMA_EV_CONNECT_RESPONSE = 5,
+	HCA_CMA_EV_CONNECT_ERROR = 6,
+	HCA_CMA_EV_UNREACHABLE = 7,
+	HCA_CMA_EV_REJECTED = 8,
+	HCA_CMA_EV_ESTABLISHED = 9,
+	HCA_CMA_EV_DISCONNECTED = 10,
+	HCA_CMA_EV_TIMEWAIT_EXIT = 15,
+};
+
+/* enum rdma_cm_state */
+enum hca_cma_state {
+	HCA_CMA_IDLE = 0,
+	HCA_CMA_ADDR_QUERY,
+	HCA_CMA_ADDR_RESOLVED,
+	HCA_CMA_ROUTE_QUERY,
+	HCA_CMA_ROUTE_RESOLVED,
+	HCA_CMA_CONNECT,
+	HCA_CMA_DISCONNECT,
+	HCA_CMA_ADDR_BOUND,
+	HCA_CMA_LISTEN,
+};
+
+struct hca_cma_owner;
+
+struct hca_cma_owner_ops {
+	/* An event for the owner: false when it could not take it (the
+	 * owner is then cut off and will destroy its ids). */
+	bool (*event)(struct hca_cma_owner *o, const struct mpd_cm_event_rec *e);
+};
+
+/* What the layer knows of an id's owner; the channel embeds it. */
+struct hca_cma_owner {
+	const struct hca_cma_owner_ops *ops;
+	uint32_t pid;			/* MIGRATE_ID: the same process */
+	uint32_t nids;			/* ids it holds */
+	bool dead;
+};
+
+struct hca_cma_id {
+	TAILQ_ENTRY(hca_cma_id) next;	/* free list */
+	bool used;
+	bool has_port;			/* bound to this port's address */
+	bool bound;			/* holds its port number */
+	bool reuseaddr, afonly, tos_set, ack_timeout_set;
+	bool in_backlog;		/* a request its listen counts */
+	uint8_t tos;
+	uint8_t ack_timeout;
+	uint8_t num_paths;
+	uint32_t handle;
+	struct hca_cma_owner *owner;
+	uint32_t ps;
+	uint32_t qp_type;		/* enum ibv_qp_type */
+	enum hca_cma_state state;
+	struct mpd_cm_addr src, dst;
+	uint8_t sgid[16], dgid[16];
+	uint16_t pkey;
+	struct mpd_cm_path_rec path;
+	struct hca_ibcm_conn *conn;
+	uint32_t parent;		/* a request's listen */
+	uint32_t backlog, pending;	/* a listen's, and its requests */
+	uint32_t events_reported;
+	uint32_t qp_num;
+	uint32_t qkey;
+};
+
+/* What the layer needs of the port's glue: SA queries go out with a
+ * time-out (the MAD layer's), their answers come to hca_cma_sa_input. */
+struct hca_cma_io {
+	void (*sa_send)(void *ctx, const struct hca_mad_desc *d,
+			const uint8_t *mad);
+};
+
+struct hca_cma {
+	struct hca_port *port;
+	struct hca_ibcm *ibcm;
+	const struct hca_cma_io *io;
+	void *io_ctx;
+	uint32_t sa_agent;
+	uint32_t next_gen;
+	uint64_t rnd;
+	struct hca_cma_id *ids;		/* HCA_CMA_MAX_IDS */
+	TAILQ_HEAD(, hca_cma_id) free;
+	uint32_t nused;
+	uint64_t events, events_lost;
+};
+
+int hca_cma_init(struct hca_cma *cma, struct hca_port *port,
+		 struct hca_ibcm *ibcm, const struct hca_cma_io *io,
+		 void *io_ctx, uint64_t seed);
+void hca_cma_fini(struct hca_cma *cma);
+
+/* The IB CM's events for connections the ids own (hca_ibcm_ops.event) */
+int hca_cma_cm_event(struct hca_cma *cma, struct hca_ibcm_conn *c,
+		     const struct hca_ibcm_event *ev);
+/* An SA agent's answer or handed-back query (status set) */
+void hca_cma_sa_input(struct hca_cma *cma, const struct hca_mad_desc *d,
+		      const uint8_t *mad, uint32_t len);
+
+int hca_cma_create(struct hca_cma *cma, struct hca_cma_owner *o,
+		   uint32_t ps, uint32_t qp_type, uint32_t *handle);
+int hca_cma_destroy(struct hca_cma *cma, struct hca_cma_owner *o,
+		    uint32_t handle, uint64_t now_ns, uint32_t *events);
+/* Every id of o, destroyed as DESTROY_ID does */
+void hca_cma_owner_gone(struct hca_cma *cma, struct hca_cma_owner *o,
+			uint64_t now_ns);
+int hca_cma_bind(struct hca_cma *cma, struct hca_cma_owner *o,
+		 uint32_t handle, const struct mpd_cm_addr *a);
+int hca_cma_resolve_addr(struct hca_cma *cma, struct hca_cma_owner *o,
+			 const struct mpd_cm_resolve_addr_req *r);
+int hca_cma_resolve_route(struct hca_cma *cma, struct hca_cma_owner *o,
+			  const struct mpd_cm_resolve_route_req *r);
+int hca_cma_query(struct hca_cma *cma, struct hca_cma_owner *o,
+		  uint32_t handle, struct mpd_cm_id_info *info);
+int hca_cma_listen(struct hca_cma *cma, struct hca_cma_owner *o,
+		   uint32_t handle, uint32_t backlog);
+int hca_cma_connect(struct hca_cma *cma, struct hca_cma_owner *o,
+		    uint32_t handle, const struct mpd_cm_conn_param *p,
+		    uint64_t now_ns);
+int hca_cma_accept(struct hca_cma *cma, struct hca_cma_owner *o,
+		   uint32_t handle, const struct mpd_cm_conn_param *p,
+		   uint64_t now_ns);
+int hca_cma_reject(struct hca_cma *cma, struct hca_cma_owner *o,
+		   uint32_t handle, const uint8_t *pdata, uint8_t len,
+		   uint64_t now_ns);
+int hca_cma_disconnect(struct hca_cma *cma, struct hca_cma_owner *o,
+		       uint32_t handle, uint64_t now_ns);
+int hca_cma_establish(struct hca_cma *cma, struct hca_cma_owner *o,
+		      uint32_t handle);
+int hca_cma_init_qp_attr(struct hca_cma *cma, struct hca_cma_owner *o,
+			 uint32_t handle, uint32_t qp_state,
+			 struct mpd_cm_qp_attr_rep *rep);
+int hca_cma_notify(struct hca_cma *cma, struct hca_cma_owner *o,
+		   uint32_t handle, uint32_t event);
+int hca_cma_set_option(struct hca_cma *cma, struct hca_cma_owner *o,
+		       const struct mpd_cm_option_req *r);
+/* The id moves to o (same process); *events as DESTROY_ID's */
+int hca_cma_migrate(struct hca_cma *cma, struct hca_cma_owner *o,
+		    uint32_t handle, uint32_t *events);
+
+/* ---- route.c: addresses and routes, from the fabric's tables ---- */
+
+/* The port's own address (wildcard, loopback, its IPv4 or GIDs) */
+bool hca_cma_addr_local(const struct hca_port *p, const struct mpd_cm_addr *a);
+/* Where dst is on the fabric: true with *n */
+bool hca_cma_addr_resolve(const struct hca_port *p,
+			  const struct mpd_cm_addr *dst, struct hca_neigh *n);
+/* The GID an id uses: IB GID 0, RoCEv2 the IPv4-mapped GID 1 */
+void hca_cma_gid(const struct hca_port *p, const struct hca_neigh *n,
+		 uint8_t gid[16]);
+/* A SubnAdm Get(PathRecord) from the port to its SM (IBA 15.4), low
+ * TID bits tid: into mad, addressed by *d */
+void hca_cma_path_query(const struct hca_port *p, const uint8_t sgid[16],
+			const uint8_t dgid[16], uint16_t pkey, uint32_t tid,
+			uint8_t *mad, struct hca_mad_desc *d);
+/* The answer: 0 with *path, or EHOSTUNREACH */
+int hca_cma_path_answer(const uint8_t *mad, uint32_t len,
+			struct mpd_cm_path_rec *path);
+/* A RoCEv2 route: no SA, the port's own view (cma.c's iboe route) */
+void hca_cma_roce_path(const struct hca_port *p, const uint8_t sgid[16],
+		       const uint8_t dgid[16], uint8_t tos,
+		       struct mpd_cm_path_rec *path);
+
+#endif

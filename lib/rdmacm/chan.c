@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -93,11 +94,29 @@ cma_chan_open(void)
 	}
 	snprintf(c->path, sizeof(c->path), "%s/%s/%s", node.run_dir, node.name,
 		 MPD_CHAN_SOCK);
+	/*
+	 * The application's fd is an epoll fd of its own over the daemon's
+	 * eventfd, readable exactly when the eventfd is: blocking, as the
+	 * kernel's rdma_cm fd, until the application makes it O_NONBLOCK,
+	 * which then says nothing of the eventfd the daemon writes (a
+	 * file description the daemon shares, made non-blocking by it).
+	 */
+	c->ch.fd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->ch.fd < 0 ||
+	    epoll_ctl(c->ch.fd, EPOLL_CTL_ADD, h.efd,
+		      &(struct epoll_event){ .events = EPOLLIN }) < 0) {
+		rc = errno;
+		if (c->ch.fd >= 0)
+			close(c->ch.fd);
+		munmap(c->shm, c->shm_size);
+		umad_hello_close(&h);
+		free(c);
+		errno = rc;
+		return NULL;
+	}
 	c->sock = h.sock;
 	c->seq = h.seq;
-	c->ch.fd = h.efd;
-	/* blocking, as the kernel's rdma_cm fd, until the application says
-	 * otherwise: look before each read */
+	c->efd = h.efd;
 	c->wake.efd = h.efd;
 	c->wake.shm = c->shm;
 	c->wake.may_block = true;
@@ -118,6 +137,7 @@ cma_chan_close(struct cma_chan *c)
 
 	close(c->sock);
 	close(c->ch.fd);
+	close(c->efd);
 	munmap(c->shm, c->shm_size);
 	while ((q = c->queued)) {
 		c->queued = q->next;
@@ -222,7 +242,7 @@ int
 cma_chan_wait(struct cma_chan *c, int timeout_ms)
 {
 	struct pollfd p[2] = {
-		{ .fd = c->ch.fd, .events = POLLIN },
+		{ .fd = c->efd, .events = POLLIN },
 		{ .fd = c->sock, .events = POLLRDHUP },
 	};
 	int n;

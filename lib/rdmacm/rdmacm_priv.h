@@ -59,11 +59,13 @@ struct cma_rec {
  * go one at a time on sock (ctl_lock); events are records of its
  * receive ring, moved into the list "queued" before they are handed out
  * (so that a destroyed id's records can be taken out of the middle);
- * ch.fd is the session's eventfd, readable while either holds one. */
+ * ch.fd is an epoll fd over the session's eventfd (efd), readable while
+ * either holds one. */
 struct cma_chan {
 	struct rdma_event_channel ch;	/* what the application sees */
 	pthread_mutex_t ctl_lock;	/* sock, seq, dead */
 	int sock;
+	int efd;			/* the session's eventfd, under ch.fd */
 	uint32_t seq;
 	int dead;			/* errno once the session is gone */
 	void *shm;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
 
 #include "madpmd/topo.h"
 
@@ -552,6 +553,50 @@ get_port_opts(struct parser *p, const struct src *s, char *rest,
 	return 0;
 }
 
+/*
+ * madpmd's "ip=A.B.C.D" among the options (before any '#' comment): the
+ * port's IPv4 address, which rdma_cm resolves to it. ibsim takes the
+ * letter before '=' ('p') for an option it does not know and ignores it,
+ * so such a file still starts ibsim.
+ */
+static int
+get_port_ip(struct parser *p, const struct src *s, const char *rest,
+	    enum mpd_topo_type type, struct mpd_topo_port *pt)
+{
+	size_t end = strcspn(rest, "#"), n;
+	const char *m, *v;
+	char val[INET_ADDRSTRLEN];
+	struct in_addr a;
+	uint32_t h;
+
+	for (m = strstr(rest, "ip="); m && (size_t)(m - rest) < end;
+	     m = strstr(m + 1, "ip=")) {
+		if (m > rest && m[-1] != ' ' && m[-1] != '\t')
+			continue;	/* part of another word */
+		if (type == MPD_TOPO_SWITCH)
+			return src_err(p, s, "ip= on a switch port: only CA and router ports have an IPv4 address");
+		if (pt->ip4_given)
+			return src_err(p, s, "ip= given twice for port %u",
+				       pt->num);
+		v = m + 3;
+		n = strcspn(v, " \t#");
+		if (n < sizeof(val)) {
+			memcpy(val, v, n);
+			val[n] = '\0';
+		}
+		if (n >= sizeof(val) || inet_pton(AF_INET, val, &a) != 1)
+			return src_err(p, s, "bad ip= value \"%.*s\": expected the port's IPv4 address, as in ip=10.0.0.1",
+				       (int)(n > 40 ? 40 : n), v);
+		h = ntohl(a.s_addr);
+		if (!h || h == UINT32_MAX || (h >> 28) == 0xe)
+			return src_err(p, s, "bad ip= value %s: a port's address is unicast (not 0.0.0.0, multicast or 255.255.255.255)",
+				       val);
+		memcpy(pt->ip4, &a.s_addr, sizeof(pt->ip4));
+		pt->ip4_given = true;
+	}
+	return 0;
+}
+
 /* "[N][(guid)] "remote"[M] [options] [# ...]" in node cur's block. */
 static int
 parse_port(struct parser *p, const struct src *s, unsigned int cur, char *l)
@@ -614,7 +659,8 @@ parse_port(struct parser *p, const struct src *s, unsigned int cur, char *l)
 			return src_err(p, s, "port %llu out of range: \"%s\" has at most %d ports",
 				       rv, r->name, MPD_TOPO_PORTS_MAX);
 	}
-	if (get_port_opts(p, s, l, pt) < 0)
+	if (get_port_opts(p, s, l, pt) < 0 ||
+	    get_port_ip(p, s, l, nd->type, pt) < 0)
 		return -1;
 	if (nd->type != MPD_TOPO_ROUTER && get_link_data(l, pt))
 		pt->link_given = true;
@@ -1076,6 +1122,42 @@ link_ports(struct parser *p)
 	return 0;
 }
 
+/* Two ports given the same IPv4 address: rdma_cm could not tell them apart.
+ * Reported at the later port's line. */
+static int
+check_addresses(struct parser *p)
+{
+	const struct mpd_topo *t = p->t;
+	const struct mpd_topo_port *a, *b;
+	unsigned int n, i, m, j;
+	char ip[INET_ADDRSTRLEN];
+
+	for (n = 0; n < t->num_nodes; n++)
+		for (i = 1; i <= t->node[n].num_ports; i++) {
+			a = &t->node[n].port[i];
+			if (!a->ip4_given)
+				continue;
+			for (m = 0; m <= n; m++)
+				for (j = 1; j <= t->node[m].num_ports; j++) {
+					b = &t->node[m].port[j];
+					if (m == n && j >= i)
+						break;
+					if (!b->ip4_given ||
+					    memcmp(a->ip4, b->ip4, 4))
+						continue;
+					inet_ntop(AF_INET, a->ip4, ip,
+						  sizeof(ip));
+					return file_err(p, src_file_of(p, n),
+							a->line, "ip=%s of \"%s\" port %u is already the address of \"%s\" port %u (%s:%u)",
+							ip, t->node[n].name, i,
+							t->node[m].name, j,
+							src_file_of(p, m),
+							b->line);
+				}
+		}
+	return 0;
+}
+
 /* ---- entry points ---------------------------------------------------------- */
 
 static void
@@ -1106,6 +1188,8 @@ parser_finish(struct parser *p, const char *name, int rc)
 		rc = file_err(p, name, 0, "defines no nodes: expected at least one Hca or Switch block");
 	if (!rc)
 		rc = link_ports(p);
+	if (!rc)
+		rc = check_addresses(p);
 	for (i = 0; i < p->nfiles; i++)
 		free(p->files[i]);
 	free(p->files);

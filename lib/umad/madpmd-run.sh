@@ -4,7 +4,8 @@
 # saquery, ibv_devinfo, rping, ...) against a madpmd fabric. It puts
 # madpmd's drop-in libibumad.so.3, libibverbs.so.1 and librdmacm.so.1
 # first on the library path, selects the node (the tool's one CA) and the
-# run directory, and execs the command unchanged.
+# run directory, and execs the command unchanged. --print-addr prints the
+# node's port-1 IPv4 address instead (what rdma_cm resolves to that port).
 set -u
 
 prog=madpmd-run
@@ -28,6 +29,7 @@ fi
 usage() {
 	cat <<USAGE
 usage: $prog [--node NAME] [--run-dir DIR] COMMAND [ARGS...]
+       $prog [--node NAME] [--run-dir DIR] --print-addr
 
 Runs COMMAND with madpmd's libibumad.so.3, libibverbs.so.1 and
 librdmacm.so.1 first on the library path (from $libdir),
@@ -38,6 +40,8 @@ rdmacm-utils talk to the madpmd fabric instead of the kernel.
                   else the first node the daemon lists
   --run-dir DIR   the daemon's run directory; default \$MADPMD_RUN_DIR,
                   else @RUN_DIR_DEFAULT@
+  --print-addr    print the IPv4 address of the node's port 1 (one dotted
+                  quad, as the daemon has it) and exit
   -h, --help      this text
 USAGE
 }
@@ -48,6 +52,7 @@ die() {
 }
 
 node=${MADPMD_NODE:-}
+print_addr=
 run_dir=${MADPMD_RUN_DIR:-@RUN_DIR_DEFAULT@}
 
 while [ $# -gt 0 ]; do
@@ -62,6 +67,8 @@ while [ $# -gt 0 ]; do
 		run_dir=$2; shift 2 ;;
 	--run-dir=*)
 		run_dir=${1#--run-dir=}; shift ;;
+	--print-addr)
+		print_addr=1; shift ;;
 	-h|--help)
 		usage; exit 0 ;;
 	--)
@@ -73,11 +80,15 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-if [ $# -eq 0 ]; then
+if [ -n "$print_addr" ] && [ $# -gt 0 ]; then
+	echo "$prog: --print-addr takes no command (try --help)" >&2
+	exit 2
+fi
+if [ -z "$print_addr" ] && [ $# -eq 0 ]; then
 	echo "$prog: no command given (try --help)" >&2
 	exit 2
 fi
-if ! command -v -- "$1" >/dev/null 2>&1; then
+if [ -z "$print_addr" ] && ! command -v -- "$1" >/dev/null 2>&1; then
 	echo "$prog: $1: command not found (install it, or give its path)" >&2
 	exit 127
 fi
@@ -109,6 +120,12 @@ if [ ! -S "$sock" ]; then
 fi
 if [ ! -w "$sock" ]; then
 	die "$sock is not writable by you (run as the daemon's user, e.g. with sudo)"
+fi
+
+if [ -n "$print_addr" ]; then
+	[ -x "$libdir/madpmd-addr" ] ||
+		die "no madpmd-addr in $libdir (build or install madpmd first)"
+	MADPMD_RUN_DIR=$run_dir exec "$libdir/madpmd-addr" "$node"
 fi
 
 # the build tree keeps the drop-in libibverbs.so.1 and librdmacm.so.1

@@ -20,9 +20,7 @@
 
 #define BURST		32
 #define NB_MBUFS	8191
-/* a frame of the largest path MTU whole (IBA 7.7.8: 4096 bytes of
- * payload, LRH, GRH, BTH, RETH, ICRC and VCRC; or its RoCEv2 headers) */
-#define MBUF_DATA	(4096 + 256)
+#define MBUF_DATA	FAB_FRAME_MAX
 #define RING_DESC	512
 
 int
@@ -190,6 +188,18 @@ fab_set_lossy(struct fabric *f, const char *spec)
 				return -1;
 			}
 			rc = 0;
+		} else if (strcmp(kv, "mad") == 0) {
+			rc = fab_lossy_sel_parse(&l, v);
+			if (rc == -E2BIG) {
+				fprintf(stderr, "madpmd: --lossy: at most %d mad= selectors\n",
+					FAB_LOSSY_MAX_SEL);
+				return -1;
+			}
+			if (rc) {
+				fprintf(stderr, "madpmd: --lossy: mad=%s: give a management class and optionally an attribute ID, e.g. mad=0x07:0x0014 (CM RTU) or mad=0x04 (PerfMgt), with CLASS at most 0xff and ATTR at most 0xffff\n",
+					v);
+				return -1;
+			}
 		}
 		if (rc)
 			goto bad;
@@ -199,7 +209,7 @@ fab_set_lossy(struct fabric *f, const char *spec)
 	f->opts.lossy = l;
 	return 0;
 bad:
-	fprintf(stderr, "madpmd: --lossy %s: give drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT] with probabilities P such as 0.05 or 5%%, or off\n",
+	fprintf(stderr, "madpmd: --lossy %s: give drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT][,mad=CLASS[:ATTR]]... with probabilities P such as 0.05 or 5%%, or off\n",
 		spec);
 	return -1;
 }
@@ -337,6 +347,13 @@ rand32(struct fabric *f)
 	return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
 }
 
+/* True with probability p / 2^32; always for 100%. */
+static bool
+chance(struct fabric *f, uint32_t p)
+{
+	return rand32(f) < p || p == UINT32_MAX;
+}
+
 static bool
 lossy_wire(const struct fabric *f, const struct fab_port *a)
 {
@@ -358,29 +375,35 @@ impair(struct fabric *f, struct fab_port *a, struct rte_mbuf **m, uint16_t n,
        struct rte_mbuf **out)
 {
 	const struct fab_lossy *l = &f->opts.lossy;
+	enum mpd_link link = a->hca ? a->link : f->opts.link;
 	uint16_t i, k = 0;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *copy;
 
-		if (rand32(f) < l->drop) {
+		if (!fab_lossy_selects(l, link, m[i])) {
+			out[k++] = m[i];
+			goto next;
+		}
+		if (chance(f, l->drop)) {
 			rte_pktmbuf_free(m[i]);
 			a->lost++;
 			continue;
 		}
-		if (!a->held && rand32(f) < l->reorder) {
+		if (!a->held && chance(f, l->reorder)) {
 			a->held = m[i];
 			a->reordered++;
 			continue;
 		}
 		out[k++] = m[i];
-		if (rand32(f) < l->dup) {
+		if (chance(f, l->dup)) {
 			copy = rte_pktmbuf_copy(m[i], f->pool, 0, UINT32_MAX);
 			if (copy) {
 				out[k++] = copy;
 				a->duplicated++;
 			}
 		}
+next:
 		if (a->held) {
 			out[k++] = a->held;
 			a->held = NULL;

@@ -21,6 +21,9 @@ struct fab_replay;
 
 #define FAB_MAX_PORTS	256
 #define FAB_NAME_LEN	64
+/* a frame of the largest path MTU whole (IBA 7.7.8: 4096 bytes of
+ * payload, LRH, GRH, BTH, RETH, ICRC and VCRC; or its RoCEv2 headers) */
+#define FAB_FRAME_MAX	(4096 + 256)
 
 struct fab_port {
 	char node[FAB_NAME_LEN];	/* node name */
@@ -42,14 +45,26 @@ struct fab_port {
 	struct rte_mbuf *held;		/* a frame held back to reorder */
 };
 
+/* Frames carrying a MAD of this management class (and attribute). */
+struct fab_mad_sel {
+	uint8_t mgmt_class;
+	bool any_attr;
+	uint16_t attr_id;
+};
+
+#define FAB_LOSSY_MAX_SEL	8
+
 /* A lossy wire: each frame is dropped, duplicated or held back behind the
- * next one with these probabilities (scaled to 2^32). */
+ * next one with these probabilities (scaled to 2^32; UINT32_MAX: always);
+ * with selectors, only frames that one of them picks out. */
 struct fab_lossy {
 	uint32_t drop;
 	uint32_t dup;
 	uint32_t reorder;
 	int port;			/* only this port's wire; -1: all */
 	uint64_t seed;
+	unsigned int nsel;
+	struct fab_mad_sel sel[FAB_LOSSY_MAX_SEL];	/* mad=CLASS[:ATTR] */
 };
 
 /* What a capture holds (the capture socket's kinds=) */
@@ -117,10 +132,20 @@ int fab_poll_loop(void *arg);
 void fab_stop(struct fabric *f);
 /* Index of a port by "node:port", "node" (port 1) or ethdev name. */
 int fab_find(const struct fabric *f, const char *spec);
-/* Make the wires lossy: "drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]"
- * with P a probability (0.05 or 5%), or "off". 0, or -1 with a message on
- * stderr. Before fab_poll_loop() starts. */
+/* Make the wires lossy: "drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]
+ * [,mad=CLASS[:ATTR]]..." with P a probability (0.05 or 5%), or "off". 0,
+ * or -1 with a message on stderr. Before fab_poll_loop() starts. */
 int fab_set_lossy(struct fabric *f, const char *spec);
+
+/* ---- what lossy wires select (lossy.c) ---- */
+
+/* Add the selector "CLASS[:ATTR]" to l: 0, -EINVAL when malformed or out
+ * of range, -E2BIG past FAB_LOSSY_MAX_SEL. */
+int fab_lossy_sel_parse(struct fab_lossy *l, const char *v);
+/* Whether the frame m, of this framing, is one the wire impairs: any frame
+ * without selectors, else one carrying a MAD a selector names. */
+bool fab_lossy_selects(const struct fab_lossy *l, enum mpd_link link,
+		       const struct rte_mbuf *m);
 
 /* ---- captures (capture.c) ---- */
 

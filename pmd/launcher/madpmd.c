@@ -6,7 +6,8 @@
  *          [--capture FILE] [-i] [--link ib|roce] [--wire NODE:PORT=ETHDEV]
  *          [--idle-polls N] [--idle-sleep-us N] [--no-intr]
  *          [--duration SECONDS]
- *          [--lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]]
+ *          [--lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]
+ *                   [,mad=CLASS[:ATTR]]...]
  *          [--replay NODE:PORT=FILE[,...]] [--exit-after-replay[=S]]
  *          [--umad-mode MODE]
  *
@@ -87,9 +88,10 @@ usage(FILE *out)
 		"  --idle-sleep-us N      longest idle sleep in microseconds (default 200)\n"
 		"  --no-intr              idle: sleep by the clock, not until a client sends\n"
 		"  --duration SECONDS     stop after this long (default: until SIGINT/SIGTERM)\n"
-		"  --lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]\n"
+		"  --lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT][,mad=CLASS[:ATTR]]...\n"
 		"                         drop, duplicate and reorder frames on the wires\n"
-		"                         (P: 0.05 or 5%%; one port's wire or all)\n"
+		"                         (P: 0.05 or 5%%; one port's wire or all; only\n"
+		"                         MADs of these classes/attributes, e.g. mad=0x07:0x0014)\n"
 		"  --replay NODE:PORT=FILE[,speed=fast|timed|N][,from=IF][,dir=in|out|any][,loop=N]\n"
 		"                         feed a pcap/pcapng capture into the port instead\n"
 		"                         of its cable (docs/replay.md)\n"

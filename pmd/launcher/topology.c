@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "madpmd/topo.h"
+#include "rte_pmd_hca.h"
 #include "topology.h"
 
 /* kvargs splits on ',' and '=': such names cannot travel as devargs */
@@ -13,6 +14,36 @@ static bool
 devarg_safe(const char *s)
 {
 	return !strpbrk(s, ",=");
+}
+
+/*
+ * rdma_cm finds a port by its IPv4 address: two ports with one address
+ * (default addresses come from a hash of the ethdev name and can meet)
+ * make one of them unreachable by address. Said, not refused: IB tools
+ * do not care.
+ */
+static void
+warn_same_addresses(const struct fabric *f)
+{
+	struct rte_pmd_hca_neigh a, b;
+	unsigned int i, j;
+
+	for (i = 0; i < f->nports; i++) {
+		if (!f->port[i].hca ||
+		    rte_pmd_hca_neigh_self(f->port[i].port_id, &a) != 0)
+			continue;
+		for (j = 0; j < i; j++) {
+			if (!f->port[j].hca ||
+			    rte_pmd_hca_neigh_self(f->port[j].port_id, &b) != 0 ||
+			    memcmp(a.ip4, b.ip4, sizeof(a.ip4)))
+				continue;
+			fprintf(stderr, "madpmd: warning: %s:%u and %s:%u both have the IPv4 address %u.%u.%u.%u; rdma_cm reaches only one of them: give one an address with ip=A.B.C.D on its port line in the topology (docs/topology.md)\n",
+				f->port[j].node, f->port[j].num,
+				f->port[i].node, f->port[i].num,
+				a.ip4[0], a.ip4[1], a.ip4[2], a.ip4[3]);
+			break;
+		}
+	}
 }
 
 int
@@ -50,13 +81,18 @@ topology_load(struct fabric *f, const char *path)
 			goto out;
 		}
 		for (p = 1; p <= nd->num_ports; p++) {
+			const struct mpd_topo_port *tp = &nd->port[p];
 			char args[256];
-			int idx;
+			int idx, k;
 
-			snprintf(args, sizeof(args),
-				 "desc=%s,port_guid=0x%016" PRIx64
-				 ",sys_guid=0x%016" PRIx64, nd->desc,
-				 nd->port[p].guid, nd->sys_guid);
+			k = snprintf(args, sizeof(args),
+				     "desc=%s,port_guid=0x%016" PRIx64
+				     ",sys_guid=0x%016" PRIx64, nd->desc,
+				     tp->guid, nd->sys_guid);
+			if (tp->ip4_given && k > 0 && (size_t)k < sizeof(args))
+				snprintf(args + k, sizeof(args) - (size_t)k,
+					 ",ip=%u.%u.%u.%u", tp->ip4[0],
+					 tp->ip4[1], tp->ip4[2], tp->ip4[3]);
 			idx = fab_add_hca(f, nd->name, (uint8_t)p,
 					  nd->num_ports, nd->guid, args);
 			if (idx < 0)
@@ -84,6 +120,7 @@ topology_load(struct fabric *f, const char *path)
 			}
 		}
 	}
+	warn_same_addresses(f);
 	rc = 0;
 out:
 	free(first);

@@ -512,6 +512,7 @@ hca_v_qp_modify(struct hca_verbs *v, struct hca_v_qp *qp,
 		qp_reset(qp);
 	if (next == IBV_QPS_RTR && cur == IBV_QPS_INIT) {
 		qp->epsn = qp->attr.rq_psn;
+		qp->comm_est = false;
 		if (qp->type == IBV_QPT_UD)
 			qp->mtu = qp_mtu_bytes(v->port->neighbor_mtu);
 	}
@@ -643,8 +644,14 @@ hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
 		v->port->cnt.pkey_violations++;
 		return;
 	}
-	/* IBA 11.6.3: the first packet on a connected QP in RTR */
-	if (st == IBV_QPS_RTR && !qp->comm_est && qp->type != IBV_QPT_UD) {
+	/*
+	 * IBA 11.6.3: the first packet on a connected QP since it entered
+	 * RTR, once. Also in RTS: rdma_accept() moves the passive QP to RTS
+	 * before the REP leaves, so with the RTU lost this event is how its
+	 * CM learns the connection is up, as if the RTU had come.
+	 */
+	if ((st == IBV_QPS_RTR || st == IBV_QPS_RTS) && !qp->comm_est &&
+	    qp->type != IBV_QPT_UD) {
 		qp->comm_est = true;
 		qp_async(qp, IBV_EVENT_COMM_EST);
 	}

@@ -121,7 +121,7 @@ struct hca_v_qp {
 	uint32_t wr_left;
 	struct hca_v_rdjob rd[RD_JOBS];
 	uint32_t rd_head;		/* jobs queued, ring of RD_JOBS */
-	bool comm_est;			/* COMM_EST raised */
+	bool comm_est;			/* received since RTR: COMM_EST raised */
 	bool error_pending;		/* to ERR once the packet or poll ends */
 	uint32_t err_status;		/* ... why (enum ibv_wc_status) */
 	uint32_t err_psn;		/* ... and the packet that said it */

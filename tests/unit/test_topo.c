@@ -372,6 +372,54 @@ test_crlf(void)
 	mpd_topo_free(t);
 }
 
+/* ---- port addresses: ip= ---------------------------------------------------- */
+
+static bool
+ip_is(const struct mpd_topo_port *pt, uint8_t a, uint8_t b, uint8_t c,
+      uint8_t d)
+{
+	return pt->ip4_given && pt->ip4[0] == a && pt->ip4[1] == b &&
+	       pt->ip4[2] == c && pt->ip4[3] == d;
+}
+
+static void
+test_addresses(void)
+{
+	static const char text[] =
+		"Hca\t2 \"a\"\n"
+		"[1]\t\"b\"[1]\tip=192.168.7.1\n"
+		"[2]\t\"b\"[2]\tw=3 ip=192.168.8.1\ts=7\t# ip=1.2.3.4 in a comment\n"
+		"\n"
+		"Hca\t2 \"b\"\n"
+		"[1](100003)\t\"a\"[1] ip=10.0.0.2\t\t# lid 2 lmc 0 \"a\" lid 1 4xQDR\n"
+		"[2]\t\"a\"[2] vip=10.9.9.9\n";
+	char err[ERRLEN];
+	struct mpd_topo *t = parse(text, err);
+
+	if (!ok(t != NULL, "ip= on port lines parses"))
+		tap_diag("%s", err);
+	if (!t)
+		return;
+	ok(ip_is(&t->node[0].port[1], 192, 168, 7, 1) &&
+	   ip_is(&t->node[0].port[2], 192, 168, 8, 1),
+	   "each port its own address, in network order, among w= and s=");
+	ok(t->node[0].port[2].width_enabled == 3 &&
+	   t->node[0].port[2].speed_enabled == 7,
+	   "w= and s= around ip= still apply");
+	ok(ip_is(&t->node[1].port[1], 10, 0, 0, 2) &&
+	   t->node[1].port[1].lid == 2,
+	   "beside ibnetdiscover's (guid) and lid comment");
+	ok(!t->node[1].port[2].ip4_given,
+	   "vip= is not ip= (ignored as ibsim ignores unknown options)");
+	mpd_topo_free(t);
+
+	t = parse("Hca 1 \"a\"\n[1] \"b\"[1] # ip=10.0.0.1\n\n"
+		  "Hca 1 \"b\"\n[1] \"a\"[1]\n", err);
+	ok(t && !t->node[0].port[1].ip4_given && !t->node[1].port[1].ip4_given,
+	   "ip= inside a '#' comment is not an address; no ip=, none given");
+	mpd_topo_free(t);
+}
+
 /* ---- errors -------------------------------------------------------------------- */
 
 static const struct {
@@ -469,6 +517,28 @@ static const struct {
 	  "t:1: cannot read include file \"/dev/zero\": not a regular file" },
 	{ "include \"/\"\n",
 	  "t:1: cannot read include file \"/\": not a regular file" },
+	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=10.0.0\n",
+	  "t:2: bad ip= value \"10.0.0\": expected the port's IPv4 address, as in ip=10.0.0.1" },
+	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=10.0.0.256 w=2\n",
+	  "t:2: bad ip= value \"10.0.0.256\": expected the port's IPv4 address, as in ip=10.0.0.1" },
+	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=\n",
+	  "t:2: bad ip= value \"\": expected the port's IPv4 address, as in ip=10.0.0.1" },
+	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=fe80::1\n",
+	  "t:2: bad ip= value \"fe80::1\": expected the port's IPv4 address, as in ip=10.0.0.1" },
+	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=10.0.0.1.2.3.4.5.6.7.8.9\n",
+	  "t:2: bad ip= value \"10.0.0.1.2.3.4.5.6.7.8.9\": expected the port's IPv4 address, as in ip=10.0.0.1" },
+	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=0.0.0.0\n",
+	  "t:2: bad ip= value 0.0.0.0: a port's address is unicast (not 0.0.0.0, multicast or 255.255.255.255)" },
+	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=239.1.1.1\n",
+	  "t:2: bad ip= value 239.1.1.1: a port's address is unicast (not 0.0.0.0, multicast or 255.255.255.255)" },
+	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=255.255.255.255\n",
+	  "t:2: bad ip= value 255.255.255.255: a port's address is unicast (not 0.0.0.0, multicast or 255.255.255.255)" },
+	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=10.0.0.1 ip=10.0.0.2\n",
+	  "t:2: ip= given twice for port 1" },
+	{ "Switch 4 \"sw\"\n[1] \"b\"[1] ip=10.0.0.1\n",
+	  "t:2: ip= on a switch port: only CA and router ports have an IPv4 address" },
+	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=10.1.2.3\n\nHca 2 \"b\"\n[1] \"a\"[1]\n[2] \"c\"[1] ip=10.1.2.3\n\nHca 1 \"c\"\n[1] \"b\"[2]\n",
+	  "t:6: ip=10.1.2.3 of \"b\" port 2 is already the address of \"a\" port 1 (t:2)" },
 	{ "HCA 1 \"a\"\n", "t:1: unrecognized line \"HCA 1 \"a\"\": expected Switch, Hca, Ca or Rt <ports> \"<name>\", a port line [N] \"<name>\"[M], a setting such as caguid=0x... or include \"<file>\"" },
 };
 
@@ -753,6 +823,7 @@ main(void)
 	test_disc();
 	test_settings();
 	test_crlf();
+	test_addresses();
 	test_errors();
 	test_files();
 	test_ibsim_examples();

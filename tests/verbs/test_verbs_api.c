@@ -6,7 +6,8 @@
  * port, connected to each other (loopback), and a child process for what
  * needs a second one: every ibv_wc field the man page promises, num_entries,
  * order, flush errors, CQ overrun, ibv_resize_cq with completions held,
- * completion channels (solicited only), COMM_EST, a one-sided WRITE/READ
+ * completion channels (solicited only), COMM_EST (once per entry into
+ * RTR, also in RTS, never on UD), a one-sided WRITE/READ
  * into a process asleep in sleep(), and a peer that dies (RETRY_EXC_ERR).
  * Usage: test_verbs_api <device>   (an IB port with a LID: OpenSM ran)
  */
@@ -486,8 +487,13 @@ async_wait(enum ibv_event_type want, int ms)
 	while (now_ms() < end) {
 		if (poll(&p, 1, 50) <= 0)
 			continue;
-		if (ibv_get_async_event(ctx, &ev))
+		/* readable for events of QPs destroyed since, which are
+		 * dropped: nothing yet (the fd is non-blocking) */
+		if (ibv_get_async_event(ctx, &ev)) {
+			if (errno == EAGAIN)
+				continue;
 			return -1;
+		}
 		ibv_ack_async_event(&ev);
 		if (ev.event_type == want)
 			return 0;
@@ -562,6 +568,126 @@ test_events(void)
 	ibv_destroy_cq(scq);
 	ok(ibv_destroy_cq(rcq) == 0 && ibv_destroy_comp_channel(ch) == 0,
 	   "CQ destroyed once its events are acknowledged, then the channel");
+}
+
+/* ---- COMM_EST: once per entry into RTR, in RTS too ---- */
+
+/* Every async event that comes within ms, acknowledged; how many were
+ * want on qp. */
+static int
+async_count(enum ibv_event_type want, struct ibv_qp *qp, int ms)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	uint64_t end = now_ms() + (uint64_t)ms;
+	int n = 0;
+
+	while (now_ms() < end) {
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		if (ibv_get_async_event(ctx, &ev)) {
+			if (errno == EAGAIN)
+				continue;
+			return -1;
+		}
+		if (ev.event_type == want && ev.element.qp == qp)
+			n++;
+		ibv_ack_async_event(&ev);
+	}
+	return n;
+}
+
+/* One signaled SEND of 8 bytes from a to b, and both completions. */
+static int
+send_one(struct ep *a, struct ep *b, uint64_t wr_id, struct ibv_ah *ah)
+{
+	struct ibv_send_wr wr = { .wr_id = wr_id, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_wc wc[2];
+
+	if (ah) {
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = b->qp->qp_num;
+		wr.wr.ud.remote_qkey = QKEY;
+	}
+	if (post_recv(b, wr_id, 0, 64 + 40) || post_send(a, &wr, 0, 8))
+		return -1;
+	if (poll_n(b->rcq, wc, 1) != 1 || wc[0].status != IBV_WC_SUCCESS ||
+	    poll_n(a->scq, wc, 1) != 1 || wc[0].status != IBV_WC_SUCCESS)
+		return -1;
+	return 0;
+}
+
+/* RESET, INIT, RTR, RTS again toward dqpn */
+static int
+reconnect(struct ibv_qp *qp, uint32_t dqpn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	struct ibv_qp_attr r = { .qp_state = IBV_QPS_RESET };
+
+	if (ibv_modify_qp(qp, &r, IBV_QP_STATE) ||
+	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	return connect_qp(qp, IBV_QPT_RC, port.lid, dqpn, 0, 14, 7);
+}
+
+static void
+test_comm_est(void)
+{
+	struct ibv_cq *cq = cq_new(64, NULL), *rcq = cq_new(64, NULL);
+	struct ibv_ah_attr aa = { .dlid = port.lid, .port_num = 1 };
+	struct ibv_ah *ah = NULL;
+	struct ep a, b, u, w;
+	int n;
+
+	/* what earlier checks left queued */
+	async_count(IBV_EVENT_COMM_EST, NULL, 200);
+	ok(cq && rcq && make_ep(&a, IBV_QPT_RC, cq, cq, 8) == 0 &&
+	   make_ep(&b, IBV_QPT_RC, rcq, rcq, 8) == 0 &&
+	   connect_qp(a.qp, IBV_QPT_RC, port.lid, b.qp->qp_num, 0, 14, 7) == 0 &&
+	   connect_qp(b.qp, IBV_QPT_RC, port.lid, a.qp->qp_num, 0, 14, 7) == 0,
+	   "COMM_EST: two RC QPs connected by hand, both in RTS");
+	n = async_count(IBV_EVENT_COMM_EST, b.qp, 200);
+	ok(n == 0, "no COMM_EST before anything arrives (%d)", n);
+	ok(send_one(&a, &b, 1, NULL) == 0, "the first SEND arrives");
+	n = async_count(IBV_EVENT_COMM_EST, b.qp, 300);
+	ok(n == 1, "exactly one COMM_EST on the receiver, in RTS with nothing received since RTR (%d)",
+	   n);
+	ok(send_one(&a, &b, 2, NULL) == 0, "the second SEND arrives");
+	n = async_count(IBV_EVENT_COMM_EST, b.qp, 300);
+	ok(n == 0, "no COMM_EST for the second SEND (%d)", n);
+
+	/* each entry into RTR gets its own */
+	ok(reconnect(a.qp, b.qp->qp_num) == 0 &&
+	   reconnect(b.qp, a.qp->qp_num) == 0,
+	   "both QPs through RESET, INIT, RTR and RTS again");
+	ok(send_one(&a, &b, 3, NULL) == 0 && send_one(&a, &b, 4, NULL) == 0,
+	   "two SENDs arrive");
+	n = async_count(IBV_EVENT_COMM_EST, b.qp, 300);
+	ok(n == 1, "one COMM_EST for the new entry into RTR (%d)", n);
+
+	/* never on UD */
+	ok(make_ep(&u, IBV_QPT_UD, cq, cq, 8) == 0 &&
+	   make_ep(&w, IBV_QPT_UD, rcq, rcq, 8) == 0 &&
+	   connect_qp(u.qp, IBV_QPT_UD, 0, 0, 0, 0, 0) == 0 &&
+	   connect_qp(w.qp, IBV_QPT_UD, 0, 0, 1, 0, 0) == 0 &&
+	   (ah = ibv_create_ah(pd, &aa)) != NULL &&
+	   send_one(&u, &w, 5, ah) == 0,
+	   "a UD SEND reaches a UD QP in RTR");
+	n = async_count(IBV_EVENT_COMM_EST, w.qp, 300);
+	ok(n == 0, "no COMM_EST on UD (%d)", n);
+	if (ah)
+		ibv_destroy_ah(ah);
+	ibv_destroy_qp(u.qp);
+	ibv_destroy_qp(w.qp);
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_qp(b.qp);
+	ibv_destroy_cq(cq);
+	ibv_destroy_cq(rcq);
 }
 
 /* ---- a second process: asleep target, then a dead peer ---- */
@@ -721,6 +847,7 @@ main(int argc, char **argv)
 	test_ud();
 	test_resize();
 	test_events();
+	test_comm_est();
 	test_other_process();
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);

@@ -109,9 +109,11 @@ struct mpd_chan_port_info {
 	uint8_t vl_cap;			/* VLCap: 1 VL0 .. 4 VL0-14 */
 	uint8_t subnet_timeout;
 	uint8_t pad2[2];
-	uint8_t ip4[4];			/* RoCE: the port's IPv4 address (its
-					 * GID 1, IPv4-mapped; GID 0 is
-					 * gid_prefix:port_guid on both) */
+	uint8_t ip4[4];			/* the port's IPv4 address, on IB and
+					 * RoCE: what rdma_cm resolves to it;
+					 * on RoCE its GID 1, IPv4-mapped
+					 * (GID 0 is gid_prefix:port_guid on
+					 * both) */
 };
 
 struct mpd_chan_hello_rep {

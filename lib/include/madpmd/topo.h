@@ -55,6 +55,10 @@ struct mpd_topo_port {
 	bool link_given;		/* w=/s=/e= or "4xQDR" on the port line */
 	uint16_t lid;			/* "lid N" from ibnetdiscover, 0: none */
 	uint8_t lmc;
+	/* "ip=A.B.C.D": the port's IPv4 address (network order), unique in
+	 * the fabric; else the port keeps its default */
+	bool ip4_given;
+	uint8_t ip4[4];
 	unsigned int line;		/* port line in its file, 0: none */
 };
 

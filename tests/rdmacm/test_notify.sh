@@ -31,9 +31,13 @@ tap_lines() {
 
 export MADPMD_RUN_DIR=$tmp/run
 fabric madpmd-notify-$$ "$MADPMD_RUN_DIR" --lossy drop=100%,mad=0x07:0x0014
-timeout 60 "$run" opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
+# -d2: its log flushed at each line, to be waited for
+"$run" --node hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
+sm=$!
+pids+=($sm)
+for i in $(seq 300); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.1; done
 grep -q "SUBNET UP" "$tmp/opensm.log"
-ok $? "opensm -o reaches SUBNET UP with every CM RTU dropped"
+ok $? "a resident opensm reaches SUBNET UP with every CM RTU dropped"
 addr=$("$run" --node hca1 --print-addr)
 
 timeout 60 "$run" --node hca1 "$prog" server "$addr" $port > "$tmp/server.out" 2>&1 &
@@ -51,6 +55,7 @@ ok $? "cm_notify server exit $rc1, client exit $rc2"
 [ $rc1 = 0 ] || sed 's/^/# server: /' "$tmp/server.out" | tail -5
 [ $rc2 = 0 ] || sed 's/^/# client: /' "$tmp/client.out" | tail -5
 
+stop $sm
 daemon_stop_check $daemon "$tmp/madpmd-notify-$$.log"
 ok $? "the daemon stops cleanly"
 lost=$(awk '/wire from/ {s += $5} END {print s + 0}' "$tmp/madpmd-notify-$$.log")

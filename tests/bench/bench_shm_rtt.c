@@ -315,7 +315,7 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-		"usage: bench_shm_rtt [-r] [-t seconds] [-w window]... [-W warm-up ms] [-n count]\n"
+		"usage: bench_shm_rtt [-r [-s N]] [-t seconds] [-w window]... [-W warm-up ms] [-n count]\n"
 		"  -r  through a third process relaying both ways (all three poll)\n"
 		"  -s  with -r: the relay sleeps on a doorbell after N empty polls\n"
 		"  -t  seconds measured per window (default 5)\n"

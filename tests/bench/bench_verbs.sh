@@ -61,6 +61,7 @@ perf() {
 	wait $srv || true
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+ratio3() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", b ? a / b : 0 }'; }
 mps() { awk -v a="$1" 'BEGIN { printf "%.1f", a / 1e6 }'; }
 
 for r in $(seq "$runs"); do
@@ -82,6 +83,6 @@ for r in $(seq "$runs"); do
 	echo "run $r: poll_cq full CQ $(mps "$poll") M/s, bare $(mps "$bpoll") M/s, ratio $(ratio "$poll" "$bpoll") (target >= 50 M/s)"
 	echo "run $r: streamed $(mps "$strm") M/s, bare $(mps "$bstrm") M/s, ratio $(ratio "$strm" "$bstrm") (target >= 20 M/s)"
 	echo "run $r: ib_send_lat 64 B typical ${lat} us, bare one-way ${bare_lat} us, ratio $(ratio "$lat" "$bare_lat") (target <= 2 us)"
-	echo "run $r: three pollers (A -> relay -> B and back, one-way): busy ${relay_lat} us, ratio $(ratio "$lat" "$relay_lat"); relay on a doorbell ${bell_lat} us, ratio $(ratio "$lat" "$bell_lat")"
+	echo "run $r: three pollers (A -> relay -> B and back, one-way): busy ${relay_lat} us, ratio $(ratio3 "$lat" "$relay_lat"); relay on a doorbell ${bell_lat} us, ratio $(ratio3 "$lat" "$bell_lat")"
 	echo "run $r: ib_write_bw 64 B ${bw} M msg/s, ratio to target 2.5: $(ratio "$bw" 2.5)"
 done

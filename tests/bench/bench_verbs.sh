@@ -12,7 +12,11 @@
 #     this machine class). Target >= 20 M/s.
 #  3. perftest ib_send_lat -s 64 typical latency (half a round trip)
 #     between hca1 and hca2, against the bare shared-memory ping-pong
-#     between two processes (bench_shm_rtt -w 1, p50 / 2). Target <= 2 us.
+#     between two processes (bench_shm_rtt -w 1, p50 / 2), and the floor
+#     for three processes, as ib_send_lat has (two perftests and the
+#     lcore): A -> relay -> B -> relay -> A, all three busy-polling
+#     (bench_shm_rtt -r), and with the relay sleeping on a doorbell A and B
+#     ring, as the lcore does when it shares a core (-r -s 1). Target <= 2 us.
 #  4. perftest ib_write_bw -s 64 message rate, one lcore. Target >= 2.5 M/s.
 #
 #   tests/bench/bench_verbs.sh [--runs N]
@@ -57,6 +61,7 @@ perf() {
 	wait $srv || true
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+ratio3() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", b ? a / b : 0 }'; }
 mps() { awk -v a="$1" 'BEGIN { printf "%.1f", a / 1e6 }'; }
 
 for r in $(seq "$runs"); do
@@ -68,9 +73,16 @@ for r in $(seq "$runs"); do
 	bare_rtt=$("$build/tests/bench/bench_shm_rtt" -t 2 -w 1 |
 		   sed -n 's/.* p50_us=\([0-9.]*\).*/\1/p')
 	bare_lat=$(awk -v r="$bare_rtt" 'BEGIN { printf "%.3f", r / 2 }')
+	relay_rtt=$("$build/tests/bench/bench_shm_rtt" -r -t 2 -w 1 |
+		    sed -n 's/.* p50_us=\([0-9.]*\).*/\1/p')
+	relay_lat=$(awk -v r="$relay_rtt" 'BEGIN { printf "%.3f", r / 2 }')
+	bell_rtt=$("$build/tests/bench/bench_shm_rtt" -r -s 1 -t 2 -w 1 |
+		   sed -n 's/.* p50_us=\([0-9.]*\).*/\1/p')
+	bell_lat=$(awk -v r="$bell_rtt" 'BEGIN { printf "%.3f", r / 2 }')
 	bw=$(perf ib_write_bw -s 64 -n 500000 | awk '{print $5}')
 	echo "run $r: poll_cq full CQ $(mps "$poll") M/s, bare $(mps "$bpoll") M/s, ratio $(ratio "$poll" "$bpoll") (target >= 50 M/s)"
 	echo "run $r: streamed $(mps "$strm") M/s, bare $(mps "$bstrm") M/s, ratio $(ratio "$strm" "$bstrm") (target >= 20 M/s)"
 	echo "run $r: ib_send_lat 64 B typical ${lat} us, bare one-way ${bare_lat} us, ratio $(ratio "$lat" "$bare_lat") (target <= 2 us)"
+	echo "run $r: three pollers (A -> relay -> B and back, one-way): busy ${relay_lat} us, ratio $(ratio3 "$lat" "$relay_lat"); relay on a doorbell ${bell_lat} us, ratio $(ratio3 "$lat" "$bell_lat")"
 	echo "run $r: ib_write_bw 64 B ${bw} M msg/s, ratio to target 2.5: $(ratio "$bw" 2.5)"
 done

@@ -7,11 +7,14 @@
 # fails while perfquery -x (PortCountersExtended, 0x001D), SMPs and
 # OpenSM still get through; with the whole class lost -x fails too. The
 # daemon counts exactly the frames it dropped, on the asking side's wire
-# only. Malformed selectors are refused with a sentence.
-# Usage: test_lossy_select.sh <madpmd> <madpmd-run>
+# only. On RoCEv2 (UDP 4791, QP1) umad_roce's PortCounters query to hca2
+# is lost the same way while its loopback query answers. Malformed
+# selectors are refused with a sentence.
+# Usage: test_lossy_select.sh <madpmd> <madpmd-run> <umad_roce>
 set -u
 madpmd=$1
 run=$2
+roce=$3
 . "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-lossysel.XXXXXX)
@@ -78,6 +81,27 @@ l1=$(lost_from "$tmp/madpmd-class.log" hca1:1)
 l2=$(lost_from "$tmp/madpmd-class.log" hca2:1)
 [ "$l1" -ge 1 ] && [ "$l2" = 0 ]
 ok $? "the wire lost PerfMgt frames from hca1 only ($l1, $l2)"
+
+# RoCEv2: no SM, umad_roce addresses the peer by GID
+pfx=madpmd-lossysel-$$-roce
+eal_prefixes+=("$pfx")
+rm -rf "$MADPMD_RUN_DIR"
+"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix="$pfx" \
+	-- --run-dir "$MADPMD_RUN_DIR" --link roce \
+	--lossy 'drop=100%,mad=0x04:0x0012' > "$tmp/madpmd-roce.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; done
+timeout 60 "$run" --node hca1 "$roce" hca2 > "$tmp/roce.out" 2>&1
+grep -q "^not ok .*Get(PortCounters) to the peer's GID 0" "$tmp/roce.out" &&
+	grep -q "^ok .*its own GID: the port's own PMA answers" "$tmp/roce.out"
+ok $? "RoCEv2: PortCounters to hca2's GID goes unanswered, the loopback query answers"
+daemon_stop_check "$daemon" "$tmp/madpmd-roce.log"
+ok $? "madpmd exits cleanly"
+l1=$(lost_from "$tmp/madpmd-roce.log" hca1:1)
+l2=$(lost_from "$tmp/madpmd-roce.log" hca2:1)
+[ "$l1" = 1 ] && [ "$l2" = 0 ]
+ok $? "the RoCE wire lost exactly the one request from hca1 ($l1, $l2)"
 
 # malformed selectors: a sentence and a non-zero status
 bad() {

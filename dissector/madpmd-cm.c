@@ -73,6 +73,7 @@ struct cm_conn {
 	enum cm_state state;
 	guint32 frame[M_COUNT];		/* first frame of each message */
 	guint16 rej_reason;
+	guint32 dreq_from;		/* the first DREQ's LocalCommID */
 };
 
 /* What one frame showed */
@@ -246,6 +247,8 @@ track(tvbuff_t *tvb, packet_info *pinfo, guint16 attr_id, int off)
 			c->state = CS_ESTABLISHED;
 		break;
 	case MPD_ATTR_CM_DREQ:
+		if (!c->frame[M_DREQ])
+			c->dreq_from = local_id;
 		note(c, M_DREQ, pinfo->num);
 		if (c->state < CS_DREQ)
 			c->state = CS_DREQ;
@@ -352,7 +355,10 @@ madpmd_cm_event_cause(packet_info *pinfo, guint32 event, guint32 local_id,
 		m = c->active_id == local_id ? M_REP : M_RTU;
 		break;
 	case CM_EV_DISCONNECTED:
-		m = c->frame[M_DREQ] ? M_DREQ : M_DREP;
+		/* the DREQ's receiver learns it from the DREQ, its sender
+		 * from the DREP */
+		m = c->frame[M_DREQ] && c->dreq_from != local_id ? M_DREQ :
+								     M_DREP;
 		break;
 	default:
 		return 0;

@@ -440,6 +440,40 @@ note_bth(tvbuff_t *tvb, packet_info *pinfo, enum start st)
 }
 
 /*
+ * A CM MAD in a native IB packet the stock dissector decodes (LRH first):
+ * its connection, as madpmd_dissect_mad() would show it, so that CM
+ * conversations and the event records' links need no preference.
+ */
+static void
+note_cm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+{
+	int off;
+	guint8 lnh;
+
+	if (pinfo->flags.in_error_pkt ||
+	    tvb_captured_length(tvb) < MPD_LRH_LEN)
+		return;
+	lnh = tvb_get_guint8(tvb, 1) & 0x3;
+	if (lnh == MPD_LNH_IBA_GLOBAL)
+		off = MPD_LRH_LEN + MPD_GRH_LEN;
+	else if (lnh == MPD_LNH_IBA_LOCAL)
+		off = MPD_LRH_LEN;
+	else
+		return;
+	/* a UD SEND Only to QP1 (the GSI) */
+	if (tvb_captured_length_remaining(tvb, off) <
+	    MPD_BTH_LEN + MPD_DETH_LEN + MPD_MAD_HDR_LEN ||
+	    tvb_get_guint8(tvb, off) != MPD_OP_UD_SEND_ONLY ||
+	    tvb_get_ntoh24(tvb, off + 5) != 1)
+		return;
+	off += MPD_BTH_LEN + MPD_DETH_LEN;
+	if (tvb_get_guint8(tvb, off + 1) != MPD_CLASS_CM)
+		return;
+	madpmd_cm_track(tvb_new_subset_remaining(tvb, off), pinfo, tree,
+			tvb_get_ntohs(tvb, off + 16), MPD_CM_DATA_OFF);
+}
+
+/*
  * The stock dissector first, as if the plugin were not there: an exception
  * it throws is shown where it would be, and does not stop what follows.
  */
@@ -520,8 +554,7 @@ postdissect_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	int off = 0, len = (int)tvb_captured_length(tvb);
 	gboolean stock = FALSE;
 
-	if ((!madpmd_pref_decode_ib && PINFO_FD_VISITED(pinfo)) ||
-	    !pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET ||
+	if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET ||
 	    pinfo->rec->rec_header.packet_header.pkt_encap !=
 	    WTAP_ENCAP_WIRESHARK_UPPER_PDU)
 		return 0;
@@ -549,8 +582,10 @@ postdissect_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	if (!stock || off >= len)
 		return 0;
 	note_bth(tvb_new_subset_remaining(tvb, off), pinfo, START_LRH);
-	if (!madpmd_pref_decode_ib)
+	if (!madpmd_pref_decode_ib) {
+		note_cm(tvb_new_subset_remaining(tvb, off), pinfo, tree);
 		return 0;
+	}
 	return madpmd_dissect_ib(tvb_new_subset_remaining(tvb, off), pinfo,
 				 tree, NULL);
 }

@@ -8,7 +8,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <rdma/rdma_cma.h>
+
 #include "madpmd/mad.h"
+#include "madpmd/records.h"
 #include "cm.h"
 
 struct hca_cm_out {
@@ -67,8 +70,50 @@ static const struct hca_ibcm_ops ibcm_ops = {
 	.event = ibcm_event,
 };
 
+/* An event as a capture record (MPD_REC_CM): the id it names (the new
+ * one for a CONNECT_REQUEST, with its listen), its connection's comm IDs
+ * and QPs, and the parameters and private data the client reads. */
+static void
+cma_observe(void *ctx, const struct hca_cma_id *id,
+	    const struct mpd_cm_event_rec *e)
+{
+	struct hca_cm *cm = ctx;
+	const struct hca_cma_id *cid = id;
+	struct mpd_rec_cm r;
+
+	if (!cm->rec || !cm->rec->on)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.event = e->event;
+	r.status = e->status;
+	r.id = e->id;
+	if (e->event == RDMA_CM_EVENT_CONNECT_REQUEST && e->child) {
+		r.id = e->child;
+		r.listen_id = e->id;
+		cid = hca_cma_id_of(&cm->cma, e->child);
+	}
+	if (cid && cid->conn) {
+		r.local_comm_id = cid->conn->local_id;
+		r.remote_comm_id = cid->conn->remote_id;
+		r.local_qpn = cid->conn->local_qpn;
+		r.remote_qpn = cid->conn->remote_qpn;
+		r.service_id = cid->conn->service_id;
+	}
+	r.responder_resources = e->conn.responder_resources;
+	r.initiator_depth = e->conn.initiator_depth;
+	r.retry_count = e->conn.retry_count;
+	r.rnr_retry_count = e->conn.rnr_retry_count;
+	r.private_data_len = e->conn.private_data_len;
+	_Static_assert(sizeof(r.private_data) >= sizeof(e->conn.private_data),
+		       "a record holds an event's private data");
+	memcpy(r.private_data, e->conn.private_data,
+	       sizeof(e->conn.private_data));
+	hca_rec_cm(cm->rec, cm->port, &r);
+}
+
 static const struct hca_cma_io cma_io = {
 	.sa_send = ibcm_send,
+	.observe = cma_observe,
 };
 
 static bool
@@ -100,7 +145,7 @@ static const struct hca_mad_client_ops cm_client_ops = {
 
 int
 hca_cm_create(struct hca_cm **pcm, struct hca_port *port,
-	      struct hca_mad_layer *ml)
+	      struct hca_mad_layer *ml, struct hca_recorder *rec)
 {
 	/* the CM's agent takes Send of class 0x07 (IBA 12.6.1) */
 	struct hca_mad_agent_req cm_req = {
@@ -120,6 +165,7 @@ hca_cm_create(struct hca_cm **pcm, struct hca_port *port,
 	cm->q = calloc(HCA_CM_SENDQ, sizeof(*cm->q));
 	cm->port = port;
 	cm->ml = ml;
+	cm->rec = rec;
 	if (!cm->q || hca_mad_client_init(&cm->mc, &cm_client_ops, 0, 0) != 0)
 		goto fail;
 	if (hca_ibcm_init(&cm->ibcm, &ibcm_ops, cm, port->node_guid,

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../capture/records.h"
 #include "../mad/mad_layer.h"
 #include "../node/node.h"
 #include "cma.h"
@@ -30,6 +31,7 @@ struct hca_cm {
 	struct hca_mad_client mc;	/* what the MAD layer knows of it */
 	struct hca_mad_layer *ml;
 	struct hca_port *port;
+	struct hca_recorder *rec;	/* the port's capture records */
 	struct hca_ibcm ibcm;
 	struct hca_cma cma;
 	uint32_t cm_agent, sa_agent;
@@ -40,7 +42,7 @@ struct hca_cm {
 
 /* At probe, before anyone else can reach the port: 0 or -ENOMEM. */
 int hca_cm_create(struct hca_cm **pcm, struct hca_port *port,
-		  struct hca_mad_layer *ml);
+		  struct hca_mad_layer *ml, struct hca_recorder *rec);
 /* Port lock held by the caller or nobody else running. */
 void hca_cm_destroy(struct hca_cm *cm);
 

@@ -79,6 +79,12 @@ id_by_handle(struct hca_cma *cma, uint32_t h)
 	return id->used && id->handle == h ? id : NULL;
 }
 
+const struct hca_cma_id *
+hca_cma_id_of(struct hca_cma *cma, uint32_t handle)
+{
+	return id_by_handle(cma, handle);
+}
+
 /* The id handle names, if o holds it. */
 static struct hca_cma_id *
 id_of(struct hca_cma *cma, struct hca_cma_owner *o, uint32_t h)
@@ -145,6 +151,8 @@ emit(struct hca_cma *cma, struct hca_cma_id *id, struct mpd_cm_event_rec *e)
 		return;
 	}
 	id->events_reported++;
+	if (cma->io->observe)
+		cma->io->observe(cma->io_ctx, id, e);
 }
 
 static void

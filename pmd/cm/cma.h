@@ -119,6 +119,10 @@ struct hca_cma_id {
 struct hca_cma_io {
 	void (*sa_send)(void *ctx, const struct hca_mad_desc *d,
 			const uint8_t *mad);
+	/* every event an owner took, as it took it (a capture record);
+	 * NULL: none */
+	void (*observe)(void *ctx, const struct hca_cma_id *id,
+			const struct mpd_cm_event_rec *e);
 };
 
 struct hca_cma {
@@ -146,6 +150,9 @@ int hca_cma_cm_event(struct hca_cma *cma, struct hca_ibcm_conn *c,
 /* An SA agent's answer or handed-back query (status set) */
 void hca_cma_sa_input(struct hca_cma *cma, const struct hca_mad_desc *d,
 		      const uint8_t *mad, uint32_t len);
+
+/* The id a handle names (any owner's), or NULL */
+const struct hca_cma_id *hca_cma_id_of(struct hca_cma *cma, uint32_t handle);
 
 int hca_cma_create(struct hca_cma *cma, struct hca_cma_owner *o,
 		   uint32_t ps, uint32_t qp_type, uint32_t *handle);

@@ -983,7 +983,7 @@ hca_probe(struct rte_vdev_device *vdev)
 	memcpy(hi->run_dir, run_dir, sizeof(hi->run_dir));
 	hi->umad_mode = umad_mode;
 	/* the port's CM: a client of its MAD layer like any other */
-	if (run_dir[0] && hca_cm_create(&hi->cm, &hi->port, &hi->ml) != 0)
+	if (run_dir[0] && hca_cm_create(&hi->cm, &hi->port, &hi->ml, &hi->rec) != 0)
 		HCA_LOG(WARNING, "%s: no memory for the CM: rdma_cm is not served",
 			name);
 	chan_cfg = (struct hca_chan_cfg){

@@ -56,6 +56,43 @@ add_cm(struct oracle *o, const char *label, uint16_t attr_id,
 	return dtest_add_pkt(o, label, &p, mad, sizeof(mad), 0, -1, NULL, NULL);
 }
 
+/* The same, as madpmd's captures hold native IB by default: an exported
+ * PDU naming the stock "infiniband" dissector (the plugin follows it) */
+static int
+add_cm_stock(struct oracle *o, const char *label, uint16_t attr_id,
+	     const struct mpd_layout *l, const void *msg)
+{
+	uint8_t data[MPD_CM_DATA_LEN], mad[MPD_MAD_LEN], buf[512];
+	struct mpd_mad m;
+	struct mpd_pkt p;
+	int n;
+
+	if (!ok(mpd_layout_encode(l, msg, data, sizeof(data)) ==
+		MPD_CM_DATA_LEN, "%s: encodes", label))
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.hdr.base_version = MPD_BASE_VERSION;
+	m.hdr.mgmt_class = MPD_CLASS_CM;
+	m.hdr.class_version = MPD_CM_CLASS_VERSION;
+	m.hdr.method = MPD_METHOD_SEND;
+	m.hdr.tid = 0x2000 + attr_id;
+	m.hdr.attr_id = attr_id;
+	if (!ok(mpd_mad_encode(&m, data, sizeof(data), mad, sizeof(mad)) ==
+		MPD_MAD_LEN, "%s: MAD encodes", label))
+		return 0;
+	oracle_pkt_init(&p, MPD_LINK_IB, 1, 1);
+	n = mpd_pkt_encode(&p, mad, sizeof(mad), buf, sizeof(buf));
+	if (!ok(n > 0, "%s: packet encodes", label) ||
+	    !ok(mpd_pcapng_write_exported(w, if_up, dtest_next_ts(0),
+					  MPD_PCAPNG_DIR_IN, "infiniband",
+					  MPD_EXP_PDU_NO_PORT,
+					  MPD_EXP_PDU_NO_PORT, buf,
+					  (size_t)n) == 0,
+		"%s: written", label))
+		return 0;
+	return oracle_add_written(o, label);
+}
+
 static void
 expect_conn(struct oracle *o, int fr, unsigned int conn, unsigned int state)
 {
@@ -151,7 +188,10 @@ main(void)
 	drep.remote_comm_id = 0x2002;
 	f_drep = add_cm(o, "conn 1 DREP", MPD_ATTR_CM_DREP, &mpd_cm_drep_layout,
 			&drep);
-	add_event(o, "active DISCONNECTED", 10, 0x1001, 0x2002, f_dreq);
+	add_event(o, "active DISCONNECTED (the DREQ's receiver)", 10, 0x1001,
+		  0x2002, f_dreq);
+	add_event(o, "passive DISCONNECTED (the DREQ's sender)", 10, 0x2002,
+		  0x1001, f_drep);
 
 	expect_conn(o, f_req, 1, ST_REQ);
 	expect_conn(o, f_rep, 1, ST_REP);
@@ -210,6 +250,26 @@ main(void)
 	oracle_expect_uint(o, f_srep, "madpmd.cm.sidr_req_in", 0,
 			   (uint64_t)f_sreq);
 	oracle_expect_absent(o, f_sreq, "madpmd.cm.conn");
+
+	/* native IB for the stock dissector: the plugin still follows */
+	req.local_comm_id = 0x3001;
+	f_req = add_cm_stock(o, "stock-exported REQ", MPD_ATTR_CM_REQ,
+			     &mpd_cm_req_layout, &req);
+	rep.local_comm_id = 0x4002;
+	rep.remote_comm_id = 0x3001;
+	f_rep = add_cm_stock(o, "stock-exported REP", MPD_ATTR_CM_REP,
+			     &mpd_cm_rep_layout, &rep);
+	rtu.local_comm_id = 0x3001;
+	rtu.remote_comm_id = 0x4002;
+	f_rtu = add_cm_stock(o, "stock-exported RTU", MPD_ATTR_CM_RTU,
+			     &mpd_cm_rtu_layout, &rtu);
+	add_event(o, "stock: passive ESTABLISHED", 9, 0x4002, 0x3001, f_rtu);
+	expect_conn(o, f_req, 3, ST_REQ);
+	expect_conn(o, f_rep, 3, ST_REP);
+	expect_conn(o, f_rtu, 3, ST_ESTABLISHED);
+	oracle_expect_uint(o, f_rtu, "madpmd.cm.req_in", 0, (uint64_t)f_req);
+	oracle_expect_str(o, f_rtu, "_ws.col.Info", 0,
+			  "CM: ReadyToUse [conn 3: Established]");
 
 	/* an event no MAD raised */
 	add_event(o, "UNREACHABLE, nothing on the wire", 7, 0x5555, 0x6666, 0);

@@ -73,14 +73,16 @@ PF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.sev
     madpmd.perf.portcounters.counterselect madpmd.perf.portcounters.portrcvpkts
     madpmd.perf.portcounters.portxmitpkts madpmd.perf.portcountersext.portselect
     madpmd.perf.portcountersext.portrcvpkts madpmd.icrc.status madpmd.response_to
-    madpmd.time udp.dstport frame.time_delta madpmd.response_in)
+    madpmd.time udp.dstport frame.time_delta madpmd.response_in
+    madpmd.cm.conn madpmd.cm.state madpmd.cm.repeat_of madpmd.cm.sidr_req_in
+    madpmd.cmevent.event madpmd.cmevent.status madpmd.cmevent.frame)
 SF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.severity
     frame.protocols infiniband.lrh.dlid infiniband.mad.method infiniband.mad.attributeid
     infiniband.mad.transactionid infiniband.rmpp.rmpptype infiniband.rmpp.rmppflags
     infiniband.rmpp.segmentnumber infiniband.rmpp.payloadlength infiniband.portinfo.portstate
     infiniband.portcounters.portselect infiniband.portcounters.counterselect
     infiniband.portcounters.portrcvpkts udp.dstport infiniband.bth.opcode
-    infiniband.bth.destqp)
+    infiniband.bth.destqp infiniband.mad.mgmtclass)
 dump() {	# dump FILE OUT plugin|stock
 	local f=() x
 	if [ "$3" = plugin ]; then
@@ -110,7 +112,8 @@ q() {
 	'"$2"' { '"$3"' }' "$1"
 }
 
-samples=(opensm-sweep saquery-rmpp perfquery timeout lossy-rmpp roce-v2 verbs-rc)
+samples=(opensm-sweep saquery-rmpp perfquery timeout lossy-rmpp roce-v2 verbs-rc
+	 cm-rping cm-udaddy-sidr cm-lost-rtu)
 for s in "${samples[@]}"; do
 	[ -f "$tmp/pcaps/$s.pcapng" ]
 	ok $? "pcaps/$s.pcapng is there"
@@ -268,6 +271,51 @@ if [ -f "$P" ]; then
 		"0:8 1:8 2:8 3:8 "
 	is "verbs-rc: every completion's QP has packets on the wire" \
 		"$(q "$P" 'num(v("madpmd.rec.kind")) == 2' 'print num(v("madpmd.wc.qpnum"))' | sort -u | while read -r qpn; do q "$S" "num(v(\"infiniband.bth.destqp\")) == $qpn" 'print' | head -1 | grep -q . || echo "$qpn"; done)" ""
+fi
+
+P=$tmp/cm-rping.pcapng.p
+S=$tmp/cm-rping.pcapng.s
+if [ -f "$P" ]; then
+	is "cm-rping: the CM messages on the wire, as the stock dissector names them (REQ REP RTU DREQ DREP, each seen on both ports)" \
+		"$(q "$S" 'num(v("infiniband.mad.mgmtclass")) == 7' 'print num(v("infiniband.mad.attributeid"))' | sort -n | uniq -c | awk '{printf "%s:%s ", $2, $1}')" \
+		"16:2 19:2 20:2 21:2 22:2 "
+	is "cm-rping: one connection, its state after each message (madpmd.cm.state: REQ sent, REP sent, Established, Disconnecting, Closed)" \
+		"$(q "$P" 'v("madpmd.cm.conn") != ""' 'print v("madpmd.cm.conn") ":" v("madpmd.cm.state")' | uniq | tr '\n' ' ')" \
+		"1:1 1:3 1:5 1:7 1:8 "
+	is "cm-rping: the rdma_cm events as records (ADDR_RESOLVED, ROUTE_RESOLVED, CONNECT_REQUEST, CONNECT_RESPONSE, ESTABLISHED, DISCONNECTED), all status 0" \
+		"$(q "$P" 'num(v("madpmd.rec.kind")) == 3 && v("madpmd.cmevent.status") == 0' 'print v("madpmd.cmevent.event")' | sort -n -u | tr '\n' ' ')" \
+		"0 2 4 5 9 10 "
+	is "cm-rping: every event a CM MAD raised points at a CM MAD (madpmd.cmevent.frame)" \
+		"$(q "$P" 'num(v("madpmd.rec.kind")) == 3 && v("madpmd.cmevent.event") >= 4' 'print v("madpmd.cmevent.frame")' | while read -r f; do q "$S" "v(\"frame.number\") == \"$f\" && num(v(\"infiniband.mad.mgmtclass\")) == 7" 'print "cm"' | head -1 | grep -q cm && echo 1 || echo "0:$f"; done | sort -u | tr '\n' ' ')" "1 "
+	is "cm-rping: the route is a PathRecord answer from OpenSM's SA" \
+		"$(q "$S" 'num(v("infiniband.mad.mgmtclass")) == 3 && num(v("infiniband.mad.method")) == 129 && num(v("infiniband.mad.attributeid")) == 53' 'print' | wc -l | awk '{print ($1 > 0)}')" 1
+fi
+
+P=$tmp/cm-udaddy-sidr.pcapng.p
+S=$tmp/cm-udaddy-sidr.pcapng.s
+if [ -f "$P" ]; then
+	sreq=$(q "$S" 'num(v("infiniband.mad.mgmtclass")) == 7 && num(v("infiniband.mad.attributeid")) == 23' 'print v("frame.number")' | head -1)
+	srep=$(q "$S" 'num(v("infiniband.mad.mgmtclass")) == 7 && num(v("infiniband.mad.attributeid")) == 24' 'print v("frame.number")' | head -1)
+	[ -n "$sreq" ] && [ -n "$srep" ]
+	ok $? "cm-udaddy-sidr: a SIDR_REQ (frame $sreq) and a SIDR_REP (frame $srep) on the wire"
+	is "cm-udaddy-sidr: the SIDR_REP points at its SIDR_REQ (madpmd.cm.sidr_req_in)" \
+		"$(q "$P" "v(\"frame.number\") == \"$srep\"" 'print v("madpmd.cm.sidr_req_in")')" "$sreq"
+	is "cm-udaddy-sidr: the passive side's CONNECT_REQUEST as a record" \
+		"$(q "$P" 'num(v("madpmd.rec.kind")) == 3 && v("madpmd.cmevent.event") == 4' 'print' | wc -l)" 1
+fi
+
+P=$tmp/cm-lost-rtu.pcapng.p
+S=$tmp/cm-lost-rtu.pcapng.s
+if [ -f "$P" ]; then
+	is "cm-lost-rtu: every RTU went out of hca2's port and none came in on hca1's" \
+		"$(q "$S" 'num(v("infiniband.mad.mgmtclass")) == 7 && num(v("infiniband.mad.attributeid")) == 20' 'print v("frame.interface_name")' | sort | uniq -c | awk '{printf "%s:%s ", $2, $1}')" "hca2/1:2 " \
+		"the REP and its resend each answered, each RTU lost"
+	reps=$(q "$S" 'num(v("infiniband.mad.mgmtclass")) == 7 && num(v("infiniband.mad.attributeid")) == 19 && v("frame.interface_name") == "hca1/1"' 'print v("frame.number")' | tr '\n' ' ')
+	is "cm-lost-rtu: the passive side's second REP is a repeat of its first (madpmd.cm.repeat_of)" \
+		"$(for f in $reps; do q "$P" "v(\"frame.number\") == \"$f\"" 'print (v("madpmd.cm.repeat_of") != "")'; done | tr '\n' ' ')" "0 1 "
+	is "cm-lost-rtu: the passive side's ESTABLISHED (after rdma_notify) and the active side's CONNECT_RESPONSE, once each" \
+		"$(q "$P" 'num(v("madpmd.rec.kind")) == 3 && (v("madpmd.cmevent.event") == 9 || v("madpmd.cmevent.event") == 5)' 'print v("frame.interface_name") ":" v("madpmd.cmevent.event")' | sort | tr '\n' ' ')" \
+		"hca1/1:9 hca2/1:5 "
 fi
 
 P=$tmp/roce-v2.pcapng.p

@@ -23,6 +23,8 @@
  * - Another thread that writes those pages while ibv_reg_mr() copies
  *   them loses its write: register buffers of whole pages (as
  *   ibv_*_pingpong do), or register before sharing them between threads.
+ *   The calling thread's own stack may be among them (a buffer on the
+ *   stack): the copy and the remap run on a stack of their own.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +33,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "verbs_priv.h"
@@ -166,7 +169,8 @@ copy_pages(void *dst, uint64_t lo, size_t len)
 
 /* Move [lo, hi) into the memfd: copy, map over, restore protections */
 static int
-move_pages(int fd, uint64_t lo, uint64_t hi, const struct seg *segs, int n)
+move_pages_here(int fd, uint64_t lo, uint64_t hi, const struct seg *segs,
+		int n)
 {
 	size_t len = (size_t)(hi - lo);
 	void *tmp, *p;
@@ -194,6 +198,61 @@ move_pages(int fd, uint64_t lo, uint64_t hi, const struct seg *segs, int n)
 				 segs[i].prot);
 	madvise((void *)(uintptr_t)lo, len, MADV_DONTFORK);
 	return 0;
+}
+
+/*
+ * The pages may hold this thread's own stack (a buffer on the stack is
+ * registered as well as any): a write to them between the copy and the
+ * remap (a call's return address, a local) would be lost, and the thread
+ * would return into garbage. So the move runs on a stack of its own, a
+ * fresh mapping that cannot lie in the range, and this thread's stack is
+ * left alone from before the copy until after the remap (a signal
+ * handler runs on the current stack: the move's).
+ */
+#define MOVE_STACK	(64u << 10)
+
+struct move_job {
+	int fd;
+	uint64_t lo, hi;
+	const struct seg *segs;
+	int n;
+	int rc;
+};
+
+static void
+move_tramp(unsigned int hi32, unsigned int lo32)
+{
+	struct move_job *j = (struct move_job *)(uintptr_t)
+			     ((uint64_t)hi32 << 32 | lo32);
+
+	j->rc = move_pages_here(j->fd, j->lo, j->hi, j->segs, j->n);
+}
+
+static int
+move_pages(int fd, uint64_t lo, uint64_t hi, const struct seg *segs, int n)
+{
+	struct move_job j = { fd, lo, hi, segs, n, 0 };
+	ucontext_t here, there;
+	uintptr_t jp = (uintptr_t)&j;
+	void *stack;
+
+	stack = mmap(NULL, MOVE_STACK, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return ENOMEM;
+	if (getcontext(&there) != 0) {
+		munmap(stack, MOVE_STACK);
+		return errno;
+	}
+	there.uc_stack.ss_sp = stack;
+	there.uc_stack.ss_size = MOVE_STACK;
+	there.uc_link = &here;
+	makecontext(&there, (void (*)(void))move_tramp, 2,
+		    (unsigned int)((uint64_t)jp >> 32), (unsigned int)jp);
+	if (swapcontext(&here, &there) != 0)
+		j.rc = errno;
+	munmap(stack, MOVE_STACK);
+	return j.rc;
 }
 
 static struct ibv_mr *

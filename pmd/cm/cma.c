@@ -957,7 +957,9 @@ conn_param(const struct hca_ibcm_conn *c, struct mpd_cm_conn_param *p,
 	p->rnr_retry_count = c->rnr_retry_count;
 	p->srq = c->srq;
 	p->private_data_len = len > MPD_CM_PDATA_MAX ? MPD_CM_PDATA_MAX : len;
-	memcpy(p->private_data, pdata, p->private_data_len);
+	/* an event of no message (notify's ESTABLISHED) has no data */
+	if (p->private_data_len)
+		memcpy(p->private_data, pdata, p->private_data_len);
 }
 
 /* The sender of a request, as an address handle for the reply */

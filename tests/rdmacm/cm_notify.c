@@ -21,6 +21,7 @@
  * REP's time-out (4.3 s) the CM sends the REP again, and the client's CM
  * its RTU, lost again.
  */
+#include <endian.h>
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -286,6 +287,11 @@ client(const char *addr, const char *port)
 	    rdma_resolve_route(id, 2000) ||
 	    expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, 5000, NULL))
 		return 1;
+	if (id->route.num_paths)
+		printf("# route: slid %u dlid %u sl %u mtu %u\n",
+		       be16toh(id->route.path_rec->slid),
+		       be16toh(id->route.path_rec->dlid),
+		       id->route.path_rec->sl, id->route.path_rec->mtu);
 	if (make_qp(id, &cq)) {
 		check(0, "client QP: %s", strerror(errno));
 		return 1;
@@ -301,6 +307,16 @@ client(const char *addr, const char *port)
 	/* the REP came: established here, whatever became of the RTU */
 	if (expect_event(ch, RDMA_CM_EVENT_ESTABLISHED, 20000, NULL))
 		return 1;
+	{
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr qi;
+
+		if (!ibv_query_qp(id->qp, &qa, IBV_QP_STATE | IBV_QP_AV |
+				  IBV_QP_DEST_QPN | IBV_QP_SQ_PSN, &qi))
+			printf("# QP 0x%x: state %d dest 0x%x dlid %u sq_psn 0x%x\n",
+			       id->qp->qp_num, qa.qp_state, qa.dest_qp_num,
+			       qa.ah_attr.dlid, qa.sq_psn);
+	}
 	if (rdma_post_send(id, NULL, buf, strlen(MSG) + 1, mr,
 			   IBV_SEND_SIGNALED)) {
 		check(0, "SEND posted: %s", strerror(errno));

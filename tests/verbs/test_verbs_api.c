@@ -12,6 +12,7 @@
  * Usage: test_verbs_api <device>   (an IB port with a LID: OpenSM ran)
  */
 #include <arpa/inet.h>
+#include <alloca.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -823,6 +824,46 @@ port_events(void)
 	return tap_done();
 }
 
+/*
+ * An MR on the caller's own stack, in the page where ibv_reg_mr()'s own
+ * frames run: the library moves the pages into a memfd, and a write to
+ * them between its copy and its remap (a return address) would be lost.
+ * Padding moves the buffer across the page, so some registrations share
+ * the page with the library's frames; each must return here with the
+ * stack and the environment as they were, and the buffer's contents kept.
+ */
+static __attribute__((noinline)) int
+reg_on_stack(size_t pad)
+{
+	volatile uint64_t canary = 0x5ca1ab1e0ddba11ull ^ pad;
+	char *padding = alloca(pad + 1);
+	char buf[256];
+	struct ibv_mr *mr;
+	int good;
+
+	padding[0] = 1;
+	memset(buf, 0x5a, sizeof(buf));
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	good = mr && canary == (0x5ca1ab1e0ddba11ull ^ pad) &&
+	       buf[0] == 0x5a && buf[sizeof(buf) - 1] == 0x5a &&
+	       padding[0] == 1 && getenv("PATH");
+	if (mr)
+		good &= ibv_dereg_mr(mr) == 0;
+	return good;
+}
+
+static void
+test_stack_mr(void)
+{
+	size_t pad;
+	int good = 0, n = 0;
+
+	for (pad = 0; pad < 4096; pad += 128, n++)
+		good += reg_on_stack(pad);
+	ok(good == n, "an MR on the caller's stack, at %d offsets in its page: each returns with stack, buffer and environment intact (%d)",
+	   n, good);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -849,6 +890,7 @@ main(int argc, char **argv)
 	test_events();
 	test_comm_est();
 	test_other_process();
+	test_stack_mr();
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	return tap_done();

@@ -10,7 +10,11 @@
 # nobody listens on is REJECTED (reason 8, invalid service ID). On IB after
 # a resident OpenSM gave the ports their LIDs (routes are PathRecords from its SA),
 # and rping and ucmatose again on RoCE. The server binds to hca1's
-# address as `madpmd-run --print-addr` prints it. Daemons stop cleanly.
+# address as `madpmd-run --print-addr` prints it. Meanwhile, on a third
+# fabric whose wire drops every REQ (--lossy mad=0x07:0x0010), a client's
+# REQ is sent again after each time-out, 15 times as the kernel's cma
+# asks, then it is UNREACHABLE (-ETIMEDOUT) after a minute and a half.
+# Daemons stop cleanly.
 # Usage: test_rdmacm.sh <madpmd> <madpmd-run>
 set -u
 madpmd=$1
@@ -19,7 +23,7 @@ run=$2
 . "$(dirname "$0")/../common/pair.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-rdmacm.XXXXXX)
-eal_prefixes=(madpmd-cm-$$ madpmd-cm-roce-$$)
+eal_prefixes=(madpmd-cm-$$ madpmd-cm-roce-$$ madpmd-cm-req-$$)
 port=$((20000 + $$ % 20000))
 
 # cm_pair NAME "SERVER CMD" "CLIENT CMD": the server on hca1 in the
@@ -68,16 +72,39 @@ cm_tools() {
 	[ $rc2 != 0 ] || sed 's/^/# /' "$tmp/${link}_rej.cli" | tail -5
 }
 
+# start_sm RUNDIR LOG: a resident OpenSM on hca1 (routes are PathRecords
+# from its SA; -d2: its log flushed at each line, to be waited for); its
+# PID in $sm
+start_sm() {
+	MADPMD_RUN_DIR=$1 "$run" --node hca1 opensm -d2 -f "$2" > /dev/null 2>&1 &
+	sm=$!
+	pids+=($sm)
+	for i in $(seq 300); do grep -q "SUBNET UP" "$2" 2>/dev/null && break; sleep 0.1; done
+	grep -q "SUBNET UP" "$2"
+}
+
+# ---- a lost REQ, in the background: it takes a minute ----
+fabric madpmd-cm-req-$$ "$tmp/run-req" --lossy drop=100%,mad=0x07:0x0010
+req_daemon=$daemon
+start_sm "$tmp/run-req" "$tmp/opensm-req.log"
+ok $? "lost REQ: a resident opensm reaches SUBNET UP with every CM REQ dropped"
+req_sm=$sm
+req_addr=$(MADPMD_RUN_DIR=$tmp/run-req "$run" --node hca1 --print-addr)
+MADPMD_RUN_DIR=$tmp/run-req timeout 200 "$run" --node hca1 ucmatose -b "$req_addr" \
+	> "$tmp/req.srv" 2>&1 &
+req_srv=$!
+pids+=($req_srv)
+sleep 0.5
+req_t0=$(date +%s)
+MADPMD_RUN_DIR=$tmp/run-req timeout 200 "$run" --node hca2 ucmatose -s "$req_addr" -c 1 -C 1 \
+	> "$tmp/req.cli" 2>&1 &
+req_cli=$!
+pids+=($req_cli)
+
 # ---- InfiniBand ----
 export MADPMD_RUN_DIR=$tmp/run
 fabric madpmd-cm-$$ "$MADPMD_RUN_DIR"
-# routes are PathRecords from the SA: OpenSM stays
-# -d2: its log flushed at each line, to be waited for
-"$run" --node hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
-sm=$!
-pids+=($sm)
-for i in $(seq 300); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.1; done
-grep -q "SUBNET UP" "$tmp/opensm.log"
+start_sm "$MADPMD_RUN_DIR" "$tmp/opensm.log"
 ok $? "IB: a resident opensm reaches SUBNET UP"
 cm_tools ib
 addr=$("$run" --node hca1 --print-addr)
@@ -127,5 +154,23 @@ fabric madpmd-cm-roce-$$ "$MADPMD_RUN_DIR" --link roce
 cm_tools roce
 daemon_stop_check $daemon "$tmp/madpmd-cm-roce-$$.log"
 ok $? "RoCE: the daemon stops cleanly"
+
+# ---- the lost REQ's end ----
+wait $req_cli
+rc2=$?
+req_s=$(($(date +%s) - req_t0))
+# each try waits twice the path's packet life time (OpenSM's default 18:
+# 1 s) and the CM response time-out (20: 4.1 s), as the kernel's cm.c
+grep -q "RDMA_CM_EVENT_UNREACHABLE, error: -110" "$tmp/req.cli" &&
+	[ $req_s -ge 60 ] && [ $req_s -le 130 ]
+ok $? "lost REQ: UNREACHABLE, -ETIMEDOUT, after ${req_s} s (16 REQs 6.1 s apart) (exit $rc2)"
+grep -q "RDMA_CM_EVENT_UNREACHABLE" "$tmp/req.cli" || sed 's/^/# cli: /' "$tmp/req.cli" | tail -5
+stop $req_srv
+stop $req_sm
+daemon_stop_check $req_daemon "$tmp/madpmd-cm-req-$$.log"
+ok $? "lost REQ: the daemon stops cleanly"
+lost=$(awk '/wire from hca2/ {s += $5} END {print s + 0}' "$tmp/madpmd-cm-req-$$.log")
+[ "$lost" = 16 ]
+ok $? "lost REQ: the wire dropped the REQ and its 15 retries ($lost frames)"
 
 tap_done

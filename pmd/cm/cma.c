@@ -945,11 +945,14 @@ hca_cma_leave(struct hca_cma *cma, struct hca_cma_owner *o,
 	      const struct mpd_cm_join_req *r, uint32_t *events)
 {
 	struct hca_cma_id *id = id_of(cma, o, r->id);
-	struct hca_cma_mc *mc;
+	struct hca_cma_mc *mc = NULL;
 
 	if (!id)
 		return EINVAL;
-	mc = hca_cma_mc_next(cma, id->handle, &r->addr, NULL);
+	/* the join the library names (ucma's LEAVE_MCAST names its mc) */
+	while ((mc = hca_cma_mc_next(cma, id->handle, &r->addr, mc)) &&
+	       mc->uid != r->uid)
+		;
 	if (!mc)
 		return EADDRNOTAVAIL;
 	*events = mc->events_reported;

@@ -257,8 +257,8 @@ struct mpd_cm_option_req {
  * MPD_CM_SESSION_JOINS: ENOMEM. The join is the id's: DESTROY_ID and
  * the end of the session leave it.
  *
- * LEAVE_MCAST: the first join of the id with that address (flags and
- * uid ignored) is left: EADDRNOTAVAIL when there is none. The daemon
+ * LEAVE_MCAST: the join of the id with that address and uid (flags
+ * ignored) is left: EADDRNOTAVAIL when there is none. The daemon
  * sends the SA a Delete(MCMemberRecord) for the JoinState bits no other
  * join of the port to that MGID still holds (none when one does, as the
  * kernel's multicast.c). Reply: the events reported for the join.

@@ -10,7 +10,8 @@
 # nobody listens on is REJECTED (reason 8, invalid service ID); mckey (IB:
 # both join a group through OpenSM's SA, which lists it while they are
 # in it and no longer after they left; the sender's 10 datagrams reach the
-# receiver; also as a send-only member; with the SM gone a join fails
+# receiver; also as a send-only member; a member killed is taken out of
+# the group by the daemon; with the SM gone a join fails
 # MULTICAST_ERROR -EINVAL: the SM's port answers the Set "unsupported
 # class", status 0x000C). On IB after
 # a resident OpenSM gave the ports their LIDs (routes are PathRecords from its SA),
@@ -160,6 +161,18 @@ mckey_pair() {
 addr2=$("$run" --node hca2 --print-addr)
 mckey_pair ib_mckey 239.1.2.3 ff12:4001:ffff::f01:203
 mckey_pair ib_mckey_sendonly 239.1.2.4 ff12:4001:ffff::f01:204 -o
+# a member killed: its session's end leaves the group for it
+timeout -s KILL 3 "$run" --node hca1 mckey -m 239.1.2.6 -b "$addr" \
+	> "$tmp/ib_mckey_kill.srv" 2>&1 &
+srv=$!
+pids+=($srv)
+for i in $(seq 100); do sa_groups | grep -qx ff12:4001:ffff::f01:206 && break; sleep 0.1; done
+sa_groups | grep -qx ff12:4001:ffff::f01:206
+joined=$?
+wait $srv
+for i in $(seq 50); do sa_groups | grep -qx ff12:4001:ffff::f01:206 || break; sleep 0.1; done
+[ $joined = 0 ] && ! sa_groups | grep -qx ff12:4001:ffff::f01:206
+ok $? "IB: mckey killed in its group: the daemon leaves it, the SA drops the group (joined: $joined)"
 
 stop $sm
 # the SM is gone: its port (hca1) answers the Set from hca2 as a MAD

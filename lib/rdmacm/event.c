@@ -135,6 +135,48 @@ fail:
 	return rc;
 }
 
+/* A join's event (ucma_process_join()): the join the record names, the
+ * group's address into the join, and the id's QP attached to it unless
+ * the join is send-only; a failed attach makes it MULTICAST_ERROR with
+ * status -1 and errno, as rdma_seterrno() leaves it. false when the
+ * join was left meanwhile (the record is dropped). */
+static bool
+mc_event(struct cma_event *e, struct cma_id *p,
+	 const struct mpd_cm_event_rec *r)
+{
+	struct rdma_ud_param *ud = &e->event.param.ud;
+	struct cma_mc *mc;
+	int rc;
+
+	pthread_mutex_lock(&p->mut);
+	for (mc = p->mc_list; mc; mc = mc->next)
+		if ((uintptr_t)mc == r->uid)
+			break;
+	if (mc)
+		mc->out++;
+	pthread_mutex_unlock(&p->mut);
+	if (!mc)
+		return false;
+	e->mc = mc;
+	ud->private_data = mc->context;
+	if (r->event != RDMA_CM_EVENT_MULTICAST_JOIN)
+		return true;
+	cma_ah_from_mpd(&ud->ah_attr, &r->ud.ah);
+	ud->qp_num = r->ud.qp_num & 0xffffff;
+	ud->qkey = r->ud.qkey;
+	mc->mgid = ud->ah_attr.grh.dgid;
+	mc->mlid = ud->ah_attr.dlid;
+	if (!p->id.qp || mc->join_flags == RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER)
+		return true;
+	rc = ibv_attach_mcast(p->id.qp, &mc->mgid, mc->mlid);
+	if (rc) {
+		errno = rc;
+		e->event.event = RDMA_CM_EVENT_MULTICAST_ERROR;
+		e->event.status = -1;
+	}
+	return true;
+}
+
 /* Make the event of a record; false when it is dropped instead (then
  * completed here) */
 static bool
@@ -193,8 +235,9 @@ make_event(struct cma_event *e, struct cma_id *p,
 		return true;
 	case RDMA_CM_EVENT_MULTICAST_JOIN:
 	case RDMA_CM_EVENT_MULTICAST_ERROR:
-		/* no join was asked for (rdma_join_multicast: ENOSYS) */
-		goto drop;
+		if (!mc_event(e, p, r))
+			goto drop;
+		return true;
 	default:
 		if (r->event > RDMA_CM_EVENT_TIMEWAIT_EXIT)
 			goto drop;

@@ -117,6 +117,13 @@ cma_id_free(struct cma_id *p)
 		rdma_destroy_event_channel(p->id.channel);
 	free(p->connect);
 	free(p->qp_init_attr);
+	/* the daemon left the joins with the id */
+	while (p->mc_list) {
+		struct cma_mc *mc = p->mc_list;
+
+		p->mc_list = mc->next;
+		free(mc);
+	}
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->mut);
 	free(p);
@@ -461,6 +468,12 @@ rdma_ack_cm_event(struct rdma_cm_event *event)
 
 	if (!event)
 		return cma_err(EINVAL);
+	if (e->mc) {
+		/* rdma_leave_multicast() waits for this */
+		pthread_mutex_lock(&e->owner->mut);
+		e->mc->out--;
+		pthread_mutex_unlock(&e->owner->mut);
+	}
 	cma_id_complete(e->owner);
 	free(e);
 	return 0;

@@ -93,6 +93,20 @@ struct cma_device {
 	uint32_t max_qp_wr;
 };
 
+/* A multicast join of an id: rdma-core's cma_multicast. The daemon's
+ * records name it by uid (its address here), which is looked up in the
+ * id's list, never followed. */
+struct cma_mc {
+	struct cma_mc *next;
+	void *context;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	uint16_t join_flags;		/* RDMA_MC_JOIN_FLAG_* */
+	union ibv_gid mgid;		/* once joined */
+	uint16_t mlid;
+	uint32_t out;			/* events handed out, not acked */
+};
+
 /* An id: rdma-core's cma_id_private, less what the kernel kept */
 struct cma_id {
 	struct rdma_cm_id id;		/* first: the application's pointer */
@@ -112,6 +126,7 @@ struct cma_id {
 	uint32_t seen;			/* records taken out of a ring */
 	uint32_t completed;		/* acked, or dropped by us */
 	uint32_t out;			/* taken from a list, not completed */
+	struct cma_mc *mc_list;		/* joins not left, under mut */
 	struct cma_id *hnext;		/* the handle table (id.c) */
 };
 
@@ -126,6 +141,7 @@ struct cma_event {
 	struct rdma_cm_event event;
 	uint8_t private_data[CMA_MAX_PRIVATE_DATA];
 	struct cma_id *owner;		/* whose count the ack completes */
+	struct cma_mc *mc;		/* MULTICAST_*: the join's too */
 };
 
 /* chan.c */

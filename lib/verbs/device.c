@@ -392,6 +392,11 @@ ibv_query_device(struct ibv_context *context,
 	device_attr->max_srq_wr = MPD_V_MAX_QP_WR;
 	device_attr->max_srq_sge = MPD_V_MAX_SGE;
 	device_attr->max_pkeys = (uint16_t)pi.num_pkeys;
+	/* the port's group table (pmd/qp/mcast.c) */
+	device_attr->max_mcast_grp = MPD_V_MAX_MCAST_GRP;
+	device_attr->max_mcast_qp_attach = MPD_V_MAX_MCAST_QP_ATTACH;
+	device_attr->max_total_mcast_qp_attach = MPD_V_MAX_MCAST_GRP *
+						 MPD_V_MAX_MCAST_QP_ATTACH;
 	device_attr->local_ca_ack_delay = 15;
 	device_attr->phys_port_cnt = (uint8_t)d->node.num_ports;
 	return 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The verbs this drop-in does not carry out (dma-buf MRs, re-registering,
- * multicast, ECE, importing objects, providers: docs/verbs.md says what
+ * ECE, importing objects, providers: docs/verbs.md says what
  * works). Each fails at once as the man page says a refused call fails,
  * with errno EOPNOTSUPP: -1, NULL, or EOPNOTSUPP itself where the verb
  * returns an errno. Objects these calls would take can never have come
@@ -60,20 +60,6 @@ ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	(void)qp, (void)ece;
 	errno = EOPNOTSUPP;
 	return EOPNOTSUPP;
-}
-
-VERBS_EXPORT int
-ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
-{
-	(void)qp, (void)gid, (void)lid;
-	return EINVAL;
-}
-
-VERBS_EXPORT int
-ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
-{
-	(void)qp, (void)gid, (void)lid;
-	return EINVAL;
 }
 
 VERBS_EXPORT int

@@ -378,12 +378,38 @@ cm_establish(struct hca_chan *ch, struct hca_session *s,
 }
 
 static int
-cm_mcast(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+cm_join_mcast(struct hca_chan *ch, struct hca_session *s,
+	      struct mpd_chan_msg *m)
 {
-	(void)ch;
-	(void)s;
+	int rc = cm_ready(ch);
+
+	if (rc)
+		return rc;
+	lock(ch);
+	rc = hca_cma_join(cma_of(ch), owner(s), &m->u.cm_join_req);
+	unlock(ch);
 	m->len = 0;
-	return ENOSYS;
+	return rc;
+}
+
+static int
+cm_leave_mcast(struct hca_chan *ch, struct hca_session *s,
+	       struct mpd_chan_msg *m)
+{
+	const struct mpd_cm_join_req r = m->u.cm_join_req;
+	uint32_t n = 0;
+	int rc = cm_ready(ch);
+
+	if (rc)
+		return rc;
+	lock(ch);
+	rc = hca_cma_leave(cma_of(ch), owner(s), &r, &n);
+	unlock(ch);
+	if (rc)
+		return rc;
+	m->u.cm_events_rep.events_reported = n;
+	m->len = sizeof(m->u.cm_events_rep);
+	return 0;
 }
 
 void
@@ -414,8 +440,8 @@ static const struct hca_chan_handler cm_handlers[] = {
 	{ MPD_CM_SET_OPTION, cm_set_option },
 	{ MPD_CM_MIGRATE_ID, cm_migrate_id },
 	{ MPD_CM_ESTABLISH, cm_establish },
-	{ MPD_CM_JOIN_MCAST, cm_mcast },
-	{ MPD_CM_LEAVE_MCAST, cm_mcast },
+	{ MPD_CM_JOIN_MCAST, cm_join_mcast },
+	{ MPD_CM_LEAVE_MCAST, cm_leave_mcast },
 	{ 0, NULL },
 };
 

@@ -903,6 +903,26 @@ v_query_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	return 0;
 }
 
+/* ibv_attach_mcast(), ibv_detach_mcast() */
+static int
+v_mcast(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	const struct mpd_v_mcast_req r = m->u.v_mcast_req;
+	struct chan_vobj *o = obj(s, r.qp, VOBJ_QP);
+	int rc;
+
+	m->len = 0;
+	if (!o)
+		return EINVAL;
+	rte_spinlock_lock(ch->cfg.lock);
+	if (m->type == MPD_V_ATTACH_MCAST)
+		rc = hca_v_mcast_attach(ch->cfg.verbs, o->p, r.gid, r.lid);
+	else
+		rc = hca_v_mcast_detach(ch->cfg.verbs, o->p, r.gid, r.lid);
+	rte_spinlock_unlock(ch->cfg.lock);
+	return rc;
+}
+
 static uint32_t
 qp_destroy(struct hca_chan *ch, struct hca_v_qp *qp)
 {
@@ -1035,6 +1055,8 @@ static const struct hca_chan_handler verbs_handlers[] = {
 	{ MPD_V_MODIFY_QP, v_modify_qp },
 	{ MPD_V_QUERY_QP, v_query_qp },
 	{ MPD_V_DESTROY_QP, v_destroy_qp },
+	{ MPD_V_ATTACH_MCAST, v_mcast },
+	{ MPD_V_DETACH_MCAST, v_mcast },
 	{ 0, NULL },
 };
 

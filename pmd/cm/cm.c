@@ -126,6 +126,10 @@ cm_deliver(struct hca_mad_client *c, const struct hca_mad_desc *d,
 		hca_cma_sa_input(&cm->cma, d, mad, len);
 		return true;
 	}
+	if (d->agent_id == cm->mc_agent) {
+		hca_cma_mc_sa_input(&cm->cma, d, mad, len);
+		return true;
+	}
 	/* a send of ours handed back carries only a header */
 	if (d->agent_id == cm->cm_agent && !d->status && len >= MPD_MAD_LEN)
 		hca_ibcm_input(&cm->ibcm, d, mad, hca_cm_now());
@@ -175,12 +179,14 @@ hca_cm_create(struct hca_cm **pcm, struct hca_port *port,
 		goto fail;
 	hca_mad_client_attach(ml, &cm->mc);
 	if (hca_mad_agent_register(ml, &cm->mc, &cm_req, &cm->cm_agent) ||
-	    hca_mad_agent_register(ml, &cm->mc, &sa_req, &cm->sa_agent)) {
+	    hca_mad_agent_register(ml, &cm->mc, &sa_req, &cm->sa_agent) ||
+	    hca_mad_agent_register(ml, &cm->mc, &sa_req, &cm->mc_agent)) {
 		hca_mad_client_detach(ml, &cm->mc);
 		goto fail;
 	}
 	cm->ibcm.agent_id = cm->cm_agent;
 	cm->cma.sa_agent = cm->sa_agent;
+	cm->cma.mc_agent = cm->mc_agent;
 	*pcm = cm;
 	return 0;
 fail:

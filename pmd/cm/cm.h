@@ -2,8 +2,8 @@
 /*
  * The communication manager of one port: the IB CM (ibcm.h) and the
  * rdma_cm ids on it (cma.h), as one client of the port's MAD layer with
- * two agents, the CM's (class 0x07, method Send) and a send-only one for
- * SA queries. MADs come in through the client's deliver (lcore, port lock
+ * three agents, the CM's (class 0x07, method Send) and two send-only ones
+ * for SA queries (PathRecords, and multicast joins: TIDs apart). MADs come in through the client's deliver (lcore, port lock
  * held); what the CM sends is queued and handed to the MAD layer by
  * hca_cm_poll(), which the ethdev glue calls on the lcore, under the
  * port lock, beside hca_mad_poll().
@@ -34,7 +34,7 @@ struct hca_cm {
 	struct hca_recorder *rec;	/* the port's capture records */
 	struct hca_ibcm ibcm;
 	struct hca_cma cma;
-	uint32_t cm_agent, sa_agent;
+	uint32_t cm_agent, sa_agent, mc_agent;
 	struct hca_cm_out *q;		/* HCA_CM_SENDQ */
 	uint32_t qhead, qtail;
 	uint64_t q_dropped;

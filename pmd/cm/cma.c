@@ -52,8 +52,10 @@ hca_cma_init(struct hca_cma *cma, struct hca_port *port,
 	cma->next_gen = (uint32_t)rnd(cma);
 	TAILQ_INIT(&cma->free);
 	cma->ids = calloc(HCA_CMA_MAX_IDS, sizeof(*cma->ids));
-	if (!cma->ids)
+	if (!cma->ids || hca_cma_mc_init(cma) != 0) {
+		hca_cma_fini(cma);
 		return -ENOMEM;
+	}
 	for (i = 0; i < HCA_CMA_MAX_IDS; i++)
 		TAILQ_INSERT_TAIL(&cma->free, &cma->ids[i], next);
 	return 0;
@@ -64,6 +66,7 @@ hca_cma_fini(struct hca_cma *cma)
 {
 	free(cma->ids);
 	cma->ids = NULL;
+	hca_cma_mc_fini(cma);
 }
 
 /* ---- ids ---------------------------------------------------------------- */
@@ -136,23 +139,24 @@ service_id(uint32_t ps, uint16_t port)
 	return (uint64_t)ps << 16 | port;
 }
 
-/* The one place every event to an owner passes. */
-static void
+/* The one place every event to an owner passes: true when it took it */
+static bool
 emit(struct hca_cma *cma, struct hca_cma_id *id, struct mpd_cm_event_rec *e)
 {
 	struct hca_cma_owner *o = id->owner;
 
 	if (!o || o->dead)
-		return;
+		return false;
 	e->id = id->handle;
 	cma->events++;
 	if (!o->ops->event(o, e)) {
 		cma->events_lost++;
-		return;
+		return false;
 	}
 	id->events_reported++;
 	if (cma->io->observe)
 		cma->io->observe(cma->io_ctx, id, e);
+	return true;
 }
 
 static void
@@ -273,9 +277,17 @@ hca_cma_create(struct hca_cma *cma, struct hca_cma_owner *o, uint32_t ps,
 	return 0;
 }
 
+static void mc_leave(struct hca_cma *cma, struct hca_cma_id *id,
+		     struct hca_cma_mc *mc);
+
 static void
 id_destroy(struct hca_cma *cma, struct hca_cma_id *id, uint64_t now_ns)
 {
+	struct hca_cma_mc *mc;
+
+	/* cma.c's cma_leave_mc_groups(): the id's joins go with it */
+	while ((mc = hca_cma_mc_next(cma, id->handle, NULL, NULL)))
+		mc_leave(cma, id, mc);
 	if (id->state == HCA_CMA_LISTEN)
 		hca_ibcm_unlisten(cma->ibcm, service_id(id->ps, id->src.port));
 	backlog_leave(cma, id);
@@ -808,14 +820,188 @@ hca_cma_migrate(struct hca_cma *cma, struct hca_cma_owner *o, uint32_t h,
 	if (!id || id->owner->pid != o->pid)
 		return EINVAL;
 	if (id->owner != o) {
-		if (o->nids >= MPD_CM_SESSION_IDS)
+		struct hca_cma_mc *mc = NULL;
+		uint32_t n = 0;
+
+		while ((mc = hca_cma_mc_next(cma, id->handle, NULL, mc)))
+			n++;
+		if (o->nids >= MPD_CM_SESSION_IDS ||
+		    o->njoins + n > MPD_CM_SESSION_JOINS)
 			return ENOMEM;
 		id->owner->nids--;
+		id->owner->njoins -= n;
 		o->nids++;
+		o->njoins += n;
 		id->owner = o;
 	}
 	*events = id->events_reported;
 	return 0;
+}
+
+/* ---- multicast (cma.c's rdma_join_multicast, ucma's JOIN_MCAST) ---- */
+
+static void
+mc_event(struct hca_cma *cma, struct hca_cma_id *id, struct hca_cma_mc *mc,
+	 uint32_t event, int32_t status, const struct mpd_v_ah *ah)
+{
+	struct mpd_cm_event_rec e;
+
+	memset(&e, 0, sizeof(e));
+	e.event = event;
+	e.status = status;
+	e.uid = mc->uid;
+	if (ah) {
+		e.ud.ah = *ah;
+		e.ud.qp_num = MPD_QPN_MCAST;
+		e.ud.qkey = id->qkey;
+	}
+	mc->state = ah ? HCA_CMA_MC_JOINED : HCA_CMA_MC_FAILED;
+	if (emit(cma, id, &e))
+		mc->events_reported++;
+}
+
+int
+hca_cma_join(struct hca_cma *cma, struct hca_cma_owner *o,
+	     const struct mpd_cm_join_req *r)
+{
+	struct hca_cma_id *id = id_of(cma, o, r->id);
+	const struct hca_port *p = cma->port;
+	struct hca_cma_mc *mc;
+	struct hca_mad_desc d;
+	uint8_t mad[MPD_MAD_LEN];
+	uint32_t qkey;
+	int rc;
+
+	/* rdma_join_multicast(): a UD id on a device, bound or resolved */
+	if (!id || !id->has_port || id->qp_type != IBV_QPT_UD ||
+	    (id->state != HCA_CMA_ADDR_BOUND &&
+	     id->state != HCA_CMA_ADDR_RESOLVED))
+		return EINVAL;
+	if (r->flags != HCA_CMA_MC_FULLMEMBER &&
+	    r->flags != HCA_CMA_MC_SENDONLY)
+		return EINVAL;
+	rc = addr_check(&r->addr);
+	if (rc)
+		return rc;
+	if (p->link != MPD_LINK_IB)
+		return EOPNOTSUPP;
+	if (o->njoins >= MPD_CM_SESSION_JOINS)
+		return ENOMEM;
+	mc = hca_cma_mc_alloc(cma);
+	if (!mc)
+		return ENOMEM;
+	o->njoins++;
+	mc->id = id->handle;
+	mc->uid = r->uid;
+	mc->addr = r->addr;
+	/* ucma: FULLMEMBER -> FullMember, SENDONLY_FULLMEMBER ->
+	 * SendOnlyFullMember */
+	mc->join_state = r->flags == HCA_CMA_MC_SENDONLY ?
+			 MPD_MCM_JOIN_SEND_ONLY_FULL : MPD_MCM_JOIN_FULL;
+	hca_cma_mgid(id->ps, id->pkey, &r->addr, mc->mgid);
+	/* no SM to ask: an error event now rather than a time-out */
+	if (!p->sm_lid || p->port_state != HCA_PORT_ACTIVE) {
+		mc_event(cma, id, mc, HCA_CMA_EV_MULTICAST_ERROR, -ENETUNREACH,
+			 NULL);
+		return 0;
+	}
+	qkey = id->qkey ? id->qkey : HCA_CMA_IPOIB_QKEY;
+	hca_cma_mc_query(p, MPD_METHOD_SET, mc->mgid, mc->join_state, qkey,
+			 id->pkey, mc->handle, mad, &d);
+	d.agent_id = cma->mc_agent;
+	d.pkey_index = hca_port_pkey_index(p, id->pkey);
+	cma->io->sa_send(cma->io_ctx, &d, mad);
+	return 0;
+}
+
+/* Drop the join; a Delete to the SA for what no other join of the port
+ * still holds (multicast.c leaves a group when its last member goes) */
+static void
+mc_leave(struct hca_cma *cma, struct hca_cma_id *id, struct hca_cma_mc *mc)
+{
+	const struct hca_port *p = cma->port;
+	struct hca_mad_desc d;
+	uint8_t mad[MPD_MAD_LEN];
+	uint8_t bits = 0;
+
+	if (mc->state == HCA_CMA_MC_JOINING || mc->state == HCA_CMA_MC_JOINED)
+		bits = hca_cma_mc_leave_bits(cma, mc);
+	if (bits && p->sm_lid && p->port_state == HCA_PORT_ACTIVE) {
+		hca_cma_mc_query(p, MPD_METHOD_DELETE, mc->mgid, bits,
+				 id->qkey ? id->qkey : HCA_CMA_IPOIB_QKEY,
+				 id->pkey, 0x80000000u | cma->mc_del_tid++,
+				 mad, &d);
+		d.agent_id = cma->mc_agent;
+		d.pkey_index = hca_port_pkey_index(p, id->pkey);
+		cma->io->sa_send(cma->io_ctx, &d, mad);
+	}
+	if (id->owner->njoins)
+		id->owner->njoins--;
+	hca_cma_mc_free(cma, mc);
+}
+
+int
+hca_cma_leave(struct hca_cma *cma, struct hca_cma_owner *o,
+	      const struct mpd_cm_join_req *r, uint32_t *events)
+{
+	struct hca_cma_id *id = id_of(cma, o, r->id);
+	struct hca_cma_mc *mc = NULL;
+
+	if (!id)
+		return EINVAL;
+	/* the join the library names (ucma's LEAVE_MCAST names its mc) */
+	while ((mc = hca_cma_mc_next(cma, id->handle, &r->addr, mc)) &&
+	       mc->uid != r->uid)
+		;
+	if (!mc)
+		return EADDRNOTAVAIL;
+	*events = mc->events_reported;
+	mc_leave(cma, id, mc);
+	return 0;
+}
+
+void
+hca_cma_mc_sa_input(struct hca_cma *cma, const struct hca_mad_desc *d,
+		    const uint8_t *mad, uint32_t len)
+{
+	struct mpd_mcmember_record rec;
+	struct hca_cma_mc *mc;
+	struct hca_cma_id *id;
+	struct mpd_v_ah ah;
+
+	if (len < MPD_MAD_HDR_LEN)
+		return;
+	/* a Delete's answer, or a join left meanwhile, names no join */
+	mc = hca_cma_mc_by_handle(cma, (uint32_t)mpd_mad_tid(mad));
+	if (!mc || mc->state != HCA_CMA_MC_JOINING)
+		return;
+	id = id_by_handle(cma, mc->id);
+	if (!id)
+		return;
+	/* sa_query.c: no answer -ETIMEDOUT, any MAD status -EINVAL */
+	if (d->status) {
+		mc_event(cma, id, mc, HCA_CMA_EV_MULTICAST_ERROR,
+			 -(int32_t)(d->status == ETIMEDOUT ? ETIMEDOUT :
+				    d->status), NULL);
+		return;
+	}
+	if (hca_cma_mc_answer(cma->port, mad, len, mc->mgid, &rec) != 0) {
+		mc_event(cma, id, mc, HCA_CMA_EV_MULTICAST_ERROR, -EINVAL,
+			 NULL);
+		return;
+	}
+	/* cma_set_qkey(): an id's Q_Key is set once; a group of another
+	 * one cannot be used (the kernel gives no event; an error here) */
+	if (!id->qkey)
+		id->qkey = rec.qkey;
+	if (rec.qkey != id->qkey) {
+		mc_event(cma, id, mc, HCA_CMA_EV_MULTICAST_ERROR, -EINVAL,
+			 NULL);
+		return;
+	}
+	memcpy(mc->mgid, rec.mgid, 16);
+	hca_cma_mc_ah(cma->port, &rec, &ah);
+	mc_event(cma, id, mc, HCA_CMA_EV_MULTICAST_JOIN, 0, &ah);
 }
 
 /* ---- QP attributes (cm.c's cm_init_qp_*_attr, cma_ib_init_qp_attr) ---- */

@@ -19,16 +19,23 @@
 #include <sys/queue.h>
 
 #include "madpmd/cma.h"
+#include "madpmd/sa.h"
 #include "../node/node.h"
 #include "ibcm.h"
 
 #define HCA_CMA_MAX_IDS		16384	/* per port, a power of two */
+#define HCA_CMA_MAX_MC		1024	/* multicast joins per port, ditto */
 
 /* librdmacm's values (rdma_cma.h) */
 #define HCA_CMA_PS_IPOIB	0x0002
 #define HCA_CMA_PS_TCP		0x0106
 #define HCA_CMA_PS_UDP		0x0111
 #define HCA_CMA_UDP_QKEY	0x01234567u	/* RDMA_UDP_QKEY */
+/* an RDMA_PS_IPOIB join's Q_Key: the kernel takes the IPoIB broadcast
+ * group's, which OpenSM makes with 0x0B1B (IPOIB_QKEY) */
+#define HCA_CMA_IPOIB_QKEY	0x00000b1bu
+#define HCA_CMA_MC_FULLMEMBER	0		/* RDMA_MC_JOIN_FLAG_* */
+#define HCA_CMA_MC_SENDONLY	1
 #define HCA_CMA_OPT_ID		0		/* RDMA_OPTION_ID */
 #define HCA_CMA_OPT_ID_TOS	0
 #define HCA_CMA_OPT_ID_REUSEADDR 1
@@ -41,6 +48,7 @@
 #define HCA_CMA_RESP_TIMEOUT	20	/* CMA_CM_RESPONSE_TIMEOUT */
 #define HCA_CMA_MAX_RETRIES	15	/* CMA_MAX_CM_RETRIES */
 #define HCA_CMA_IBOE_LIFETIME	18	/* CMA_IBOE_PACKET_LIFETIME */
+#define HCA_CMA_MC_TIMEOUT_MS	3000	/* multicast.c's SA queries */
 
 /* enum rdma_cm_event_type */
 enum hca_cma_event {
@@ -55,6 +63,8 @@ enum hca_cma_event {
 	HCA_CMA_EV_REJECTED = 8,
 	HCA_CMA_EV_ESTABLISHED = 9,
 	HCA_CMA_EV_DISCONNECTED = 10,
+	HCA_CMA_EV_MULTICAST_JOIN = 12,
+	HCA_CMA_EV_MULTICAST_ERROR = 13,
 	HCA_CMA_EV_TIMEWAIT_EXIT = 15,
 };
 
@@ -84,6 +94,7 @@ struct hca_cma_owner {
 	const struct hca_cma_owner_ops *ops;
 	uint32_t pid;			/* MIGRATE_ID: the same process */
 	uint32_t nids;			/* ids it holds */
+	uint32_t njoins;		/* multicast joins not left */
 	bool dead;
 };
 
@@ -125,17 +136,40 @@ struct hca_cma_io {
 			const struct mpd_cm_event_rec *e);
 };
 
+/* A multicast join of an id (cma.c's struct cma_multicast) */
+enum hca_cma_mc_state {
+	HCA_CMA_MC_FREE = 0,
+	HCA_CMA_MC_JOINING,		/* the SA's answer awaited */
+	HCA_CMA_MC_JOINED,
+	HCA_CMA_MC_FAILED,		/* MULTICAST_ERROR given */
+};
+
+struct hca_cma_mc {
+	enum hca_cma_mc_state state;
+	uint32_t handle;		/* gen << 10 | slot: its query's TID */
+	uint32_t id;			/* the id's handle */
+	uint8_t join_state;		/* MPD_MCM_JOIN_* */
+	uint8_t mgid[16];		/* the SA's, once joined */
+	struct mpd_cm_addr addr;
+	uint64_t uid;
+	uint32_t events_reported;
+};
+
 struct hca_cma {
 	struct hca_port *port;
 	struct hca_ibcm *ibcm;
 	const struct hca_cma_io *io;
 	void *io_ctx;
 	uint32_t sa_agent;
+	uint32_t mc_agent;		/* SA queries of joins: TIDs of their own */
 	uint32_t next_gen;
 	uint64_t rnd;
 	struct hca_cma_id *ids;		/* HCA_CMA_MAX_IDS */
 	TAILQ_HEAD(, hca_cma_id) free;
 	uint32_t nused;
+	struct hca_cma_mc *mcs;		/* HCA_CMA_MAX_MC */
+	uint32_t mc_gen;
+	uint32_t mc_del_tid;		/* Deletes: TIDs with bit 31 set */
 	uint64_t events, events_lost;
 };
 
@@ -150,6 +184,9 @@ int hca_cma_cm_event(struct hca_cma *cma, struct hca_ibcm_conn *c,
 /* An SA agent's answer or handed-back query (status set) */
 void hca_cma_sa_input(struct hca_cma *cma, const struct hca_mad_desc *d,
 		      const uint8_t *mad, uint32_t len);
+/* ... of the multicast agent (mc_agent) */
+void hca_cma_mc_sa_input(struct hca_cma *cma, const struct hca_mad_desc *d,
+			 const uint8_t *mad, uint32_t len);
 
 /* The id a handle names (any owner's), or NULL */
 const struct hca_cma_id *hca_cma_id_of(struct hca_cma *cma, uint32_t handle);
@@ -194,8 +231,16 @@ int hca_cma_set_option(struct hca_cma *cma, struct hca_cma_owner *o,
 /* The id moves to o (same process); *events as DESTROY_ID's */
 int hca_cma_migrate(struct hca_cma *cma, struct hca_cma_owner *o,
 		    uint32_t handle, uint32_t *events);
+/* JOIN_MCAST and LEAVE_MCAST (madpmd/cma.h); *events: the join's */
+int hca_cma_join(struct hca_cma *cma, struct hca_cma_owner *o,
+		 const struct mpd_cm_join_req *r);
+int hca_cma_leave(struct hca_cma *cma, struct hca_cma_owner *o,
+		  const struct mpd_cm_join_req *r, uint32_t *events);
 
 /* ---- route.c: addresses and routes, from the fabric's tables ---- */
+
+/* A multicast address: IPv4 224/4 (also IPv4-mapped), IPv6 ff00::/8 */
+bool hca_cma_addr_mcast(const struct mpd_cm_addr *a);
 
 /* The port's own address (wildcard, loopback, its IPv4 or GIDs) */
 bool hca_cma_addr_local(const struct hca_port *p, const struct mpd_cm_addr *a);
@@ -217,5 +262,43 @@ int hca_cma_path_answer(const uint8_t *mad, uint32_t len,
 void hca_cma_roce_path(const struct hca_port *p, const uint8_t sgid[16],
 		       const uint8_t dgid[16], uint8_t tos,
 		       struct mpd_cm_path_rec *path);
+
+/* ---- mcast.c: joins, their MGIDs and the SA's MCMemberRecords ---- */
+
+int hca_cma_mc_init(struct hca_cma *cma);
+void hca_cma_mc_fini(struct hca_cma *cma);
+/* A free join of the table (handle set, state JOINING), or NULL */
+struct hca_cma_mc *hca_cma_mc_alloc(struct hca_cma *cma);
+void hca_cma_mc_free(struct hca_cma *cma, struct hca_cma_mc *mc);
+struct hca_cma_mc *hca_cma_mc_by_handle(struct hca_cma *cma, uint32_t h);
+/* The first join of id after *from (NULL: from the start) whose
+ * address is a (NULL: any), or NULL */
+struct hca_cma_mc *hca_cma_mc_next(struct hca_cma *cma, uint32_t id,
+				   const struct mpd_cm_addr *a,
+				   struct hca_cma_mc *from);
+/* The MGID of a group address for a port space and P_Key, as cma.c's
+ * cma_set_mgid() (IPoIB's mapping, RFC 4391, with the RDMA CM
+ * signature 0x01 for RDMA_PS_UDP) */
+void hca_cma_mgid(uint32_t ps, uint16_t pkey, const struct mpd_cm_addr *a,
+		  uint8_t mgid[16]);
+/* The JoinState bits of mc that no other live join of the port to its
+ * MGID holds: what a leave deletes at the SA */
+uint8_t hca_cma_mc_leave_bits(const struct hca_cma *cma,
+			      const struct hca_cma_mc *mc);
+/* A SubnAdm Set (join) or Delete (leave) of the port's MCMemberRecord
+ * for mgid (IBA 15.2.5.17), with the component mask cma.c's
+ * cma_join_ib_multicast() gives, low TID bits tid, addressed to the SM */
+void hca_cma_mc_query(const struct hca_port *p, uint8_t method,
+		      const uint8_t mgid[16], uint8_t join_state,
+		      uint32_t qkey, uint16_t pkey, uint32_t tid,
+		      uint8_t *mad, struct hca_mad_desc *d);
+/* The SA's answer to a Set: 0 with *rec, or EINVAL (an error status, a
+ * record not ours), as sa_query.c maps a MAD status */
+int hca_cma_mc_answer(const struct hca_port *p, const uint8_t *mad,
+		      uint32_t len, const uint8_t mgid[16],
+		      struct mpd_mcmember_record *rec);
+/* The group's address vector (ib_init_ah_from_mcmember()) */
+void hca_cma_mc_ah(const struct hca_port *p,
+		   const struct mpd_mcmember_record *rec, struct mpd_v_ah *ah);
 
 #endif

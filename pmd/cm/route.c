@@ -63,14 +63,26 @@ hca_cma_addr_local(const struct hca_port *p, const struct mpd_cm_addr *a)
 }
 
 bool
+hca_cma_addr_mcast(const struct mpd_cm_addr *a)
+{
+	const uint8_t *ip4 = ip4_of(a);
+
+	if (ip4)
+		return (ip4[0] & 0xf0) == 0xe0;
+	return a->family == AF_INET6_ && a->addr[0] == 0xff;
+}
+
+bool
 hca_cma_addr_resolve(const struct hca_port *p, const struct mpd_cm_addr *dst,
 		     struct hca_neigh *n)
 {
 	const uint8_t *ip4 = ip4_of(dst);
 	uint32_t i;
 
-	/* loopback, the wildcard and our own addresses are this port */
-	if (hca_cma_addr_local(p, dst)) {
+	/* loopback, the wildcard and our own addresses are this port; a
+	 * group is reached through it too (the kernel resolves one to the
+	 * device its route leaves by: mckey resolves its group first) */
+	if (hca_cma_addr_local(p, dst) || hca_cma_addr_mcast(dst)) {
 		hca_port_neigh(p, n);
 		return true;
 	}

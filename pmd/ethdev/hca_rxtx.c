@@ -60,12 +60,31 @@ to_self(const struct hca_port *p, const struct mpd_pkt *pk)
 	return memcmp(pk->eth.dst, p->mac, sizeof(p->mac)) == 0;
 }
 
+/* IBA 10.5.2.3: a multicast packet also reaches the port's own QPs
+ * attached to the group (mlx5's default loopback): a copy on the
+ * loopback ring, beside the one for the wire. A copy that finds no room
+ * is lost, as a multicast packet may be. */
+static bool
+mcast_loop(struct data_ctx *e, const struct mpd_pkt *pk, struct rte_mbuf *m)
+{
+	struct rte_mbuf *c;
+
+	if (pk->link != MPD_LINK_IB || pk->lrh.dlid < MPD_LID_MCAST_LO ||
+	    pk->lrh.dlid == MPD_LID_PERMISSIVE)
+		return false;
+	c = rte_pktmbuf_copy(m, e->mp, 0, UINT32_MAX);
+	if (c && rte_ring_enqueue(e->hi->loop, c) != 0)
+		rte_pktmbuf_free(c);
+	return true;
+}
+
 static bool
 emit_data(void *arg, struct mpd_pkt *pk, const void *payload, uint32_t len)
 {
 	struct data_ctx *e = arg;
 	struct hca_port *p = &e->hi->port;
 	struct rte_mbuf *m = e->mp ? rte_pktmbuf_alloc(e->mp) : NULL;
+	bool mcast;
 	int n;
 
 	if (!m) {
@@ -93,6 +112,7 @@ emit_data(void *arg, struct mpd_pkt *pk, const void *payload, uint32_t len)
 		hca_port_count_xmit(p, (uint32_t)n);
 		return true;
 	}
+	mcast = mcast_loop(e, pk, m);
 	if (!e->bufs) {
 		if (rte_ring_enqueue(e->hi->egress, m) != 0) {
 			rte_pktmbuf_free(m);
@@ -104,6 +124,11 @@ emit_data(void *arg, struct mpd_pkt *pk, const void *payload, uint32_t len)
 		e->bufs[e->n++] = m;
 	}
 	hca_port_count_xmit(p, (uint32_t)n);
+	/* IBA 16.1.4: PortMulticastXmitPkts, not unicast */
+	if (mcast) {
+		p->cnt.unicast_xmit_pkts--;
+		p->cnt.multicast_xmit_pkts++;
+	}
 	return true;
 }
 

@@ -549,6 +549,7 @@ hca_v_qp_remove(struct hca_verbs *v, struct hca_v_qp *qp)
 
 	set_state(v, qp, IBV_QPS_RESET, 2);
 	deactivate(v, qp);
+	mcast_qp_gone(v, qp->qpn);
 	if (qp->qpn >= HCA_V_QPN_BASE && idx < HCA_V_MAX_QPS &&
 	    v->qp[idx] == qp) {
 		v->qp[idx] = NULL;
@@ -601,16 +602,16 @@ op_for_requester(uint8_t op)
 	return op >= MPD_OP_READ_RESP_FIRST && op <= MPD_OP_ATOMIC_ACK;
 }
 
-void
-hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
-		uint64_t now_ns, struct hca_v_out *out)
+/* A packet for one QP: its state, transport, keys, then the requester
+ * or the responder. mcast: a group's copy, whose P_Key the QP checks
+ * too (IBA 10.9.3: a UD QP takes only its own partition's) */
+static void
+qp_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
+	 uint64_t now_ns, bool mcast)
 {
-	struct hca_v_qp *qp = qp_of(v, pk->bth.dest_qp);
 	uint8_t tp = pk->bth.opcode & MPD_TP_MASK;
 	uint32_t st;
 
-	(void)out;
-	v->port->cnt.qp_pkts_in++;
 	if (!qp || qp->owner->dead) {
 		v->port->cnt.qp_no_qp++;
 		return;
@@ -637,10 +638,11 @@ hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
 			v->port->cnt.qkey_violations++;
 			return;
 		}
-	} else if (pk->bth.pkey != 0 &&
-		   !mpd_pkey_match(v->port->pkeys[qp->attr.pkey_index %
-						   HCA_PKEY_TABLE_LEN],
-				   pk->bth.pkey)) {
+	}
+	if ((qp->type != IBV_QPT_UD || mcast) && pk->bth.pkey != 0 &&
+	    !mpd_pkey_match(v->port->pkeys[qp->attr.pkey_index %
+					   HCA_PKEY_TABLE_LEN],
+			    pk->bth.pkey)) {
 		v->port->cnt.pkey_violations++;
 		return;
 	}
@@ -661,6 +663,41 @@ hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
 		resp_input(v, qp, pk, now_ns);
 	if (qp->error_pending)
 		qp_to_error(v, qp, 1);
+}
+
+/* IBA 10.5.2.3: a UD packet to DestQP 0xFFFFFF goes to every QP of the
+ * port attached to its group, a copy each; the sender's own QP among
+ * them when it is attached (mlx5's default: multicast loopback on). */
+static void
+mcast_input(struct hca_verbs *v, const struct mpd_pkt *pk, uint64_t now_ns)
+{
+	const struct hca_v_mcg *g = mcast_group(v, pk);
+	uint32_t qpn[MPD_V_MAX_MCAST_QP_ATTACH];
+	unsigned int i, n;
+
+	if ((pk->bth.opcode & MPD_TP_MASK) != MPD_TP_UD || !g) {
+		v->port->cnt.qp_no_qp++;
+		return;
+	}
+	/* a copy of the list: a QP's error may not change it, but the
+	 * group is the table's, not this loop's */
+	n = g->nqps;
+	memcpy(qpn, g->qpn, n * sizeof(qpn[0]));
+	for (i = 0; i < n; i++)
+		qp_input(v, qp_of(v, qpn[i]), pk, now_ns, true);
+}
+
+void
+hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
+		uint64_t now_ns, struct hca_v_out *out)
+{
+	(void)out;
+	v->port->cnt.qp_pkts_in++;
+	if (pk->bth.dest_qp == MPD_QPN_MCAST) {
+		mcast_input(v, pk, now_ns);
+		return;
+	}
+	qp_input(v, qp_of(v, pk->bth.dest_qp), pk, now_ns, false);
 }
 
 void

@@ -117,6 +117,14 @@ struct hca_v_srq {
 
 struct hca_v_qp;
 
+/* A multicast group some of the port's UD QPs are attached to */
+struct hca_v_mcg {
+	uint8_t mgid[16];
+	uint16_t mlid;
+	uint16_t nqps;			/* 0: a free slot */
+	uint32_t qpn[MPD_V_MAX_MCAST_QP_ATTACH];
+};
+
 struct hca_verbs {
 	struct hca_port *port;
 	struct hca_v_qp *qp[HCA_V_MAX_QPS];	/* by qpn - HCA_V_QPN_BASE */
@@ -129,6 +137,7 @@ struct hca_verbs {
 	struct hca_v_comp *kick[HCA_V_KICKS_MAX];
 	unsigned int nkick;
 	uint8_t scratch[4096 + 64];	/* a payload gathered from SGEs */
+	struct hca_v_mcg mcg[MPD_V_MAX_MCAST_GRP];
 	/* every completion written and state change, for capture records
 	 * (lock held) */
 	void (*on_cqe)(void *ctx, uint32_t cq_handle, const struct mpd_v_cqe *e,
@@ -210,6 +219,12 @@ int hca_v_qp_modify(struct hca_verbs *v, struct hca_v_qp *qp,
 void hca_v_qp_query(const struct hca_v_qp *qp, struct mpd_v_query_qp_rep *r);
 /* Async events raised for it so far */
 uint32_t hca_v_qp_async_events(const struct hca_v_qp *qp);
+/* ibv_attach_mcast(), ibv_detach_mcast(): 0 or the errno of
+ * madpmd/verbs.h's ATTACH_MCAST (lock held) */
+int hca_v_mcast_attach(struct hca_verbs *v, struct hca_v_qp *qp,
+		       const uint8_t gid[16], uint16_t lid);
+int hca_v_mcast_detach(struct hca_verbs *v, struct hca_v_qp *qp,
+		       const uint8_t gid[16], uint16_t lid);
 /* Out of the tables (lock held); its memory freed by hca_v_qp_free()
  * (outside the lock), which also unmaps it. */
 void hca_v_qp_remove(struct hca_verbs *v, struct hca_v_qp *qp);

@@ -166,6 +166,14 @@ qp_error(struct hca_v_qp *qp)
 	qp_error_at(qp, IBV_WC_GENERAL_ERR, HCA_V_NO_PSN);
 }
 
+/* ---- mcast.c ---- */
+/* The group a packet to DestQP 0xFFFFFF is for (its DLID, and its DGID
+ * when it has a GRH), or NULL */
+const struct hca_v_mcg *mcast_group(const struct hca_verbs *v,
+				    const struct mpd_pkt *pk);
+/* A QP going away leaves every group */
+void mcast_qp_gone(struct hca_verbs *v, uint32_t qpn);
+
 /* ---- async.c ---- */
 void qp_async(struct hca_v_qp *qp, enum ibv_event_type ev);
 

@@ -8,11 +8,14 @@
  *   test_rdmacm_api LIBPATH fabric     a daemon runs (MADPMD_RUN_DIR)
  * The library alone: rdma_getaddrinfo() (numeric, passive, "localhost", its errors),
  * rdma_event_str() for every event, rpoll()/rselect() against
- * poll()/select(), ENOSYS from the rsocket calls and multicast joins.
+ * poll()/select(), ENOSYS from the rsocket calls, a join's argument checks.
  * nofabric: every call that needs the daemon fails with ENODEV, no crash.
  * fabric: an event channel's fd is pollable and quiet, O_NONBLOCK gives
  * EAGAIN, rdma_get_devices() lists the node's device; an id is made,
- * bound to the wildcard, refused an AF_UNIX address, destroyed.
+ * bound to the wildcard, refused an AF_UNIX address, destroyed; a UDP id
+ * resolves a group address and its join fails MULTICAST_ERROR
+ * -ENETUNREACH (no SM runs), an RC id's join EINVAL, a second leave
+ * EADDRNOTAVAIL.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -255,21 +258,18 @@ test_enosys(void)
 	ok(riowrite(3, buf, sizeof(buf), 0, 0) == (size_t)-1 &&
 	   errno == ENOSYS, "riowrite: -1 ENOSYS");
 
-	/* joins are refused before any request: an id that was never made
-	 * by the daemon does */
+	/* a join's arguments are checked before any request, as
+	 * rdma-core checks them (the id is never looked at) */
 	memset(&id, 0, sizeof(id));
 	sin.sin_addr.s_addr = inet_addr("239.1.1.1");
-	errno = 0;
-	ok(rdma_join_multicast(&id, (struct sockaddr *)&sin, NULL) == -1 &&
-	   errno == ENOSYS, "rdma_join_multicast: -1 ENOSYS");
 	memset(&mc, 0, sizeof(mc));
-	mc.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS |
-		       RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
-	mc.join_flags = RDMA_MC_JOIN_FLAG_FULLMEMBER;
+	mc.comp_mask = RDMA_CM_JOIN_MC_ATTR_RESERVED;
 	mc.addr = (struct sockaddr *)&sin;
 	errno = 0;
-	ok(rdma_join_multicast_ex(&id, &mc, NULL) == -1 && errno == ENOSYS,
-	   "rdma_join_multicast_ex: -1 ENOSYS");
+	ok(rdma_join_multicast_ex(&id, &mc, NULL) == -1 && errno == ENOTSUP,
+	   "rdma_join_multicast_ex with a reserved comp_mask bit: ENOTSUP");
+	mc.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS |
+		       RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
 	mc.join_flags = RDMA_MC_JOIN_FLAG_RESERVED;
 	errno = 0;
 	ok(rdma_join_multicast_ex(&id, &mc, NULL) == -1 && errno == EINVAL,
@@ -312,6 +312,70 @@ test_nofabric(void)
 		rdma_freeaddrinfo(res);
 	} else {
 		ok(0, "getaddrinfo for rdma_create_ep");
+	}
+}
+
+/* The next event of a non-blocking channel, within ms */
+static struct rdma_cm_event *
+next_event(struct rdma_event_channel *ch, int ms)
+{
+	struct rdma_cm_event *ev = NULL;
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+
+	while (rdma_get_cm_event(ch, &ev) != 0) {
+		if (errno != EAGAIN || poll(&p, 1, ms) <= 0)
+			return NULL;
+	}
+	return ev;
+}
+
+/* Joins on a fabric with no SM: the port is not Active */
+static void
+test_fabric_join(struct rdma_event_channel *ch)
+{
+	struct sockaddr_in grp = { .sin_family = AF_INET };
+	struct rdma_cm_id *id = NULL, *rc_id = NULL;
+	struct rdma_cm_event *ev;
+	int ctx = 0;
+
+	grp.sin_addr.s_addr = inet_addr("239.1.1.1");
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) != 0) {
+		ok(0, "rdma_create_id: a UDP id (%s)", strerror(errno));
+		return;
+	}
+	errno = 0;
+	ok(rdma_join_multicast(id, (struct sockaddr *)&grp, &ctx) == -1 &&
+	   errno == EINVAL, "rdma_join_multicast of an id on no device: EINVAL");
+	ok(rdma_resolve_addr(id, NULL, (struct sockaddr *)&grp, 2000) == 0,
+	   "rdma_resolve_addr of a group address: 0");
+	ev = next_event(ch, 2000);
+	ok(ev && ev->event == RDMA_CM_EVENT_ADDR_RESOLVED && id->verbs,
+	   "... ADDR_RESOLVED, the id on the device (%s)",
+	   ev ? rdma_event_str(ev->event) : "no event");
+	if (ev)
+		rdma_ack_cm_event(ev);
+	errno = 0;
+	ok(rdma_join_multicast(id, (struct sockaddr *)&grp, &ctx) == 0,
+	   "rdma_join_multicast: 0 (errno %d)", errno);
+	ev = next_event(ch, 2000);
+	ok(ev && ev->event == RDMA_CM_EVENT_MULTICAST_ERROR &&
+	   ev->status == -ENETUNREACH && ev->id == id &&
+	   ev->param.ud.private_data == &ctx,
+	   "no SM: MULTICAST_ERROR -ENETUNREACH with the join's context (%s %d)",
+	   ev ? rdma_event_str(ev->event) : "no event", ev ? ev->status : 0);
+	if (ev)
+		rdma_ack_cm_event(ev);
+	ok(rdma_leave_multicast(id, (struct sockaddr *)&grp) == 0,
+	   "rdma_leave_multicast of the failed join: 0");
+	errno = 0;
+	ok(rdma_leave_multicast(id, (struct sockaddr *)&grp) == -1 &&
+	   errno == EADDRNOTAVAIL, "rdma_leave_multicast again: EADDRNOTAVAIL");
+	ok(rdma_destroy_id(id) == 0, "rdma_destroy_id of the UDP id: 0");
+	if (rdma_create_id(ch, &rc_id, NULL, RDMA_PS_TCP) == 0) {
+		errno = 0;
+		ok(rdma_join_multicast(rc_id, (struct sockaddr *)&grp, NULL) ==
+		   -1 && errno == EINVAL, "rdma_join_multicast of an RC id: EINVAL");
+		rdma_destroy_id(rc_id);
 	}
 }
 
@@ -374,6 +438,7 @@ test_fabric(const char *node)
 		   errno == EINVAL, "rdma_bind_addr AF_UNIX: EINVAL");
 		ok(rdma_destroy_id(id) == 0, "rdma_destroy_id: 0");
 	}
+	test_fabric_join(ch);
 	rdma_destroy_event_channel(ch);
 	ok(1, "rdma_destroy_event_channel returns");
 }

@@ -7,7 +7,13 @@
 # ucmatose (RC, 10 and 100 connections), udaddy (UD ids through SIDR),
 # rdma_server/rdma_client (rdma_create_ep, rdma_get_request), cmtime
 # (connection set-up steps for 100 connections); a connection to a port
-# nobody listens on is REJECTED (reason 8, invalid service ID). On IB after
+# nobody listens on is REJECTED (reason 8, invalid service ID); mckey (IB:
+# both join a group through OpenSM's SA, which lists it while they are
+# in it and no longer after they left; the sender's 10 datagrams reach the
+# receiver; also as a send-only member; a member killed is taken out of
+# the group by the daemon; with the SM gone a join fails
+# MULTICAST_ERROR -EINVAL: the SM's port answers the Set "unsupported
+# class", status 0x000C). On IB after
 # a resident OpenSM gave the ports their LIDs (routes are PathRecords from its SA),
 # and rping and ucmatose again on RoCE. The server binds to hca1's
 # address as `madpmd-run --print-addr` prints it. Meanwhile, on a third
@@ -144,7 +150,70 @@ stop $srv
 ok $? "IB: cmtime 100 connections (client exit $rc2, server still serving: $alive)"
 sed 's/^/# cmtime: /' "$tmp/ib_cmtime.cli" | grep -E "step|connect|disconnect|resolve"
 
+# mckey: the receiver on hca1 joins first; the group is on the SA (its
+# MGID as the kernel's cma_set_mgid() maps 239.1.2.x for RDMA_PS_UDP);
+# then the sender on hca2 joins and sends 10 datagrams to it
+sa_groups() {
+	"$run" --node hca2 saquery -g 2>/dev/null | sed -n 's/.*MGID\.*//p'
+}
+# mckey_pair NAME GROUP SENDER-OPTIONS
+mckey_pair() {
+	local name=$1 grp=$2 mgid=$3 i srv
+	shift 3
+	timeout 60 "$run" --node hca1 stdbuf -oL mckey -m "$grp" -b "$addr" \
+		> "$tmp/$name.srv" 2>&1 &
+	srv=$!
+	pids+=($srv)
+	for i in $(seq 100); do sa_groups | grep -qx "$mgid" && break; sleep 0.1; done
+	sa_groups | grep -qx "$mgid"
+	ok $? "IB: $name: the receiver's join is on the SA: group $mgid"
+	timeout 60 "$run" --node hca2 stdbuf -oL mckey -m "$grp" -s -b "$addr2" -C 10 "$@" \
+		> "$tmp/$name.cli" 2>&1
+	rc2=$?
+	wait $srv
+	rc1=$?
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] &&
+		grep -q "^mckey: joined dgid: $mgid mlid 0xc[0-9a-f]* sl 0$" "$tmp/$name.srv" &&
+		grep -q "^mckey: joined dgid: $mgid mlid 0xc" "$tmp/$name.cli" &&
+		grep -q "data transfers complete" "$tmp/$name.srv" &&
+		grep -q "return status 0" "$tmp/$name.cli"
+	ok $? "IB: $name: 10 datagrams from hca2 received on hca1 (exit $rc1, $rc2)"
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] || pair_show $name
+	sed -n 's/^mckey: joined/# receiver joined/p' "$tmp/$name.srv"
+	# both left: the last member's Delete removes the group
+	for i in $(seq 50); do sa_groups | grep -qx "$mgid" || break; sleep 0.1; done
+	! sa_groups | grep -qx "$mgid"
+	ok $? "IB: $name: both left, the group is gone from the SA"
+}
+addr2=$("$run" --node hca2 --print-addr)
+mckey_pair ib_mckey 239.1.2.3 ff12:4001:ffff::f01:203
+mckey_pair ib_mckey_sendonly 239.1.2.4 ff12:4001:ffff::f01:204 -o
+# a member killed: its session's end leaves the group for it
+timeout -s KILL 3 "$run" --node hca1 mckey -m 239.1.2.6 -b "$addr" \
+	> "$tmp/ib_mckey_kill.srv" 2>&1 &
+srv=$!
+pids+=($srv)
+for i in $(seq 100); do sa_groups | grep -qx ff12:4001:ffff::f01:206 && break; sleep 0.1; done
+sa_groups | grep -qx ff12:4001:ffff::f01:206
+joined=$?
+wait $srv
+for i in $(seq 50); do sa_groups | grep -qx ff12:4001:ffff::f01:206 || break; sleep 0.1; done
+[ $joined = 0 ] && ! sa_groups | grep -qx ff12:4001:ffff::f01:206
+ok $? "IB: mckey killed in its group: the daemon leaves it, the SA drops the group (joined: $joined)"
+
 stop $sm
+# the SM is gone: its port (hca1) answers the Set from hca2 as a MAD
+# nobody takes (status 0x000C, IBA 13.4.7); sa_query.c makes any status
+# -EINVAL (mckey reports it, then its leave succeeds: it exits 0)
+timeout 30 "$run" --node hca2 mckey -m 239.1.2.5 -b "$addr2" -C 1 \
+	> "$tmp/ib_mckey_nosm.srv" 2>&1
+rc1=$?
+grep -q "RDMA_CM_EVENT_MULTICAST_ERROR, error: -22" "$tmp/ib_mckey_nosm.srv" &&
+	! grep -q "joined dgid" "$tmp/ib_mckey_nosm.srv"
+rc2=$?
+ok $rc2 "IB: mckey with the SM gone: MULTICAST_ERROR -EINVAL (exit $rc1)"
+[ $rc2 = 0 ] || sed 's/^/# /' "$tmp/ib_mckey_nosm.srv" | tail -5
+
 daemon_stop_check $daemon "$tmp/madpmd-cm-$$.log"
 ok $? "IB: the daemon stops cleanly"
 

@@ -406,6 +406,93 @@ test_ud(void)
 	ibv_destroy_cq(cq);
 }
 
+/* ---- multicast: ibv_attach_mcast and the port's loopback ---- */
+
+/* A send to group (mgid, mlid) from a to QP 0xFFFFFF; the completions
+ * of the receives it gave (the send's own taken out) */
+static int
+mcast_send(struct ep *a, struct ibv_cq *cq, struct ibv_ah *ah,
+	   struct ibv_wc *wc)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = 7, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = { ah, 0xffffff, QKEY },
+	};
+	struct ibv_wc all[8];
+	int n, i, r = 0;
+
+	memset(a->buf + 2000, 0x3c, 64);
+	post_send(a, &wr, 2000, 64);
+	usleep(200000);
+	n = ibv_poll_cq(cq, 8, all);
+	for (i = 0; i < n; i++)
+		if (all[i].opcode == IBV_WC_RECV)
+			wc[r++] = all[i];
+	return r;
+}
+
+static void
+test_mcast(void)
+{
+	union ibv_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x01, 0xff, 0xff,
+					[15] = 0x42 } };
+	struct ibv_ah_attr aa = { .dlid = 0xc123, .port_num = 1,
+				  .is_global = 1,
+				  .grh = { .dgid = mgid, .hop_limit = 1 } };
+	struct ibv_cq *cq = cq_new(64, NULL);
+	struct ibv_device_attr da;
+	struct ibv_wc wc[8];
+	struct ibv_ah *ah;
+	struct ep a, b, r;
+	int n;
+
+	ok(ibv_query_device(ctx, &da) == 0 && da.max_mcast_grp == 64 &&
+	   da.max_mcast_qp_attach == 16 &&
+	   da.max_total_mcast_qp_attach == 64 * 16,
+	   "ibv_query_device: 64 groups, 16 QPs each");
+	ok(make_ep(&a, IBV_QPT_UD, cq, cq, 8) == 0 &&
+	   make_ep(&b, IBV_QPT_UD, cq, cq, 8) == 0 &&
+	   make_ep(&r, IBV_QPT_RC, cq, cq, 8) == 0 &&
+	   connect_qp(a.qp, IBV_QPT_UD, 0, 0, 0, 0, 0) == 0 &&
+	   connect_qp(b.qp, IBV_QPT_UD, 0, 0, 0, 0, 0) == 0,
+	   "two UD QPs in RTS, an RC QP");
+	is_int(ibv_attach_mcast(r.qp, &mgid, 0xc123), EINVAL,
+	       "ibv_attach_mcast of an RC QP: EINVAL");
+	is_int(ibv_attach_mcast(b.qp, &mgid, 0x0123), EINVAL,
+	       "ibv_attach_mcast to a unicast LID: EINVAL");
+	is_int(ibv_detach_mcast(b.qp, &mgid, 0xc123), EINVAL,
+	       "ibv_detach_mcast of what is not attached: EINVAL");
+	is_int(ibv_attach_mcast(b.qp, &mgid, 0xc123), 0, "ibv_attach_mcast b: 0");
+	is_int(ibv_attach_mcast(a.qp, &mgid, 0xc123), 0,
+	       "ibv_attach_mcast a, the sender: 0");
+	ah = ibv_create_ah(pd, &aa);
+	post_recv(&a, 50, 0, 40 + 512);
+	post_recv(&b, 51, 0, 40 + 512);
+	n = mcast_send(&a, cq, ah, wc);
+	ok(n == 2 && wc[0].byte_len == 40 + 64 && wc[1].byte_len == 40 + 64 &&
+	   (wc[0].wc_flags & IBV_WC_GRH) && wc[0].src_qp == a.qp->qp_num &&
+	   b.buf[40] == 0x3c && !memcmp(b.buf + 24, mgid.raw, 16) &&
+	   (wc[0].qp_num == b.qp->qp_num || wc[1].qp_num == b.qp->qp_num) &&
+	   (wc[0].qp_num == a.qp->qp_num || wc[1].qp_num == a.qp->qp_num),
+	   "a send to the group: b and the sender a each get a copy (loopback on, as mlx5), the GRH with the MGID (%d)",
+	   n);
+	is_int(ibv_detach_mcast(a.qp, &mgid, 0xc123), 0, "ibv_detach_mcast a: 0");
+	post_recv(&a, 52, 0, 40 + 512);
+	post_recv(&b, 53, 0, 40 + 512);
+	n = mcast_send(&a, cq, ah, wc);
+	ok(n == 1 && wc[0].qp_num == b.qp->qp_num && wc[0].wr_id == 53,
+	   "after a's detach: b only (%d)", n);
+	is_int(ibv_detach_mcast(b.qp, &mgid, 0xc123), 0, "ibv_detach_mcast b: 0");
+	n = mcast_send(&a, cq, ah, wc);
+	is_int(n, 0, "nobody attached: nothing arrives");
+	ibv_destroy_ah(ah);
+	ibv_destroy_qp(r.qp);
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_qp(b.qp);
+	ibv_destroy_cq(cq);
+}
+
 /* ---- ibv_resize_cq: completions kept across a move ---- */
 
 /* n signaled UD sends from a to b (nothing received: b posts none) */
@@ -886,6 +973,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	test_rc();
 	test_ud();
+	test_mcast();
 	test_resize();
 	test_events();
 	test_comm_est();

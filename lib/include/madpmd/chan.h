@@ -179,6 +179,7 @@ struct mpd_chan_msg {
 		struct mpd_v_modify_srq_req v_modify_srq_req;
 		struct mpd_v_destroy_req v_destroy_req;
 		struct mpd_v_destroy_rep v_destroy_rep;
+		struct mpd_v_mcast_req v_mcast_req;
 		/* rdma_cm (madpmd/cma.h) */
 		struct mpd_cm_create_id_req cm_create_id_req;
 		struct mpd_cm_id_rep cm_id_rep;
@@ -193,6 +194,7 @@ struct mpd_chan_msg {
 		struct mpd_cm_qp_attr_req cm_qp_attr_req;
 		struct mpd_cm_qp_attr_rep cm_qp_attr_rep;
 		struct mpd_cm_option_req cm_option_req;
+		struct mpd_cm_join_req cm_join_req;
 	} u;
 };
 

@@ -58,13 +58,14 @@ enum mpd_cm_type {
 	MPD_CM_SET_OPTION = 77,
 	MPD_CM_MIGRATE_ID = 78,
 	MPD_CM_ESTABLISH = 79,		/* the active side's RTU */
-	MPD_CM_JOIN_MCAST = 80,		/* reserved: ENOSYS for now */
-	MPD_CM_LEAVE_MCAST = 81,	/* reserved: ENOSYS for now */
+	MPD_CM_JOIN_MCAST = 80,		/* event MULTICAST_JOIN / _ERROR */
+	MPD_CM_LEAVE_MCAST = 81,	/* reply struct mpd_cm_events_rep */
 	MPD_CM_TYPE_LAST = 81,
 };
 
 /* Limits the daemon keeps per session (a request past one: ENOMEM) */
 #define MPD_CM_SESSION_IDS	4096
+#define MPD_CM_SESSION_JOINS	256	/* multicast joins not left */
 #define MPD_CM_BACKLOG_MAX	1024	/* a listen's unaccepted requests */
 #define MPD_CM_EVENTS_MAX	4096	/* events queued and not taken */
 
@@ -237,6 +238,39 @@ struct mpd_cm_option_req {
 };
 
 /*
+ * JOIN_MCAST: the id (UD, bound to the port or its address resolved:
+ * EINVAL otherwise) joins the group of addr through the port's SA, as
+ * the kernel's cma.c does (IBA 15.2.5.17 Set(MCMemberRecord)): MGID
+ * ff12:4001:<P_Key>::<low 28 bits of an IPv4 group> for RDMA_PS_UDP,
+ * ff12:401b:... for RDMA_PS_IPOIB (IPoIB's mapping, RFC 4391), an IPv6
+ * group's low 80 bits likewise, an IPv6 address of the SA's own
+ * ff1x:a01b: prefix as it is. flags: RDMA_MC_JOIN_FLAG_FULLMEMBER (0,
+ * JoinState FullMember) or RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER (1,
+ * SendOnlyFullMember, as the kernel's ucma maps it); others EINVAL. uid
+ * is the library's, echoed in the events of the join. The answer is an
+ * event: MULTICAST_JOIN with ud (ah: MLID, SL, rate, GRH to the MGID
+ * with the group's flow label, hop limit and traffic class; qp_num
+ * 0xFFFFFF; the id's Q_Key), or MULTICAST_ERROR with status -ETIMEDOUT
+ * (no SA answered in 3 s), -EINVAL (the SA refused: any MAD status, as
+ * sa_query.c maps it) or -ENETUNREACH (the port has no SM or is not
+ * Active). A RoCE port: EOPNOTSUPP at once (no IBoE joins yet). Past
+ * MPD_CM_SESSION_JOINS: ENOMEM. The join is the id's: DESTROY_ID and
+ * the end of the session leave it.
+ *
+ * LEAVE_MCAST: the join of the id with that address and uid (flags
+ * ignored) is left: EADDRNOTAVAIL when there is none. The daemon
+ * sends the SA a Delete(MCMemberRecord) for the JoinState bits no other
+ * join of the port to that MGID still holds (none when one does, as the
+ * kernel's multicast.c). Reply: the events reported for the join.
+ */
+struct mpd_cm_join_req {
+	uint32_t id;
+	uint32_t flags;
+	uint64_t uid;
+	struct mpd_cm_addr addr;
+};
+
+/*
  * An event: the record MPD_CHAN_REC_CM. event is enum rdma_cm_event_type
  * and status what the kernel's ucma gives (0; a negative errno for
  * ADDR_ERROR, ROUTE_ERROR, UNREACHABLE (-ETIMEDOUT), CONNECT_ERROR; the
@@ -251,7 +285,8 @@ struct mpd_cm_option_req {
  * TCP id's REQ, as the kernel reports). CONNECT_RESPONSE (the REP: the
  * library moves its QP to RTR and RTS, then ESTABLISHes), ESTABLISHED,
  * REJECTED and DISCONNECTED carry the peer's private data likewise. A UD
- * id's CONNECT_REQUEST (SIDR_REQ) and ESTABLISHED (SIDR_REP) fill ud.
+ * id's CONNECT_REQUEST (SIDR_REQ) and ESTABLISHED (SIDR_REP) fill ud, and
+ * so do MULTICAST_JOIN and MULTICAST_ERROR (status only), with uid.
  */
 struct mpd_cm_ud_param {
 	struct mpd_v_ah ah;
@@ -266,6 +301,8 @@ struct mpd_cm_event_rec {
 	uint32_t child;			/* CONNECT_REQUEST: the new id */
 	struct mpd_cm_conn_param conn;	/* and its private data */
 	struct mpd_cm_ud_param ud;
+	uint32_t pad;
+	uint64_t uid;			/* MULTICAST_*: the join's */
 };
 
 #ifdef __cplusplus

@@ -61,6 +61,8 @@ enum mpd_v_type {
 	MPD_V_MODIFY_SRQ = 45,
 	MPD_V_DESTROY_SRQ = 46,
 	MPD_V_RESIZE_CQ = 47,		/* reply: one fd, the CQ's new memfd */
+	MPD_V_ATTACH_MCAST = 48,
+	MPD_V_DETACH_MCAST = 49,
 };
 
 #define MPD_V_NO_HANDLE		0xffffffffu
@@ -73,6 +75,8 @@ enum mpd_v_type {
 #define MPD_V_MAX_MR_SIZE	(1ull << 32)
 #define MPD_V_MAX_RD_ATOMIC	16
 #define MPD_V_MAX_OBJECTS	4096	/* of each kind, per session */
+#define MPD_V_MAX_MCAST_GRP	64	/* groups attached to, per port */
+#define MPD_V_MAX_MCAST_QP_ATTACH 16	/* QPs per group */
 
 /* A handle reply: CREATE_CHANNEL, ALLOC_PD */
 struct mpd_v_handle {
@@ -256,6 +260,23 @@ struct mpd_v_modify_srq_req {
 	uint32_t attr_mask;		/* IBV_SRQ_MAX_WR 1, IBV_SRQ_LIMIT 2 */
 	uint32_t max_wr;
 	uint32_t srq_limit;
+};
+
+/*
+ * ATTACH_MCAST, DETACH_MCAST (ibv_attach_mcast): a UD QP takes, or no
+ * longer takes, the packets of the group (gid, lid): those whose DLID is
+ * lid and, when they carry a GRH, whose DGID is gid. EINVAL: not a UD
+ * QP, gid not multicast (first byte 0xff), lid not a multicast LID
+ * (0xC000 .. 0xFFFE) on an IB port; attaching twice is no error
+ * (ib_uverbs' rule), detaching what is not attached is EINVAL; ENOMEM
+ * past MPD_V_MAX_MCAST_GRP groups of the port or
+ * MPD_V_MAX_MCAST_QP_ATTACH QPs of one group.
+ */
+struct mpd_v_mcast_req {
+	uint32_t qp;
+	uint16_t lid;
+	uint16_t pad;
+	uint8_t gid[16];
 };
 
 /* DESTROY_*, DEALLOC_PD, DEREG_MR: the handle; EBUSY while something

@@ -66,6 +66,7 @@ enum mpd_lnh {
 
 #define MPD_LID_PERMISSIVE	0xffff
 #define MPD_LID_MCAST_LO	0xc000	/* multicast LIDs: 0xc000 .. 0xfffe */
+#define MPD_QPN_MCAST		0xffffff	/* a multicast packet's DestQP (IBA 9.2) */
 #define MPD_VL15		15
 #define MPD_GRH_NEXT_HDR_IBA	0x1b
 

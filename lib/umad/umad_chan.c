@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -252,6 +253,37 @@ chan_connect(const struct umad_node *n, int port_num, char *sock_path,
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	return fd;
+}
+
+int
+umad_map_rx(int memfd, uint32_t shm_size, void **shm,
+	    struct mpd_ring_view *rx)
+{
+	const uint64_t span = sizeof(struct mpd_chan_ring) + MPD_CHAN_RING_SIZE;
+	struct mpd_chan_shm hdr;
+	struct mpd_chan_ring *r;
+	struct stat st;
+	void *p;
+
+	*shm = NULL;
+	if (shm_size < sizeof(hdr) || fstat(memfd, &st) != 0 ||
+	    (uint64_t)st.st_size < shm_size)
+		return EPROTO;
+	p = mmap(NULL, shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (p == MAP_FAILED)
+		return errno;
+	memcpy(&hdr, p, sizeof(hdr));
+	r = (struct mpd_chan_ring *)((uint8_t *)p + hdr.rx_off);
+	if (hdr.magic != MPD_CHAN_MAGIC || hdr.version != MPD_CHAN_VERSION ||
+	    hdr.rx_off < sizeof(hdr) || (hdr.rx_off & 63) ||
+	    (uint64_t)hdr.rx_off + span > shm_size ||
+	    r->size != MPD_CHAN_RING_SIZE ||
+	    mpd_ring_attach(rx, r, MPD_CHAN_RING_SIZE)) {
+		munmap(p, shm_size);
+		return EPROTO;
+	}
+	*shm = p;
+	return 0;
 }
 
 void

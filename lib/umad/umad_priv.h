@@ -82,6 +82,14 @@ struct umad_hello {
 int umad_chan_hello(const struct umad_node *n, int port_num,
 		    struct umad_hello *h);
 void umad_hello_close(struct umad_hello *h);
+/*
+ * A session's receive ring, from HELLO's memfd of shm_size bytes (the
+ * daemon's; checked before use): 0 with *shm mapped and rx attached, or
+ * a positive errno (EPROTO: not a session's memory) with nothing mapped.
+ * The caller unmaps *shm (shm_size bytes) when done.
+ */
+int umad_map_rx(int memfd, uint32_t shm_size, void **shm,
+		struct mpd_ring_view *rx);
 
 /* One control request on a session's socket: 0 with the reply in *m, or
  * a negative errno for a transport failure (the reply's own status is

@@ -17,30 +17,11 @@
 static int
 map_rx(struct mpd_verbs_ctx *c, int memfd, uint32_t shm_size)
 {
-	const uint64_t span = sizeof(struct mpd_chan_ring) + MPD_CHAN_RING_SIZE;
-	struct mpd_chan_shm hdr;
-	struct mpd_chan_ring *r;
-	struct stat st;
-	void *p;
+	int rc = umad_map_rx(memfd, shm_size, &c->shm, &c->rx);
 
-	if (shm_size < sizeof(hdr) || fstat(memfd, &st) != 0 ||
-	    (uint64_t)st.st_size < shm_size)
-		return EPROTO;
-	p = mmap(NULL, shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	if (p == MAP_FAILED)
-		return errno;
-	c->shm = p;
-	c->shm_size = shm_size;
-	memcpy(&hdr, p, sizeof(hdr));
-	if (hdr.magic != MPD_CHAN_MAGIC || hdr.version != MPD_CHAN_VERSION ||
-	    hdr.rx_off < sizeof(hdr) || (hdr.rx_off & 63) ||
-	    (uint64_t)hdr.rx_off + span > shm_size)
-		return EPROTO;
-	r = (struct mpd_chan_ring *)((uint8_t *)p + hdr.rx_off);
-	if (r->size != MPD_CHAN_RING_SIZE ||
-	    mpd_ring_attach(&c->rx, r, MPD_CHAN_RING_SIZE))
-		return EPROTO;
-	return 0;
+	if (!rc)
+		c->shm_size = shm_size;
+	return rc;
 }
 
 int

@@ -200,8 +200,11 @@ cm_query(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	return 0;
 }
 
+/* A request naming an id and a number: LISTEN's backlog, NOTIFY's event */
 static int
-cm_listen(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+id_arg_op(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m,
+	  int (*op)(struct hca_cma *, struct hca_cma_owner *, uint32_t,
+		    uint32_t))
 {
 	const struct mpd_cm_id_req *r = &m->u.cm_id_req;
 	int rc = cm_ready(ch);
@@ -209,10 +212,16 @@ cm_listen(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	if (rc)
 		return rc;
 	lock(ch);
-	rc = hca_cma_listen(cma_of(ch), owner(s), r->id, r->arg);
+	rc = op(cma_of(ch), owner(s), r->id, r->arg);
 	unlock(ch);
 	m->len = 0;
 	return rc;
+}
+
+static int
+cm_listen(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	return id_arg_op(ch, s, m, hca_cma_listen);
 }
 
 static int
@@ -222,8 +231,11 @@ conn_param_ok(const struct mpd_cm_conn_param *p)
 	       p->qp_num <= 0xffffff ? 0 : EINVAL;
 }
 
+/* CONNECT and ACCEPT: an id and its connection's parameters */
 static int
-cm_connect(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+conn_op(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m,
+	int (*op)(struct hca_cma *, struct hca_cma_owner *, uint32_t,
+		  const struct mpd_cm_conn_param *, uint64_t))
 {
 	const struct mpd_cm_conn_req *r = &m->u.cm_conn_req;
 	int rc = cm_ready(ch);
@@ -233,29 +245,22 @@ cm_connect(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	if (rc)
 		return rc;
 	lock(ch);
-	rc = hca_cma_connect(cma_of(ch), owner(s), r->id, &r->param,
-			     hca_cm_now());
+	rc = op(cma_of(ch), owner(s), r->id, &r->param, hca_cm_now());
 	unlock(ch);
 	m->len = 0;
 	return rc;
 }
 
 static int
+cm_connect(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	return conn_op(ch, s, m, hca_cma_connect);
+}
+
+static int
 cm_accept(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
-	const struct mpd_cm_conn_req *r = &m->u.cm_conn_req;
-	int rc = cm_ready(ch);
-
-	if (!rc)
-		rc = conn_param_ok(&r->param);
-	if (rc)
-		return rc;
-	lock(ch);
-	rc = hca_cma_accept(cma_of(ch), owner(s), r->id, &r->param,
-			    hca_cm_now());
-	unlock(ch);
-	m->len = 0;
-	return rc;
+	return conn_op(ch, s, m, hca_cma_accept);
 }
 
 static int
@@ -316,16 +321,7 @@ cm_init_qp_attr(struct hca_chan *ch, struct hca_session *s,
 static int
 cm_notify(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
-	const struct mpd_cm_id_req *r = &m->u.cm_id_req;
-	int rc = cm_ready(ch);
-
-	if (rc)
-		return rc;
-	lock(ch);
-	rc = hca_cma_notify(cma_of(ch), owner(s), r->id, r->arg);
-	unlock(ch);
-	m->len = 0;
-	return rc;
+	return id_arg_op(ch, s, m, hca_cma_notify);
 }
 
 static int

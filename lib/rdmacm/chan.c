@@ -100,7 +100,8 @@ cma_chan_open(void)
 	c->efd = h.efd;
 	c->wake.efd = h.efd;
 	c->wake.shm = c->shm;
-	c->wake.may_block = true;
+	/* ours alone, non-blocking as the daemon made it */
+	c->wake.may_block = false;
 	c->queued_tail = &c->queued;
 	pthread_mutex_init(&c->ctl_lock, NULL);
 	pthread_mutex_init(&c->rx_lock, NULL);

@@ -133,7 +133,7 @@ ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
 	struct mpd_verbs_ctx *c = mpd_verbs_ctx(context);
 	struct pollfd p[2] = {
-		{ .fd = context->async_fd, .events = POLLIN },
+		{ .fd = c->wake.efd, .events = POLLIN },
 		{ .fd = c->ctl_sock[0], .events = POLLRDHUP },
 	};
 	int rc, fl;

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -28,7 +29,7 @@ int
 mpd_v_sess_open(struct mpd_verbs_ctx *c)
 {
 	struct umad_hello h;
-	int rc;
+	int rc, fd;
 
 	if (umad_chan_hello(&c->vdev->node, 1, &h) < 0)
 		return ENODEV;
@@ -37,16 +38,30 @@ mpd_v_sess_open(struct mpd_verbs_ctx *c)
 		umad_hello_close(&h);
 		return rc;
 	}
+	/*
+	 * The async fd is an epoll fd of our own over the daemon's eventfd,
+	 * readable exactly when it is: blocking, as the kernel's, until the
+	 * application makes it O_NONBLOCK, which then says nothing of the
+	 * eventfd (its file description is the daemon's, non-blocking).
+	 */
+	fd = epoll_create1(EPOLL_CLOEXEC);
+	if (fd < 0 || epoll_ctl(fd, EPOLL_CTL_ADD, h.efd,
+				&(struct epoll_event){ .events = EPOLLIN }) < 0) {
+		rc = errno;
+		if (fd >= 0)
+			close(fd);
+		umad_hello_close(&h);
+		return rc;
+	}
 	c->ctl_sock[0] = h.sock;
 	c->ctl_seq[0] = h.seq;
 	c->db.fd = h.doorbell;
 	c->db.armed = &((struct mpd_chan_shm *)c->shm)->doorbell_armed;
-	/* the eventfd is the async fd: blocking, as the kernel's, until the
-	 * application says otherwise */
 	c->wake.efd = h.efd;
 	c->wake.shm = c->shm;
-	c->wake.may_block = true;
-	c->vctx.context.async_fd = h.efd;
+	/* ours alone, non-blocking as the daemon made it */
+	c->wake.may_block = false;
+	c->vctx.context.async_fd = fd;
 	close(h.memfd);
 	return 0;
 }

@@ -413,6 +413,9 @@ test_fabric(const char *node)
 	ok(rc == 0, "the channel fd is pollable and quiet with no event (%d)",
 	   rc);
 	fl = fcntl(ch->fd, F_GETFL);
+	ok(fl >= 0 && !(fl & O_NONBLOCK),
+	   "the channel fd is blocking, as the kernel's rdma_cm fd (flags 0x%x)",
+	   fl);
 	ok(fl >= 0 && fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0,
 	   "the channel fd takes O_NONBLOCK");
 	errno = 0;

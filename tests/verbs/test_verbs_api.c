@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <alloca.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -970,6 +971,11 @@ main(int argc, char **argv)
 	i = ibv_query_port(ctx, 1, &port);
 	ok(pd && i == 0 && port.state == IBV_PORT_ACTIVE && port.lid,
 	   "PD; port 1 active with LID %u", port.lid);
+	/* the kernel's async fd is blocking until the application says
+	 * otherwise (ibv_get_async_event() then waits) */
+	i = fcntl(ctx->async_fd, F_GETFL);
+	ok(i >= 0 && !(i & O_NONBLOCK),
+	   "the async fd is blocking, as the kernel's (flags 0x%x)", i);
 	signal(SIGPIPE, SIG_IGN);
 	test_rc();
 	test_ud();

@@ -761,6 +761,7 @@ static const struct {
 	XS("mad_unmatched", mad_unmatched),
 	XS("chan_ring_full", chan_ring_full),
 	XS("chan_quota", chan_quota),
+	XS("chan_requests", chan_requests),
 	XS("qp_pkts_in", qp_pkts_in),
 	XS("qp_pkts_out", qp_pkts_out),
 	XS("qp_duplicates", qp_duplicates),

@@ -160,6 +160,9 @@ grep -h -E "^(not )?ok - " "$tmp/server.out" "$tmp/client.out" | sed 's/^/# /'
 [ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q "^ok - server" "$tmp/server.out" &&
 	grep -q "^ok - client" "$tmp/client.out"
 ok $? "cm_endurance server exit $rc1, client exit $rc2"
+# the drop-ins of a sanitized build report into the programs' output
+! grep -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$tmp/server.out" "$tmp/client.out"
+ok $? "no sanitizer report from the drop-in libraries"
 [ $rc1 = 0 ] || sed 's/^/# server: /' "$tmp/server.out" | tail -5
 [ $rc2 = 0 ] || sed 's/^/# client: /' "$tmp/client.out" | tail -5
 

@@ -6,10 +6,13 @@
  * mpd_chan_msg each way, madpmd/chan.h), the caller blocked in recvmsg()
  * meanwhile, as umad_chan_call() does.
  *
- *   bench_chan_rtt pair [-n count]
- *       two forked processes (no CPU affinity set) over a socketpair: one
- *       sends a message and waits for it back, the other echoes it; the
- *       kernel's part of a request alone
+ *   bench_chan_rtt pair [-s | -x] [-n count]
+ *       two forked processes over a socketpair: one sends a message and
+ *       waits for it back, the other echoes it; the kernel's part of a
+ *       request alone. No CPU affinity set, or with -s both on CPU 0 (a
+ *       wake-up is a switch on the same CPU), with -x one on CPU 0 and
+ *       the other on CPU 1 (every wake-up crosses CPUs: on a VM, an
+ *       inter-processor interrupt to a vCPU that may be halted)
  *   bench_chan_rtt daemon SOCKET [-n count]
  *       a session with a running madpmd (SOCKET: <run dir>/<node>/umad):
  *       HELLO, then PORT_INFO requests, the daemon's cheapest (its control
@@ -17,11 +20,13 @@
  *
  * One line on standard output:
  *   mode=M n=N rate=ROUND_TRIPS_PER_S p50_us=X p99_us=Y
+ * (M: pair, pair-same, pair-split or daemon)
  * Latency is send() to the reply's recvmsg() return (CLOCK_MONOTONIC),
  * after 1000 round trips of warm-up. Exit status 1 when a round trip
  * fails.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,10 +159,30 @@ echo(int sock)
 	_exit(0);
 }
 
+/* This process on cpu; -1 leaves it free. 0 or -1 (said). */
 static int
-run_pair(unsigned long n)
+pin(int cpu)
 {
-	int sv[2], rc, st;
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "bench_chan_rtt: CPU %d: %s\n", cpu,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* place: 0 free, 's' both on CPU 0, 'x' CPU 0 and CPU 1 */
+static int
+run_pair(unsigned long n, int place)
+{
+	static const char *const modes[] = { "pair", "pair-same", "pair-split" };
+	int sv[2], rc, st, mode = place == 's' ? 1 : place == 'x' ? 2 : 0;
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
@@ -171,10 +196,14 @@ run_pair(unsigned long n)
 	}
 	if (pid == 0) {
 		close(sv[0]);
+		if (pin(mode == 2 ? 1 : mode == 1 ? 0 : -1))
+			_exit(1);
 		echo(sv[1]);
 	}
 	close(sv[1]);
-	rc = measure("pair", sv[0], MPD_CHAN_PORT_INFO, n);
+	rc = pin(mode ? 0 : -1);
+	if (!rc)
+		rc = measure(modes[mode], sv[0], MPD_CHAN_PORT_INFO, n);
 	close(sv[0]);
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		rc = -1;
@@ -219,7 +248,7 @@ run_daemon(const char *path, unsigned long n)
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: bench_chan_rtt pair [-n count]\n"
+	fprintf(stderr, "usage: bench_chan_rtt pair [-s | -x] [-n count]\n"
 		"       bench_chan_rtt daemon SOCKET [-n count]\n");
 	return 2;
 }
@@ -228,7 +257,7 @@ int
 main(int argc, char **argv)
 {
 	unsigned long n = 100000;
-	int i = 2;
+	int i = 2, place = 0;
 
 	if (argc < 2)
 		return usage();
@@ -239,12 +268,18 @@ main(int argc, char **argv)
 	} else if (strcmp(argv[1], "pair")) {
 		return usage();
 	}
-	if (argc == i + 2 && !strcmp(argv[i], "-n"))
-		n = strtoul(argv[i + 1], NULL, 0);
-	else if (argc != i)
-		return usage();
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			n = strtoul(argv[++i], NULL, 0);
+		else if ((!strcmp(argv[i], "-s") || !strcmp(argv[i], "-x")) &&
+			 !strcmp(argv[1], "pair"))
+			place = argv[i][1];
+		else
+			return usage();
+	}
 	if (!n)
 		return usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	return !strcmp(argv[1], "pair") ? run_pair(n) : run_daemon(argv[2], n);
+	return !strcmp(argv[1], "pair") ? run_pair(n, place) :
+					   run_daemon(argv[2], n);
 }

@@ -18,9 +18,11 @@
 #     goes one way).
 #  3. the floor: that many round trips between two processes, with
 #     nothing else done, by bench_chan_rtt: over a SOCK_SEQPACKET
-#     socketpair (pair) and over the real daemon's socket asking
-#     PORT_INFO, its cheapest request (daemon). Floor connections/s are
-#     its round trips/s divided by the round trips a connection costs.
+#     socketpair, unpinned (pair), both on CPU 0 (same: a wake-up is a
+#     switch) and on CPUs 0 and 1 (split: every wake-up crosses vCPUs),
+#     and over the real daemon's socket asking PORT_INFO, its cheapest
+#     request (daemon, unpinned). Floor connections/s are round trips/s
+#     divided by the round trips a connection costs.
 #
 #   tests/bench/bench_cm.sh [--runs N] [CONNECTIONS]     (default 1000)
 # Environment: BUILD_DIR (default build). Needs dpdk-telemetry.py.
@@ -90,6 +92,8 @@ calc() { awk "BEGIN { printf \"$1\", $2 }"; }
 for r in $(seq "$runs"); do
 	echo "run $r: $(uptime | sed 's/.*load/load/')"
 	pair=$("$rtt" pair -n 50000) || die "bench_chan_rtt pair failed"
+	same=$("$rtt" pair -s -n 50000) || die "bench_chan_rtt pair -s failed"
+	split=$("$rtt" pair -x -n 20000) || die "bench_chan_rtt pair -x failed"
 	dmn=$("$rtt" daemon "$MADPMD_RUN_DIR/hca2/umad" -n 50000) ||
 		die "bench_chan_rtt daemon failed"
 
@@ -119,13 +123,13 @@ for r in $(seq "$runs"); do
 	rts=$(calc %.1f "$srv_rt + $cli_rt + 3")
 	conn_rate=$(calc %.0f "$conns * 1000 / $connect_ms")
 	all_rate=$(calc %.0f "$conns * 1000 / $all_ms")
-	pair_rate=$(echo "$pair" | rate)
-	dmn_rate=$(echo "$dmn" | rate)
-	pair_floor=$(calc %.0f "$pair_rate / $rts")
-	dmn_floor=$(calc %.0f "$dmn_rate / $rts")
 	echo "run $r: round trips a connection costs: $cli_rt client + $srv_rt server requests + 3 MAD exchanges = $rts"
-	echo "run $r: floor round trips: pair $pair_rate/s (p50 $(echo "$pair" | p50) us), daemon PORT_INFO $dmn_rate/s (p50 $(echo "$dmn" | p50) us)"
-	echo "run $r: connections/s: cmtime connect step $conn_rate, cmtime all steps $all_rate; floor pair $pair_floor, floor daemon $dmn_floor"
-	echo "run $r: ratio floor / cmtime: connect step $(calc %.2f "$pair_floor / $conn_rate") (pair), $(calc %.2f "$dmn_floor / $conn_rate") (daemon); all steps $(calc %.2f "$pair_floor / $all_rate") (pair), $(calc %.2f "$dmn_floor / $all_rate") (daemon)"
+	echo "run $r: connections/s: cmtime connect step $conn_rate, all steps $all_rate"
+	for f in pair same split dmn; do
+		line=${!f}
+		fr=$(echo "$line" | rate)
+		fc=$(calc %.0f "$fr / $rts")
+		echo "run $r: floor $(echo "$line" | sed 's/^mode=\([^ ]*\).*/\1/'): $fr round trips/s (p50 $(echo "$line" | p50) us): $fc connections/s; cmtime / floor: connect step $(calc %.2f "$conn_rate / $fc"), all steps $(calc %.2f "$all_rate / $fc")"
+	done
 done
 echo "end: $(uptime | sed 's/.*load/load/')"

@@ -140,8 +140,9 @@ pause_at(const char *what, unsigned long n)
 
 	printf("%s %lu\n", what, n);
 	fflush(stdout);
+	/* a line or the end of the input: either way on */
 	if (!fgets(line, sizeof(line), stdin))
-		return;
+		clearerr(stdin);
 }
 
 /* One request: a QP, accepted; -1 (said) when either fails */

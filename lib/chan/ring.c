@@ -90,6 +90,7 @@ mpd_ring_attach(struct mpd_ring_view *v, struct mpd_chan_ring *r,
 	v->head = head;
 	v->tail = tail;
 	v->peeked = 0;
+	v->pad_from = v->pad_to = head;
 	return 0;
 }
 
@@ -140,7 +141,9 @@ mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
 		rec.len = room_end - REC_HDR;
 		rec.kind = MPD_CHAN_REC_PAD;
 		memcpy(r->data + off, &rec, REC_HDR);
+		v->pad_from = head;
 		head += room_end;
+		v->pad_to = head;
 		off = 0;
 	} else if (head + need - tail > v->size) {
 		return -ENOSPC;
@@ -155,6 +158,20 @@ mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
 	v->head = head + need;
 	store_rel(&r->head, v->head);
 	return 0;
+}
+
+uint64_t
+mpd_ring_queued(struct mpd_ring_view *v)
+{
+	uint64_t tail, used;
+
+	if (prod_tail(v, &tail))
+		tail = v->tail;
+	used = v->head - tail;
+	/* the consumer skips a pad whole: its tail is never inside one */
+	if (tail <= v->pad_from)
+		used -= v->pad_to - v->pad_from;
+	return used;
 }
 
 int

@@ -280,6 +280,8 @@ session_input(struct hca_chan *ch, struct hca_session *s)
 				 ch->node, (int)s->pid, m.len, sizeof(m.u));
 		return false;
 	}
+	/* this thread alone writes it; xstats read it as they come */
+	ch->cfg.port->cnt.chan_requests++;
 	if (m.type == MPD_CHAN_HELLO) {
 		if (s->listed)
 			return false;		/* one HELLO per session */

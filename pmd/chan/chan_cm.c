@@ -25,8 +25,10 @@ cm_event(struct hca_cma_owner *o, const struct mpd_cm_event_rec *e)
 	if (s->mc.dead)
 		return false;
 	/* events queued and not taken (madpmd/cma.h's limit): the ring's
-	 * bytes past the consumer's tail, as last seen */
-	if ((s->rx.head - s->rx.tail) / rec >= MPD_CM_EVENTS_MAX) {
+	 * bytes of records past the consumer's tail; not the padding of a
+	 * restart at data[0], which covers most of the ring (counted, it
+	 * cut off every session about 3700 events into its life) */
+	if (mpd_ring_queued(&s->rx) / rec >= MPD_CM_EVENTS_MAX) {
 		chan_session_kill(s, "it leaves too many CM events untaken");
 		return false;
 	}

@@ -225,6 +225,17 @@ hca_cm_poll(struct hca_cm *cm, uint64_t now_ns, struct hca_mad_out *out)
 	}
 }
 
+void
+hca_cm_stats_get(const struct hca_cm *cm, struct hca_cm_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!cm)
+		return;
+	st->ids = cm->cma.nused;
+	st->conns = cm->ibcm.nused;
+	st->established = cm->ibcm.st.established;
+}
+
 bool
 hca_cm_busy(const struct hca_cm *cm)
 {

@@ -57,4 +57,15 @@ bool hca_cm_busy(const struct hca_cm *cm);
 /* Port lock held: ms until the next timer, -1 when none */
 int hca_cm_idle_ms(const struct hca_cm *cm);
 
+/* What the port's CM holds and has done (the "cm_*" xstats) */
+struct hca_cm_stats {
+	uint64_t ids;			/* rdma_cm ids live */
+	uint64_t conns;			/* connections live, lingering ones
+					 * (DREQ retries, timewait) too */
+	uint64_t established;		/* connections established, ever */
+};
+
+/* Port lock held; all 0 for NULL (a port without the CM) */
+void hca_cm_stats_get(const struct hca_cm *cm, struct hca_cm_stats *st);
+
 #endif

@@ -133,6 +133,17 @@ conn_free(struct hca_ibcm *cm, struct hca_ibcm_conn *c)
 	cm->nused--;
 }
 
+/* The connection is established: counted once in its life. */
+static void
+mark_established(struct hca_ibcm *cm, struct hca_ibcm_conn *c)
+{
+	c->state = HCA_IBCM_ESTABLISHED;
+	c->deadline_ns = 0;
+	if (!c->established_once)
+		cm->st.established++;
+	c->established_once = true;
+}
+
 /* An ownerless connection that has nothing left to do is gone. */
 static void
 conn_settle(struct hca_ibcm *cm, struct hca_ibcm_conn *c)
@@ -553,9 +564,7 @@ hca_ibcm_send_rtu(struct hca_ibcm *cm, struct hca_ibcm_conn *c,
 	     c->state != HCA_IBCM_MRA_REP_SENT) || len > MPD_CM_RTU_PDATA_LEN)
 		return EINVAL;
 	rtu_out(cm, c, pdata, len);
-	c->state = HCA_IBCM_ESTABLISHED;
-	c->established_once = true;
-	c->deadline_ns = 0;
+	mark_established(cm, c);
 	return 0;
 }
 
@@ -628,9 +637,7 @@ hca_ibcm_establish(struct hca_ibcm *cm, struct hca_ibcm_conn *c)
 	case HCA_IBCM_REP_SENT:
 	case HCA_IBCM_MRA_REP_RCVD:
 		/* the RTU that comes later is a duplicate: ignored */
-		c->state = HCA_IBCM_ESTABLISHED;
-		c->deadline_ns = 0;
-		c->established_once = true;
+		mark_established(cm, c);
 		emit_simple(cm, c, HCA_IBCM_EV_USER_ESTABLISHED);
 		return 0;
 	case HCA_IBCM_ESTABLISHED:
@@ -944,6 +951,7 @@ rtu_in(struct hca_ibcm *cm, const uint8_t *data)
 {
 	struct hca_ibcm_event ev;
 	struct hca_ibcm_conn *c;
+	bool told;
 
 	memset(&ev, 0, sizeof(ev));
 	mpd_layout_decode(&mpd_cm_rtu_layout, data, MPD_CM_DATA_LEN, &ev.m.rtu);
@@ -957,11 +965,10 @@ rtu_in(struct hca_ibcm *cm, const uint8_t *data)
 		cm->st.dup_rtu++;	/* late, or notify() came first */
 		return;
 	}
-	c->state = HCA_IBCM_ESTABLISHED;
-	c->deadline_ns = 0;
-	if (c->established_once)
+	told = c->established_once;
+	mark_established(cm, c);
+	if (told)
 		return;
-	c->established_once = true;
 	ev.type = HCA_IBCM_EV_RTU_RECEIVED;
 	emit(cm, c, &ev);
 }

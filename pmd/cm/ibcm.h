@@ -190,6 +190,7 @@ struct hca_ibcm_listen {
 struct hca_ibcm_stats {
 	uint64_t sent, received, resent, dropped, rej_no_listener, dup_req,
 		 dup_rtu, stale, timeouts;
+	uint64_t established;		/* connections that got there */
 };
 
 struct hca_ibcm {

@@ -761,6 +761,7 @@ static const struct {
 	XS("mad_unmatched", mad_unmatched),
 	XS("chan_ring_full", chan_ring_full),
 	XS("chan_quota", chan_quota),
+	XS("chan_requests", chan_requests),
 	XS("qp_pkts_in", qp_pkts_in),
 	XS("qp_pkts_out", qp_pkts_out),
 	XS("qp_duplicates", qp_duplicates),
@@ -773,18 +774,29 @@ static const struct {
 };
 #undef XS
 
+/* then the CM's (hca_cm_stats_get(), under the port lock): ids and
+ * connections live, and connections established since the start (a
+ * reset leaves them: they are the CM's, not the port's counters) */
+static const char *const cm_xstats[] = {
+	"cm_ids", "cm_conns", "cm_conns_established",
+};
+#define NB_XSTATS	(RTE_DIM(xstats_tbl) + RTE_DIM(cm_xstats))
+
 static int
 eth_xstats_get_names(struct rte_eth_dev *dev __rte_unused,
 		     struct rte_eth_xstat_name *names, unsigned int n)
 {
 	unsigned int i;
 
-	if (!names || n < RTE_DIM(xstats_tbl))
-		return RTE_DIM(xstats_tbl);
+	if (!names || n < NB_XSTATS)
+		return NB_XSTATS;
 	for (i = 0; i < RTE_DIM(xstats_tbl); i++)
 		strlcpy(names[i].name, xstats_tbl[i].name,
 			sizeof(names[i].name));
-	return RTE_DIM(xstats_tbl);
+	for (i = 0; i < RTE_DIM(cm_xstats); i++)
+		strlcpy(names[RTE_DIM(xstats_tbl) + i].name, cm_xstats[i],
+			sizeof(names[0].name));
+	return NB_XSTATS;
 }
 
 static int
@@ -793,15 +805,25 @@ eth_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 {
 	struct hca_internals *hi = dev->data->dev_private;
 	const uint8_t *c = (const uint8_t *)&hi->port.cnt;
+	struct rte_eth_xstat *x = xs + RTE_DIM(xstats_tbl);
+	struct hca_cm_stats st;
 	unsigned int i;
 
-	if (!xs || n < RTE_DIM(xstats_tbl))
-		return RTE_DIM(xstats_tbl);
+	if (!xs || n < NB_XSTATS)
+		return NB_XSTATS;
 	for (i = 0; i < RTE_DIM(xstats_tbl); i++) {
 		xs[i].id = i;
 		memcpy(&xs[i].value, c + xstats_tbl[i].off, sizeof(uint64_t));
 	}
-	return RTE_DIM(xstats_tbl);
+	rte_spinlock_lock(&hi->lock);
+	hca_cm_stats_get(hi->cm, &st);
+	rte_spinlock_unlock(&hi->lock);
+	for (i = 0; i < RTE_DIM(cm_xstats); i++)
+		x[i].id = RTE_DIM(xstats_tbl) + i;
+	x[0].value = st.ids;
+	x[1].value = st.conns;
+	x[2].value = st.established;
+	return NB_XSTATS;
 }
 
 static int

@@ -66,12 +66,24 @@ launcher_show_ports(const struct fabric *f, FILE *out)
 	}
 }
 
+uint64_t
+launcher_xstat(uint16_t port_id, const char *name)
+{
+	uint64_t id, v = 0;
+
+	if (rte_eth_xstats_get_id_by_name(port_id, name, &id) != 0 ||
+	    rte_eth_xstats_get_by_id(port_id, &id, &v, 1) != 1)
+		return 0;
+	return v;
+}
+
 void
 launcher_show_summary(const struct fabric *f, FILE *out)
 {
 	static const char *const names[] = {
 		"rmpp_sent", "rmpp_received", "rmpp_timeouts", "rmpp_failed",
 		"qp_pkts_out", "qp_retransmits", "qp_seq_naks", "qp_duplicates",
+		"cm_ids", "cm_conns", "cm_conns_established",
 	};
 	unsigned int i, j;
 
@@ -85,21 +97,17 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 				p->reordered);
 		if (!p->hca)
 			continue;
-		for (j = 0; j < RTE_DIM(names); j++) {
-			uint64_t id;
-
-			v[j] = 0;
-			if (rte_eth_xstats_get_id_by_name(p->port_id, names[j],
-							  &id) == 0)
-				rte_eth_xstats_get_by_id(p->port_id, &id,
-							 &v[j], 1);
-		}
+		for (j = 0; j < RTE_DIM(names); j++)
+			v[j] = launcher_xstat(p->port_id, names[j]);
 		if (v[0] || v[1] || v[2] || v[3])
 			fprintf(out, "madpmd: %s:%u RMPP: %" PRIu64 " sent, %" PRIu64 " received, %" PRIu64 " time-outs, %" PRIu64 " failed\n",
 				p->node, p->num, v[0], v[1], v[2], v[3]);
 		if (v[4])
 			fprintf(out, "madpmd: %s:%u QPs: %" PRIu64 " packets sent, %" PRIu64 " time-outs sent again, %" PRIu64 " sequence NAKs, %" PRIu64 " duplicates\n",
 				p->node, p->num, v[4], v[5], v[6], v[7]);
+		if (v[8] || v[9] || v[10])
+			fprintf(out, "madpmd: %s:%u CM: %" PRIu64 " ids, %" PRIu64 " connections live, %" PRIu64 " connections made\n",
+				p->node, p->num, v[8], v[9], v[10]);
 	}
 }
 

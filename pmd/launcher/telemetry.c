@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* /madpmd/ports for dpdk-telemetry.py: the prompt's "show ports". */
+/* /madpmd/ports for dpdk-telemetry.py: the prompt's "show ports", the
+ * wire's losses and the CM's ids and connections. */
 #include <ctype.h>
 #include <stdio.h>
 
@@ -44,6 +45,12 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(pd, "wire_lost", p->lost);
 		rte_tel_data_add_dict_u64(pd, "wire_duplicated", p->duplicated);
 		rte_tel_data_add_dict_u64(pd, "wire_reordered", p->reordered);
+		rte_tel_data_add_dict_u64(pd, "cm_ids",
+					  launcher_xstat(p->port_id, "cm_ids"));
+		rte_tel_data_add_dict_u64(pd, "cm_conns",
+					  launcher_xstat(p->port_id, "cm_conns"));
+		rte_tel_data_add_dict_u64(pd, "cm_conns_established",
+			launcher_xstat(p->port_id, "cm_conns_established"));
 		/* telemetry names take [A-Za-z0-9_/] only: "node/port" */
 		snprintf(key, sizeof(key), "%s/%u", p->node, p->num);
 		for (c = key; *c; c++)

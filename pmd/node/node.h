@@ -92,6 +92,8 @@ struct hca_counters {
 	uint64_t mad_unmatched;		/* Get/Set no agent serves: 0x000C */
 	uint64_t chan_ring_full;	/* MADs a client's full ring refused */
 	uint64_t chan_quota;		/* sends over a client's share */
+	uint64_t chan_requests;		/* control requests served (HELLO,
+					 * umad, verbs, rdma_cm) */
 	/* the QP layer (qp/) */
 	uint64_t qp_pkts_in;		/* data packets for QPs above 1 */
 	uint64_t qp_pkts_out;

@@ -662,6 +662,84 @@ test_restart(void)
 	free(r);
 }
 
+/* What the producer counts as queued: the records' bytes past the
+ * consumer's tail, never a pad, and most of all not a restart's, which
+ * covers 7 MiB of an 8 MiB ring (a CM session was once cut off for
+ * "4096 events untaken" with one queued, about 3700 events into its life). */
+static void
+test_queued(void)
+{
+	const uint32_t size = MPD_CHAN_RING_SIZE, len = 272;
+	const uint32_t rec = mpd_ring_rec_size(len);
+	struct mpd_chan_ring *r = calloc(1, sizeof(*r) + size);
+	struct mpd_ring_view p, c;
+	const uint8_t *d;
+	uint32_t l, kind, i, bad = 0, restarts = 0;
+	uint64_t before;
+	static uint8_t buf[512];
+	struct tring t;
+
+	if (!r || mpd_ring_init(r, size) || mpd_ring_attach(&p, r, size) ||
+	    mpd_ring_attach(&c, r, size)) {
+		ok(0, "an 8 MiB ring");
+		free(r);
+		return;
+	}
+	is_int(mpd_ring_queued(&p), 0, "a new ring: nothing queued");
+	/* one record at a time, each taken before the next: across many
+	 * restarts, one record queued after every put */
+	for (i = 0; i < 20000; i++) {
+		before = p.head;
+		if (mpd_ring_put(&p, MPD_CHAN_REC_CM, buf, len, NULL, 0)) {
+			bad++;
+			break;
+		}
+		restarts += p.head - before > rec;
+		if (mpd_ring_queued(&p) != rec)
+			bad++;
+		if (mpd_ring_peek(&c, &d, &l, &kind) != 1)
+			bad++;
+		mpd_ring_consume(&c);
+		if (mpd_ring_queued(&p) != 0)
+			bad++;
+	}
+	is_int(bad, 0, "20000 records put and taken: one queued, then none");
+	ok(restarts >= 5, "across %u restarts at data[0]", restarts);
+	/* 3000 queued after a restart: their bytes, not the pad's (until
+	 * the consumer skips the pad, the ring holds MPD_RING_RESTART bytes
+	 * of records) */
+	while (p.head % size < MPD_RING_RESTART) {
+		mpd_ring_put(&p, MPD_CHAN_REC_CM, buf, len, NULL, 0);
+		mpd_ring_peek(&c, &d, &l, &kind);
+		mpd_ring_consume(&c);
+	}
+	for (i = 0; i < 3000; i++)
+		bad += mpd_ring_put(&p, MPD_CHAN_REC_CM, buf, len, NULL, 0) != 0;
+	is_int(bad, 0, "3000 records put");
+	is_int(p.head % size, 3000ull * rec, "a restart before them");
+	is_int(mpd_ring_queued(&p), 3000ull * rec, "3000 records queued");
+	mpd_ring_peek(&c, &d, &l, &kind);
+	mpd_ring_consume(&c);
+	is_int(mpd_ring_queued(&p), 2999ull * rec,
+	       "one taken: 2999, the tail read afresh");
+	r->tail = 3;
+	is_int(mpd_ring_queued(&p), 2999ull * rec,
+	       "a garbage tail: the last valid one counts");
+	free(r);
+
+	/* a small ring's wrap pad is left out too */
+	tring_open(&t);
+	put_rec(&t, 1, 112, 0, "112 bytes");
+	put_rec(&t, 2, 96, 0, "96 bytes");
+	for (i = 0; i < 2; i++) {
+		mpd_ring_peek(&t.c, &d, &l, &kind);
+		mpd_ring_consume(&t.c);
+	}
+	put_rec(&t, 3, 40, 0, "a record after a 32-byte pad");
+	is_int(mpd_ring_queued(&t.p), 48, "queued: the record's 48 bytes");
+	tring_close(&t);
+}
+
 int
 main(void)
 {
@@ -673,5 +751,6 @@ main(void)
 	test_scribble_head();
 	test_scribble_fuzz();
 	test_restart();
+	test_queued();
 	return tap_done();
 }

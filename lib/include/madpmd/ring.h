@@ -31,6 +31,8 @@ struct mpd_ring_view {
 	/* consumer: its tail (private); producer: the last valid tail seen */
 	uint64_t tail;
 	uint64_t peeked;		/* consumer: end of the peeked record */
+	/* producer: the last padding it wrote, [pad_from, pad_to) */
+	uint64_t pad_from, pad_to;
 };
 
 /* Lay a ring of size bytes (power of two, >= 64) out at r. */
@@ -51,6 +53,10 @@ int mpd_ring_put(struct mpd_ring_view *v, uint32_t kind, const void *a,
  * and need a wake-up (see the wake-up rule in madpmd/chan.h). */
 int mpd_ring_put_wake(struct mpd_ring_view *v, uint32_t kind, const void *a,
 		      uint32_t alen, const void *b, uint32_t blen, bool *wake);
+/* Producer: bytes of records the consumer has not taken yet, by its tail
+ * as it reads now (the last valid one seen when it is garbage), without
+ * the padding the producer wrote: a restart's pads most of the ring. */
+uint64_t mpd_ring_queued(struct mpd_ring_view *v);
 /* Consumer: the next record, padding skipped. 1 with data, len, kind
  * set, 0 when empty, -EBADMSG when the producer wrote garbage (a head
  * behind our tail, more than size ahead of it, not 8-aligned or gone

@@ -92,6 +92,13 @@ rm -rf "$MADPMD_RUN_DIR"
 daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; done
+# a RoCE port is Active with its link, which comes up after the sockets
+# are there: a query sent before would not reach the wire at all
+for i in $(seq 100); do
+	"$run" --node hca1 ibstat 2>/dev/null | grep -q "State: Active" &&
+		"$run" --node hca2 ibstat 2>/dev/null | grep -q "State: Active" && break
+	sleep 0.1
+done
 timeout 60 "$run" --node hca1 "$roce" hca2 > "$tmp/roce.out" 2>&1
 grep -q "^not ok .*Get(PortCounters) to the peer's GID 0" "$tmp/roce.out" &&
 	grep -q "^ok .*its own GID: the port's own PMA answers" "$tmp/roce.out"

@@ -6,8 +6,10 @@
  * [addr & ~4095, round_up(addr + length)), their contents copied in
  * first (madpmd/verbs.h).
  *
- * - A range of pages mapped so stays so: deregistration unmaps nothing
- *   (the memory stays valid, now backed by the memfd).
+ * - When the last MR of such a range goes, its pages become private
+ *   anonymous memory again, their contents copied back (rdma-core's
+ *   ibv_dofork_range() on deregistration): memory freed after
+ *   ibv_dereg_mr() and used again is inherited by a child like any other.
  * - A new MR whose pages all lie in a range a live MR backs is an alias
  *   of that MR (no new memfd: remapping would detach the first MR). One
  *   that overlaps such ranges in part gets one memfd for all their pages
@@ -20,8 +22,8 @@
  *   unreadable pages: EFAULT.
  * - The pages are marked MADV_DONTFORK, as ibv_fork_init() would: a
  *   child does not share them with the daemon.
- * - Another thread that writes those pages while ibv_reg_mr() copies
- *   them loses its write: register buffers of whole pages (as
+ * - Another thread that writes those pages while ibv_reg_mr() or the
+ *   last ibv_dereg_mr() copies them loses its write: register buffers of whole pages (as
  *   ibv_*_pingpong do), or register before sharing them between threads.
  *   The calling thread's own stack may be among them (a buffer on the
  *   stack): the copy and the remap run on a stack of their own.
@@ -200,6 +202,39 @@ move_pages_here(int fd, uint64_t lo, uint64_t hi, const struct seg *segs,
 	return 0;
 }
 
+/* Back from the memfd to private anonymous pages: copy out, move the
+ * copy over (the memfd's mapping goes with it), restore protections */
+static int
+move_back_here(uint64_t lo, uint64_t hi, const struct seg *segs, int n)
+{
+	size_t len = (size_t)(hi - lo);
+	void *tmp, *p;
+	int i;
+
+	tmp = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tmp == MAP_FAILED)
+		return errno;
+	if (copy_pages(tmp, lo, len) != 0) {
+		i = errno;
+		munmap(tmp, len);
+		return i;
+	}
+	p = mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   (void *)(uintptr_t)lo);
+	if (p == MAP_FAILED) {
+		i = errno;
+		munmap(tmp, len);
+		return i;
+	}
+	for (i = 0; i < n; i++)
+		if (segs[i].prot != (PROT_READ | PROT_WRITE))
+			mprotect((void *)(uintptr_t)segs[i].start,
+				 (size_t)(segs[i].end - segs[i].start),
+				 segs[i].prot);
+	return 0;
+}
+
 /*
  * The pages may hold this thread's own stack (a buffer on the stack is
  * registered as well as any): a write to them between the copy and the
@@ -212,7 +247,7 @@ move_pages_here(int fd, uint64_t lo, uint64_t hi, const struct seg *segs,
 #define MOVE_STACK	(64u << 10)
 
 struct move_job {
-	int fd;
+	int fd;				/* -1: back to anonymous pages */
 	uint64_t lo, hi;
 	const struct seg *segs;
 	int n;
@@ -225,7 +260,10 @@ move_tramp(unsigned int hi32, unsigned int lo32)
 	struct move_job *j = (struct move_job *)(uintptr_t)
 			     ((uint64_t)hi32 << 32 | lo32);
 
-	j->rc = move_pages_here(j->fd, j->lo, j->hi, j->segs, j->n);
+	if (j->fd < 0)
+		j->rc = move_back_here(j->lo, j->hi, j->segs, j->n);
+	else
+		j->rc = move_pages_here(j->fd, j->lo, j->hi, j->segs, j->n);
 }
 
 static int
@@ -412,6 +450,29 @@ VERBS_EXPORT struct ibv_mr *
 	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
 }
 
+/* ranges_lock held: a range its last MR left becomes the process's own
+ * pages again; one that cannot (no memory for the copy) stays a memfd's,
+ * as before, and is kept for registrations to come */
+static void
+range_release(struct mpd_v_range *r)
+{
+	struct seg segs[MAX_SEGS];
+	struct mpd_v_range **pr;
+	int n;
+
+	if (r->mrs)
+		return;
+	n = read_segs(r->start, r->end, segs);
+	if (n < 0 || move_pages(-1, r->start, r->end, segs, n) != 0)
+		return;
+	for (pr = &ranges; *pr; pr = &(*pr)->next)
+		if (*pr == r) {
+			*pr = r->next;
+			break;
+		}
+	free(r);
+}
+
 VERBS_EXPORT int
 ibv_dereg_mr(struct ibv_mr *ibmr)
 {
@@ -425,12 +486,12 @@ ibv_dereg_mr(struct ibv_mr *ibmr)
 	pthread_mutex_lock(&ranges_lock);
 	rc = mpd_v_destroy(c, MPD_V_DEREG_MR, ibmr->handle, NULL);
 	if (!rc) {
-		/* the range stays: its pages are the memfd's now */
 		for (pp = &mr->range->mrs; *pp; pp = &(*pp)->next)
 			if (*pp == mr) {
 				*pp = mr->next;
 				break;
 			}
+		range_release(mr->range);
 	}
 	pthread_mutex_unlock(&ranges_lock);
 	if (rc)
@@ -440,15 +501,17 @@ ibv_dereg_mr(struct ibv_mr *ibmr)
 }
 
 /* A context closes: its MRs (the application's leak, freed by the
- * daemon) leave the ranges, which stay: their pages are memfds' now */
+ * daemon) leave the ranges, and those left without one are the
+ * process's own pages again */
 void
 mpd_v_ranges_free(struct mpd_verbs_ctx *c)
 {
-	struct mpd_v_range *r;
+	struct mpd_v_range *r, *next;
 	struct mpd_v_mr **pp, *mr;
 
 	pthread_mutex_lock(&ranges_lock);
-	for (r = ranges; r; r = r->next)
+	for (r = ranges; r; r = next) {
+		next = r->next;
 		for (pp = &r->mrs; (mr = *pp);) {
 			if (mr->mr.context != &c->vctx.context) {
 				pp = &mr->next;
@@ -457,5 +520,7 @@ mpd_v_ranges_free(struct mpd_verbs_ctx *c)
 			*pp = mr->next;
 			free(mr);
 		}
+		range_release(r);
+	}
 	pthread_mutex_unlock(&ranges_lock);
 }

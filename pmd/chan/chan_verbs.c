@@ -923,6 +923,43 @@ v_mcast(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	return rc;
 }
 
+/*
+ * The sends a client posted before it destroys its QP go on the wire
+ * first, as a HCA's would have long before the call came: mckey's sender
+ * posts ten unsignaled UD sends, leaves its group and destroys its QP at
+ * once, and on a loaded machine that used to overtake the lcore. The
+ * lcore sends; this thread rings it and waits, a bounded time (an RC
+ * window the peer does not open, or a client that writes its producer
+ * index on and on, costs at most SETTLE_MAX_NS).
+ */
+#define SETTLE_MAX_NS	(20 * 1000 * 1000)
+#define SETTLE_STEP_NS	(20 * 1000)
+
+static void
+qp_settle(struct hca_chan *ch, struct hca_v_qp *qp)
+{
+	const struct timespec step = { 0, SETTLE_STEP_NS };
+	uint64_t one = 1;
+	unsigned int i;
+	bool pending;
+
+	for (i = 0; i < SETTLE_MAX_NS / SETTLE_STEP_NS; i++) {
+		rte_spinlock_lock(ch->cfg.lock);
+		pending = hca_v_qp_sends_pending(qp);
+		rte_spinlock_unlock(ch->cfg.lock);
+		if (!pending)
+			return;
+		/* a sleeping lcore wakes; an awake one wakes once more */
+		if (i == 0 && ch->cfg.doorbell >= 0 &&
+		    write(ch->cfg.doorbell, &one, sizeof(one)) < 0) {
+			/* saturated: it rings anyway */
+		}
+		nanosleep(&step, NULL);
+	}
+	CHAN_LOG(DEBUG, "QP 0x%06x destroyed with sends not sent",
+		 hca_v_qp_num(qp));
+}
+
 static uint32_t
 qp_destroy(struct hca_chan *ch, struct hca_v_qp *qp)
 {
@@ -944,6 +981,7 @@ v_destroy_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 
 	if (!o)
 		return EINVAL;
+	qp_settle(ch, o->p);
 	/* read under the lock that raises them, with the QP out of reach */
 	events = qp_destroy(ch, o->p);
 	o->kind = VOBJ_FREE;

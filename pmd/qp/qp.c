@@ -156,6 +156,24 @@ hca_v_qp_async_events(const struct hca_v_qp *qp)
 	return qp->async_events;
 }
 
+bool
+hca_v_qp_sends_pending(const struct hca_v_qp *qp)
+{
+	uint32_t pi;
+
+	if (qp->owner->dead || !qp->sq_wqes)
+		return false;
+	if (qp->attr.qp_state == IBV_QPS_SQD)
+		return qp->wr_cur != qp->sq_taken;
+	if (qp->attr.qp_state != IBV_QPS_RTS)
+		return false;
+	pi = __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_ACQUIRE);
+	/* a count the client cannot have posted is nothing to wait for */
+	if (pi - qp->sq_taken > qp->sq_wqes)
+		pi = qp->sq_taken;
+	return pi != qp->sq_taken || qp->wr_cur != qp->sq_taken;
+}
+
 uint32_t
 hca_v_cq_owed(const struct hca_verbs *v, const struct hca_v_cq *cq)
 {

@@ -494,6 +494,116 @@ test_mcast(void)
 	ibv_destroy_cq(cq);
 }
 
+/* ---- sends posted before a destroy ---- */
+
+/*
+ * What was posted before ibv_destroy_qp() goes on the wire: a HCA sends
+ * it long before the call comes, and stock mckey counts on that (ten
+ * unsignaled UD sends, then leave and destroy). Each round a new sender
+ * posts 8 to b and is destroyed at once, after a pause that lets the
+ * lcore fall asleep: its wake-up races the destroy.
+ */
+static void
+test_destroy_sends(void)
+{
+	struct ibv_ah_attr aa = { .dlid = port.lid, .port_num = 1 };
+	struct ibv_cq *cq = cq_new(64, NULL), *rcq = cq_new(64, NULL);
+	struct ibv_wc wc[8];
+	struct ibv_ah *ah = NULL;
+	struct ep a, b;
+	int r, i, whole = 0, got = 0;
+	const int rounds = 20;
+
+	ok(cq && rcq && make_ep(&b, IBV_QPT_UD, cq, rcq, 64) == 0 &&
+	   connect_qp(b.qp, IBV_QPT_UD, 0, 0, 0, 0, 0) == 0 &&
+	   (ah = ibv_create_ah(pd, &aa)) != NULL, "a UD receiver");
+	for (r = 0; r < rounds && ah; r++) {
+		int n;
+
+		for (i = 0; i < 8; i++)
+			post_recv(&b, (uint64_t)i, 40 + (uint32_t)i * 64, 64);
+		if (make_ep(&a, IBV_QPT_UD, cq, cq, 1) ||
+		    connect_qp(a.qp, IBV_QPT_UD, 0, 0, 0, 0, 0))
+			break;
+		usleep(20000);
+		for (i = 0; i < 8; i++) {
+			struct ibv_send_wr wr = {
+				.wr_id = (uint64_t)i, .opcode = IBV_WR_SEND,
+				.wr.ud = { ah, b.qp->qp_num, QKEY },
+			};
+
+			post_send(&a, &wr, 0, 16);
+		}
+		ibv_destroy_qp(a.qp);
+		ibv_dereg_mr(a.mr);
+		free(a.buf);
+		n = poll_n(rcq, wc, 8);
+		got += n > 0 ? n : 0;
+		whole += n == 8;
+		if (n != 8)
+			/* what did not come is not waited for twice */
+			while (ibv_poll_cq(rcq, 8, wc) > 0)
+				;
+	}
+	ok(whole == rounds,
+	   "8 UD sends posted just before ibv_destroy_qp reach the peer, %d rounds of %d (%d of %d)",
+	   whole, rounds, got, rounds * 8);
+	if (ah)
+		ibv_destroy_ah(ah);
+	ibv_destroy_qp(b.qp);
+	ibv_dereg_mr(b.mr);
+	free(b.buf);
+	ibv_destroy_cq(rcq);
+	ibv_destroy_cq(cq);
+}
+
+/* ---- memory deregistered: the process's own again ---- */
+
+/*
+ * A registered buffer's pages are not the child's (MADV_DONTFORK, as
+ * with ibv_fork_init()); once deregistered they are ordinary memory
+ * again (rdma-core's ibv_dofork_range()): a child of fork() inherits a
+ * private copy, and what it writes stays its own. Heap memory freed after
+ * ibv_dereg_mr() and handed out again is the case that matters.
+ */
+static void
+test_dereg_fork(void)
+{
+	const size_t len = 4 * 4096;
+	uint8_t *buf = aligned_alloc(4096, len);
+	struct ibv_mr *mr;
+	size_t i;
+	int st = -1, same = 1;
+	pid_t pid;
+
+	if (!buf) {
+		ok(0, "a buffer for the fork check");
+		return;
+	}
+	for (i = 0; i < len; i++)
+		buf[i] = (uint8_t)(i * 7);
+	mr = ibv_reg_mr(pd, buf + 100, len - 200, IBV_ACCESS_LOCAL_WRITE);
+	ok(mr && ibv_dereg_mr(mr) == 0, "a heap buffer registered and deregistered");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int bad = 0;
+
+		for (i = 0; i < len; i++)
+			bad += buf[i] != (uint8_t)(i * 7);
+		memset(buf, 0xee, len);
+		_exit(bad ? 1 : 0);
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	for (i = 0; i < len; i++)
+		same &= buf[i] == (uint8_t)(i * 7);
+	ok(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && same,
+	   "after ibv_dereg_mr() a child of fork() has the buffer's bytes, and its writes stay its own (child status 0x%x, parent's bytes intact: %d)",
+	   st, same);
+	free(buf);
+}
+
 /* ---- ibv_resize_cq: completions kept across a move ---- */
 
 /* n signaled UD sends from a to b (nothing received: b posts none) */
@@ -814,6 +924,8 @@ test_other_process(void)
 		uint8_t *p;
 		int i, bad = 0;
 
+		close(to_child[1]);
+		close(to_parent[0]);
 		ctx = open_dev(devname);
 		pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 		ccq = pd ? cq_new(8, NULL) : NULL;
@@ -834,6 +946,9 @@ test_other_process(void)
 			bad += p[i] != (uint8_t)(i * 3);
 		_exit(bad ? 1 : 0);
 	}
+	/* a child that dies early is an end of file here, not a hang */
+	close(to_child[0]);
+	close(to_parent[1]);
 	mine = (struct xchg){ a.qp->qp_num, 0, 0 };
 	if (write(to_child[1], &mine, sizeof(mine)) != sizeof(mine) ||
 	    read(to_parent[0], &theirs, sizeof(theirs)) != sizeof(theirs)) {
@@ -981,6 +1096,8 @@ main(int argc, char **argv)
 	test_ud();
 	test_mcast();
 	test_resize();
+	test_destroy_sends();
+	test_dereg_fork();
 	test_events();
 	test_comm_est();
 	test_other_process();

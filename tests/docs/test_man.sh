@@ -98,5 +98,22 @@ check_in_page net_hca.7 '^\.B[IR]? OPT=' "devargs of rte_eth_hca.c" < <(
 	sed -n 's/^#define ARG_[A-Z_]*[[:space:]]*"\([a-z_]*\)"$/\1/p' \
 		"$top/pmd/ethdev/rte_eth_hca.c")
 
+# madpmd-capture(5): each record's size as records.h defines it opens its
+# section ("24 bytes; ...", "56 bytes (52 ...", ...), and the magic
+rec=$top/lib/include/madpmd/records.h
+for def in HDR_LEN:"Common header" WC_LEN:"Kind 2" CM_FIXED:"Kind 3" \
+	   PORT_LEN:"Kind 4" QP_LEN:"Kind 5"; do
+	size=$(sed -n "s/^#define MPD_REC_${def%%:*}[[:space:]]*\([0-9]*\).*/\1/p" "$rec")
+	awk -v sec="${def#*:}" -v size="$size" '
+		/^\.SS / { on = index($0, sec) > 0; next }
+		on && /^[0-9]+ bytes/ { found = ($1 == size); exit }
+		END { exit !found }' "$mandir/madpmd-capture.5"
+	ok $? "madpmd-capture.5: ${def#*:} is ${size:-?} bytes, as MPD_REC_${def%%:*}"
+done
+magic=$(sed -n 's/^#define MPD_REC_MAGIC[[:space:]]*\(0x[0-9a-f]*\)u.*/\1/p' "$rec")
+grep -q "^0	4	magic	T{\$" "$mandir/madpmd-capture.5" &&
+	grep -q "^$magic, " "$mandir/madpmd-capture.5"
+ok $? "madpmd-capture.5: the magic is ${magic:-?}, as MPD_REC_MAGIC"
+
 echo "1..$n"
 exit $fail

@@ -10,7 +10,8 @@ set -u
 
 prog=madpmd-run
 # the build tree keeps the drop-in next to this script; installed, it is
-# in the private library directory configured at build time
+# in the private library directory, found relative to this script (a
+# staged or moved install) before the path configured at build time
 # (shell built-ins only: this runs before every tool, so no forks)
 case $0 in
 */*) here=${0%/*} ;;
@@ -22,6 +23,8 @@ case $here in
 esac
 if [ -e "$here/libibumad.so.3" ]; then
 	libdir=$here
+elif [ -n '@UMAD_LIBDIR_REL@' ] && [ -e "$here/@UMAD_LIBDIR_REL@/libibumad.so.3" ]; then
+	libdir=$here/@UMAD_LIBDIR_REL@
 else
 	libdir='@UMAD_LIBDIR@'
 fi

@@ -122,13 +122,14 @@ version(void)
 	printf("madpmd %s (%s)\n", MADPMD_VERSION, rte_version());
 }
 
-/* --help or --version among the EAL options: answer before EAL runs. */
+/* --help or --version among the EAL options (or anywhere, when there is
+ * no "--"): answer before EAL runs, whatever else is there. */
 static void
-early_exit_options(int sep, char **argv)
+early_exit_options(int end, char **argv)
 {
 	int i;
 
-	for (i = 1; i < sep; i++) {
+	for (i = 1; i < end; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			exit(0);
@@ -262,7 +263,7 @@ parse_uint(const char *opt, const char *val, unsigned int max,
 }
 
 static int
-parse_app(int argc, char **argv, struct app_opts *o)
+parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 {
 	static const struct option lopts[] = {
 		{ "topology", required_argument, NULL, 't' },
@@ -393,11 +394,12 @@ parse_app(int argc, char **argv, struct app_opts *o)
 			return -1;
 		default:
 			if (optopt)
-				fprintf(stderr, "madpmd: unknown option -%c (madpmd --help lists the options)\n",
-					optopt);
+				fprintf(stderr, "madpmd: unknown option -%c (madpmd --help lists the options%s)\n",
+					optopt, no_sep ? "; EAL options go before --" : "");
 			else
-				fprintf(stderr, "madpmd: unknown option %s (madpmd --help lists the options)\n",
-					argv[optind - 1]);
+				fprintf(stderr, "madpmd: unknown option %s (madpmd --help lists the options%s)\n",
+					argv[optind - 1],
+					no_sep ? "; EAL options go before --" : "");
 			return -1;
 		}
 	}
@@ -623,13 +625,13 @@ main(int argc, char **argv)
 	fab.opts.idle_sleep_us = 200;
 	fab.opts.umad_mode = 0600;
 	sep = find_separator(argc, argv);
-	early_exit_options(sep, argv);
+	early_exit_options(sep ? sep : argc, argv);
 	/* madpmd's options first: --help, --version and mistakes end here,
 	 * before EAL makes its runtime directory */
 	app_argv = argv + sep;
 	argv[0] = (char *)"madpmd";
 	app_argv[0] = argv[0];
-	if (parse_app(argc - sep, app_argv, &o))
+	if (parse_app(argc - sep, app_argv, &o, sep == 0))
 		return 1;
 	opterr = 1;
 	if (eal_init(argv, sep) < 0) {

@@ -216,7 +216,8 @@ write_tree(const char *node, struct sysfs_port *ports, unsigned int nports)
 	    mkdirf(dir, sizeof(dir), "%s", ca_dir) ||
 	    mkdirf(dir, sizeof(dir), "%s/ports", ca_dir))
 		return -1;
-	rc |= put(ca_dir, "node_type", "%u: CA\n", pi->node_type ? pi->node_type : 1);
+	rc |= put(ca_dir, "node_type", "%u: CA\n",
+		  pi->node_type ? pi->node_type : 1);
 	guid_str(buf, sizeof(buf), pi->node_guid);
 	rc |= put(ca_dir, "node_guid", "%s\n", buf);
 	guid_str(buf, sizeof(buf), pi->sys_guid);

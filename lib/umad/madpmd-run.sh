@@ -37,7 +37,11 @@ usage: $prog [--node NAME] [--run-dir DIR] COMMAND [ARGS...]
 Runs COMMAND with madpmd's libibumad.so.3, libibverbs.so.1 and
 librdmacm.so.1 first on the library path (from $libdir),
 so that stock OpenSM, infiniband-diags, ibverbs-utils, perftest and
-rdmacm-utils talk to the madpmd fabric instead of the kernel.
+rdmacm-utils talk to the madpmd fabric instead of the kernel. Where it
+may make a private mount namespace (root, or user namespaces), the
+command sees the node's HCA in /sys/class/infiniband (ibstatus does),
+its ports' files kept in step with the fabric; MADPMD_SYSFS=0 leaves
+/sys alone.
 
   --node NAME     the node (HCA) the command runs on; default \$MADPMD_NODE,
                   else the first node the daemon lists
@@ -145,4 +149,10 @@ LD_LIBRARY_PATH=$rdmacmdir$verbsdir$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 MADPMD_NODE=$node
 MADPMD_RUN_DIR=$run_dir
 export LD_LIBRARY_PATH MADPMD_NODE MADPMD_RUN_DIR
+# tools that read sysfs themselves (ibstatus) see the node's HCA in
+# /sys/class/infiniband: madpmd-sysfs makes it in a private mount
+# namespace, keeps its ports in step and execs the command (same PID)
+if [ "${MADPMD_SYSFS:-1}" != 0 ] && [ -x "$libdir/madpmd-sysfs" ]; then
+	exec "$libdir/madpmd-sysfs" "$@"
+fi
 exec "$@"

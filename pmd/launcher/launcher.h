@@ -10,7 +10,8 @@ void launcher_show_ports(const struct fabric *f, FILE *out);
 /* What the lossy wires did and the RMPP, QP and CM counters, where not
  * zero (the CM: ids and connections live, connections made). */
 void launcher_show_summary(const struct fabric *f, FILE *out);
-void launcher_show_counters(const struct fabric *f, int idx, FILE *out);
+/* The port's non-zero xstats; how many, -1 when they cannot be read. */
+int launcher_show_counters(const struct fabric *f, int idx, FILE *out);
 /* An xstat of an ethdev by name, 0 when it has none of that name */
 uint64_t launcher_xstat(uint16_t port_id, const char *name);
 /* Runs the prompt on stdin until quit, end of input or a signal. */

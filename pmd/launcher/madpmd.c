@@ -9,7 +9,8 @@
  *          [--lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]
  *                   [,mad=CLASS[:ATTR]]...]
  *          [--replay NODE:PORT=FILE[,...]] [--exit-after-replay[=S]]
- *          [--umad-mode MODE]
+ *          [--ib-dissector NAME] [--umad-mode MODE]
+ *   madpmd --help | --version
  *
  * One net_hca port per HCA port of the topology, wired back to back as the
  * topology says (or to another ethdev with --wire), moved by one busy-poll
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_pdump.h>
+#include <rte_version.h>
 
 #include "fabric.h"
 #include "madpmd/chan.h"
@@ -42,6 +45,7 @@
 static struct fabric fab;
 static volatile sig_atomic_t quit_signal;
 static bool own_prefix;		/* EAL options and runtime dir are ours */
+static volatile bool ports_file_stop;
 
 static void
 on_signal(int sig)
@@ -76,11 +80,12 @@ usage(FILE *out)
 {
 	fprintf(out,
 		"usage: madpmd [EAL options] -- [options]\n"
+		"       madpmd --help | --version\n"
 		"  --topology FILE        ibsim net file (default: embedded two-HCA fabric)\n"
 		"  --run-dir DIR          where clients find the fabric (default: $MADPMD_RUN_DIR\n"
 		"                         or /run/madpmd)\n"
 		"  --capture FILE         capture every HCA port to a pcapng ('-': stdout)\n"
-		"  -i, --interactive      prompt (show ports, show counters, set link,\n"
+		"  -i, --interactive      prompt (help, show ports, show counters, set link,\n"
 		"                         capture start|stop, quit)\n"
 		"  --link ib|roce         framing of every HCA port (default ib)\n"
 		"  --wire NODE:PORT=DEV   connect a node's port to ethdev DEV (from --vdev)\n"
@@ -92,40 +97,118 @@ usage(FILE *out)
 		"                         drop, duplicate and reorder frames on the wires\n"
 		"                         (P: 0.05 or 5%%; one port's wire or all; only\n"
 		"                         MADs of these classes/attributes, e.g. mad=0x07:0x0014)\n"
-		"  --replay NODE:PORT=FILE[,speed=fast|timed|N][,from=IF][,dir=in|out|any][,loop=N]\n"
+		"  --replay NODE:PORT=FILE[,speed=fast|timed|N][,from=IF][,dir=in|out|any]\n"
+		"           [,loop=N][,after=active|SECONDS][,cable=replace|keep]\n"
 		"                         feed a pcap/pcapng capture into the port instead\n"
-		"                         of its cable (docs/replay.md)\n"
+		"                         of its cable, or beside it with cable=keep; after=\n"
+		"                         holds it until the port is Active or that long\n"
+		"                         (docs/replay.md); repeatable\n"
 		"  --exit-after-replay[=SECONDS]  stop that long (default 1) after every replay\n"
 		"  --ib-dissector NAME    what native IB packets in captures name:\n"
 		"                         infiniband (stock, default) or madpmd_ib (plugin)\n"
 		"  --umad-mode MODE       permissions of the client and capture sockets\n"
 		"                         (default 0600, as /dev/infiniband/umad*)\n"
+		"  -h, --help             this text\n"
+		"  --version              madpmd's version and the DPDK it runs on\n"
 		"Without EAL options madpmd uses --no-huge --no-pci -m 256, two lcores\n"
 		"that may run on any CPU (--lcores '0@(0-N),1@(0-N)') and a file prefix\n"
-		"of its own, which work on a small machine without hugepages.\n");
+		"of its own, which work on a small machine without hugepages. With EAL\n"
+		"options of your own and no hugepages reserved, add --no-huge.\n");
+}
+
+static void
+version(void)
+{
+	printf("madpmd %s (%s)\n", MADPMD_VERSION, rte_version());
+}
+
+/* --help or --version among the EAL options (or anywhere, when there is
+ * no "--"): answer before EAL runs, whatever else is there. */
+static void
+early_exit_options(int end, char **argv)
+{
+	int i;
+
+	for (i = 1; i < end; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			exit(0);
+		}
+		if (!strcmp(argv[i], "--version")) {
+			version();
+			exit(0);
+		}
+	}
+}
+
+/* Reserved hugepages, from /proc/meminfo; -1 when it does not say. */
+static long
+hugepages_total(void)
+{
+	char line[256];
+	long n = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugePages_Total: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
 }
 
 /*
- * testpmd's convention: EAL options, "--", application options. With no
- * EAL options ("--" first, or no "--" at all) madpmd picks options that
- * work on a small machine without hugepages. On return argv[*consumed] is
- * where getopt's argv[0] should be.
+ * EAL failed with options of the user's: without --no-huge the usual
+ * cause is a machine without hugepages, which EAL reports as "Cannot get
+ * hugepage information" and EACCES or ENOMEM. Say what to do.
+ */
+static void
+eal_failure_hint(int sep, char **argv, int err)
+{
+	long pages;
+	int i;
+
+	for (i = 1; i < sep; i++)
+		if (!strcmp(argv[i], "--no-huge"))
+			return;
+	pages = hugepages_total();
+	if (pages == 0)
+		fprintf(stderr, "madpmd: no hugepages are reserved (HugePages_Total is 0 in /proc/meminfo): add --no-huge to the EAL options (madpmd --no-huge --no-pci -m 256 -l 0,1 -- ...), give no EAL options at all, or reserve some (echo 64 > /proc/sys/vm/nr_hugepages)\n");
+	else if (err == ENOMEM)
+		fprintf(stderr, "madpmd: not enough hugepage memory for -m/--socket-mem (%ld pages reserved): ask for less, reserve more, or add --no-huge\n",
+			pages);
+}
+
+/* testpmd's convention: EAL options, "--", application options. The
+ * index of "--", 0 when there is none (every option is madpmd's). */
+static int
+find_separator(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return 0;
+}
+
+/*
+ * EAL with the options before "--" (argv[1..sep-1]); with none ("--"
+ * first, or no "--" at all) with options that work on a small machine
+ * without hugepages.
  */
 static int
-eal_init(int argc, char **argv, int *consumed)
+eal_init(char **argv, int sep)
 {
 	static char prefix[64], lcores[64];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	char *def[16];
-	int n = 0, sep = 0, i, rc;
+	int n = 0, rc;
 
-	for (i = 1; i < argc && !sep; i++)
-		if (strcmp(argv[i], "--") == 0)
-			sep = i;
 	if (sep > 1) {
-		rc = rte_eal_init(argc, argv);
-		*consumed = rc;
-		return rc;
+		rc = rte_eal_init(sep, argv);
+		return rc < 0 ? rc : 0;
 	}
 	snprintf(prefix, sizeof(prefix), "--file-prefix=madpmd-%d",
 		 (int)getpid());
@@ -144,9 +227,8 @@ eal_init(int argc, char **argv, int *consumed)
 	def[n++] = lcores;
 	def[n++] = prefix;
 	def[n] = NULL;
-	rc = rte_eal_init(n, def);
 	own_prefix = true;
-	*consumed = sep;	/* argv[sep] is "--", or argv[0] */
+	rc = rte_eal_init(n, def);
 	return rc < 0 ? rc : 0;
 }
 
@@ -181,7 +263,7 @@ parse_uint(const char *opt, const char *val, unsigned int max,
 }
 
 static int
-parse_app(int argc, char **argv, struct app_opts *o)
+parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 {
 	static const struct option lopts[] = {
 		{ "topology", required_argument, NULL, 't' },
@@ -200,13 +282,16 @@ parse_app(int argc, char **argv, struct app_opts *o)
 		{ "umad-mode", required_argument, NULL, 'M' },
 		{ "ib-dissector", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int u;
 	int c;
 
+	/* getopt's own messages name argv[0], which is "--" here */
+	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ih", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ih", lopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topology = optarg;
@@ -300,8 +385,21 @@ parse_app(int argc, char **argv, struct app_opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'V':
+			version();
+			exit(0);
+		case ':':
+			fprintf(stderr, "madpmd: %s needs a value (madpmd --help lists the options)\n",
+				argv[optind - 1]);
+			return -1;
 		default:
-			usage(stderr);
+			if (optopt)
+				fprintf(stderr, "madpmd: unknown option -%c (madpmd --help lists the options%s)\n",
+					optopt, no_sep ? "; EAL options go before --" : "");
+			else
+				fprintf(stderr, "madpmd: unknown option %s (madpmd --help lists the options%s)\n",
+					argv[optind - 1],
+					no_sep ? "; EAL options go before --" : "");
 			return -1;
 		}
 	}
@@ -434,18 +532,67 @@ make_run_dir(const char *dir)
 	return 0;
 }
 
-static void
-write_ports_file(const char *dir)
+/*
+ * <run-dir>/ports: the "show ports" table, kept in step with the ports (an
+ * SM brings them up, a link goes down) by a control thread that looks
+ * every 200 ms and replaces the file when the table changed. The rename
+ * means a reader sees one whole table, old or new.
+ */
+static int
+write_ports_file(const char *dir, const char *table)
 {
-	char path[4096];
+	char path[4096], tmp[4096 + 8];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/ports", dir);
-	f = fopen(path, "w");
-	if (f) {
-		launcher_show_ports(&fab, f);
-		fclose(f);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -1;
+	fputs(table, f);
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return -1;
 	}
+	return 0;
+}
+
+static char *
+ports_table(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return NULL;
+	launcher_show_ports(&fab, m);
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void *
+ports_file_loop(void *arg)
+{
+	const char *dir = arg;
+	char *last = NULL, *cur;
+
+	while (!ports_file_stop) {
+		cur = ports_table();
+		if (cur && (!last || strcmp(cur, last)) &&
+		    write_ports_file(dir, cur) == 0) {
+			free(last);
+			last = cur;
+		} else {
+			free(cur);
+		}
+		usleep(200000);
+	}
+	free(last);
+	return NULL;
 }
 
 static void
@@ -468,21 +615,36 @@ main(int argc, char **argv)
 	struct app_opts o = { .exit_after_replay = -1 };
 	char eal_dir[4096];	/* PATH_MAX */
 	unsigned int i, elapsed = 0;
-	int consumed, rc = 1;
+	int sep, err, rc = 1;
+	pthread_t ports_thread;
+	bool ports_thread_up = false;
+	char **app_argv;
 
 	fab.opts.link = MPD_LINK_IB;
 	fab.opts.idle_polls = 256;
 	fab.opts.idle_sleep_us = 200;
 	fab.opts.umad_mode = 0600;
-	if (eal_init(argc, argv, &consumed) < 0) {
+	sep = find_separator(argc, argv);
+	early_exit_options(sep ? sep : argc, argv);
+	/* madpmd's options first: --help, --version and mistakes end here,
+	 * before EAL makes its runtime directory */
+	app_argv = argv + sep;
+	argv[0] = (char *)"madpmd";
+	app_argv[0] = argv[0];
+	if (parse_app(argc - sep, app_argv, &o, sep == 0))
+		return 1;
+	opterr = 1;
+	if (eal_init(argv, sep) < 0) {
+		err = rte_errno;
 		fprintf(stderr, "madpmd: EAL initialisation failed: %s\n",
-			rte_strerror(rte_errno));
+			rte_strerror(err));
+		if (sep > 1)
+			eal_failure_hint(sep, argv, err);
+		/* not rte_eal_cleanup(): EAL is half set up */
+		if (own_prefix)
+			remove_eal_runtime_dir(rte_eal_get_runtime_dir());
 		return 1;
 	}
-	argc -= consumed;
-	argv += consumed;
-	if (parse_app(argc, argv, &o))
-		goto out_eal;
 	if (!o.run_dir)
 		o.run_dir = getenv("MADPMD_RUN_DIR");
 	if (!o.run_dir)
@@ -517,7 +679,12 @@ main(int argc, char **argv)
 	}
 	if (capsock_start(&fab, o.run_dir, fab.opts.umad_mode) != 0)
 		goto out_ports;
-	write_ports_file(o.run_dir);
+	if (rte_ctrl_thread_create(&ports_thread, "madpmd-ports", NULL,
+				   ports_file_loop, (void *)o.run_dir) == 0)
+		ports_thread_up = true;
+	else
+		fprintf(stderr, "madpmd: %s/ports will not be written: cannot start its thread\n",
+			o.run_dir);
 	launcher_telemetry_init(&fab);
 	/* dpdk-dumpcap and dpdk-pdump attach as secondary processes */
 	if (rte_pdump_init() != 0)
@@ -571,6 +738,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "madpmd: signal %d, shutting down\n",
 			(int)quit_signal);
 out_ports:
+	if (ports_thread_up) {
+		ports_file_stop = true;
+		pthread_join(ports_thread, NULL);
+	}
 	capsock_stop();
 	/* the lcore closed its captures; here those of the error paths, and
 	 * one the socket handed over as the lcore stopped */

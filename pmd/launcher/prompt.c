@@ -111,30 +111,48 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 	}
 }
 
-void
+int
 launcher_show_counters(const struct fabric *f, int idx, FILE *out)
 {
 	struct rte_eth_xstat_name *names;
 	struct rte_eth_xstat *xs;
 	uint16_t pid = f->port[idx].port_id;
-	int n, i;
+	int n, i, shown = -1;
 
 	n = rte_eth_xstats_get_names(pid, NULL, 0);
 	if (n <= 0)
-		return;
+		return -1;
 	names = calloc((size_t)n, sizeof(*names));
 	xs = calloc((size_t)n, sizeof(*xs));
-	if (names && xs && rte_eth_xstats_get_names(pid, names, n) == n &&
-	    rte_eth_xstats_get(pid, xs, n) == n)
-		for (i = 0; i < n; i++)
-			if (xs[i].value)
-				fprintf(out, "  %-40s %" PRIu64 "\n",
-					names[xs[i].id].name, xs[i].value);
+	if (!names || !xs || rte_eth_xstats_get_names(pid, names, n) != n ||
+	    rte_eth_xstats_get(pid, xs, n) != n)
+		goto out;
+	shown = 0;
+	for (i = 0; i < n; i++) {
+		if (!xs[i].value)
+			continue;
+		fprintf(out, "  %-40s %" PRIu64 "\n", names[xs[i].id].name,
+			xs[i].value);
+		shown++;
+	}
+out:
 	free(names);
 	free(xs);
+	return shown;
 }
 
 /* ---- commands ----------------------------------------------------------- */
+
+/*
+ * librte_cmdline writes its prompt and messages to the fd, we write
+ * through stdio: flush after each command, or with stdout a pipe or a
+ * file the answers would come out in a block after everything else.
+ */
+static void
+cmd_done(void)
+{
+	fflush(stdout);
+}
 
 struct cmd_show_ports { cmdline_fixed_string_t show, ports; };
 
@@ -143,6 +161,7 @@ cmd_show_ports_parsed(void *res __rte_unused, struct cmdline *cl __rte_unused,
 		      void *data __rte_unused)
 {
 	launcher_show_ports(fab, stdout);
+	cmd_done();
 }
 
 static cmdline_parse_token_string_t tok_show =
@@ -175,10 +194,17 @@ cmd_show_cnt_parsed(void *res, struct cmdline *cl __rte_unused,
 		    void *data __rte_unused)
 {
 	struct cmd_show_cnt *r = res;
-	int idx = find_or_say(r->port);
+	int idx = find_or_say(r->port), n;
 
-	if (idx >= 0)
-		launcher_show_counters(fab, idx, stdout);
+	if (idx < 0)
+		goto out;
+	n = launcher_show_counters(fab, idx, stdout);
+	if (n == 0)
+		printf("%s: every counter is zero\n", r->port);
+	else if (n < 0)
+		printf("%s: its counters cannot be read\n", r->port);
+out:
+	cmd_done();
 }
 
 static cmdline_parse_token_string_t tok_show2 =
@@ -206,13 +232,15 @@ cmd_link_parsed(void *res, struct cmdline *cl __rte_unused,
 	int idx = find_or_say(r->port), rc;
 
 	if (idx < 0)
-		return;
+		goto out;
 	rc = strcmp(r->state, "up") == 0 ?
 	     rte_eth_dev_set_link_up(fab->port[idx].port_id) :
 	     rte_eth_dev_set_link_down(fab->port[idx].port_id);
 	if (rc)
 		printf("set link %s %s: %s\n", r->port, r->state,
 		       rte_strerror(-rc));
+out:
+	cmd_done();
 }
 
 static cmdline_parse_token_string_t tok_set =
@@ -225,7 +253,7 @@ static cmdline_parse_token_string_t tok_link_state =
 	TOKEN_STRING_INITIALIZER(struct cmd_link, state, "up#down");
 static cmdline_parse_inst_t cmd_link = {
 	.f = cmd_link_parsed,
-	.help_str = "set link <node:port> up|down",
+	.help_str = "set link <node:port> up|down: take the link down (Disabled) or bring it back",
 	.tokens = { (void *)&tok_set, (void *)&tok_link, (void *)&tok_link_port,
 		    (void *)&tok_link_state, NULL },
 };
@@ -243,6 +271,7 @@ cmd_cap_start_parsed(void *res, struct cmdline *cl __rte_unused,
 		return;
 	fab->cap_request = req;
 	printf("capturing every HCA port to %s\n", r->file);
+	cmd_done();
 }
 
 static cmdline_parse_token_string_t tok_capture =
@@ -276,7 +305,7 @@ static cmdline_parse_token_string_t tok_stop =
 	TOKEN_STRING_INITIALIZER(struct cmd_cap_stop, stop, "stop");
 static cmdline_parse_inst_t cmd_cap_stop = {
 	.f = cmd_cap_stop_parsed,
-	.help_str = "capture stop",
+	.help_str = "capture stop: close the capture",
 	.tokens = { (void *)&tok_capture2, (void *)&tok_stop, NULL },
 };
 
@@ -297,9 +326,34 @@ static cmdline_parse_inst_t cmd_quit = {
 	.tokens = { (void *)&tok_quit, NULL },
 };
 
+/* help lists the table it is in */
+static cmdline_parse_inst_t cmd_help;
+
 static cmdline_parse_ctx_t ctx[] = {
-	&cmd_show_ports, &cmd_show_cnt, &cmd_link, &cmd_cap_start,
+	&cmd_help, &cmd_show_ports, &cmd_show_cnt, &cmd_link, &cmd_cap_start,
 	&cmd_cap_stop, &cmd_quit, NULL,
+};
+
+struct cmd_help_res { cmdline_fixed_string_t help; };
+
+static void
+cmd_help_parsed(void *res __rte_unused, struct cmdline *cl __rte_unused,
+		void *data __rte_unused)
+{
+	unsigned int i;
+
+	for (i = 0; ctx[i]; i++)
+		printf("  %s\n", ctx[i]->help_str);
+	printf("A port is node:port, node (its port 1) or an ethdev name.\n");
+	cmd_done();
+}
+
+static cmdline_parse_token_string_t tok_help =
+	TOKEN_STRING_INITIALIZER(struct cmd_help_res, help, "help");
+static cmdline_parse_inst_t cmd_help = {
+	.f = cmd_help_parsed,
+	.help_str = "help: this list",
+	.tokens = { (void *)&tok_help, NULL },
 };
 
 static struct cmdline *cl;

@@ -14,9 +14,11 @@
 # test_rdmacm finds the device's IPv4 address as on a host with IPoIB:
 # /sys/class/infiniband/hca1/device/net/<ifname>/ and `ip -j addr show
 # <ifname>`. madpmd's ports have addresses but no netdev, so that module
-# runs in a mount and network namespace of its own (unshare): a tmpfs
-# over /sys/class (every entry bound back, plus infiniband/hca1/device/
-# net/ib0) and, in the private netns, an interface ib0 (dummy, or an
+# runs in a mount and network namespace of its own (unshare, inside
+# madpmd-run's): infiniband/hca1/device/net/ib0 added to the
+# /sys/class/infiniband madpmd-run made (or, where it made none, a tmpfs
+# over /sys/class, every entry bound back, with that directory) and, in
+# the private netns, an interface ib0 (dummy, or an
 # empty bridge where the kernel has no dummy) that carries hca1's fabric
 # address and is never up. It is a name for the address only: rdma_cm
 # resolves through the daemon, and the run directory (unix sockets) is
@@ -31,6 +33,13 @@ if [ "${1:-}" = --in-netns ]; then
 	set -e
 	ip link add ib0 type dummy 2>/dev/null || ip link add ib0 type bridge
 	ip addr add "$addr/32" dev ib0
+	# madpmd-run made /sys/class/infiniband (a tmpfs of its own): add
+	# the netdev to it; else make a /sys/class of our own
+	if [ -d "/sys/class/infiniband/$dev/ports" ] &&
+	   mkdir -p "/sys/class/infiniband/$dev/device/net/ib0" 2>/dev/null; then
+		set +e
+		exec "$@"
+	fi
 	mkdir -p "$old"
 	mount --bind /sys/class "$old"
 	mount -t tmpfs -o mode=0755 madpmd-sysclass /sys/class
@@ -120,7 +129,8 @@ for mod in test_device test_pd test_mr test_cq test_cq_events test_cqex \
 		ns=(unshare --mount --net --propagation private --kill-child
 		    "$self" --in-netns "$addr" hca1 "$tmp/sysclass")
 	fi
-	(cd "$tmp/py" && timeout 300 "${ns[@]}" "$run" --node hca1 "$py" \
+	# inside madpmd-run: its /sys/class/infiniband gets the netdev
+	(cd "$tmp/py" && timeout 300 "$run" --node hca1 "${ns[@]}" "$py" \
 		tests/run_tests.py --dev hca1 -v "tests.$mod") > "$out" 2>&1
 	rc=$?
 	ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$out")

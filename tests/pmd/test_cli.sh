@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# madpmd's command line and prompt: --help and --version answer without
+# EAL (no /var/run/dpdk directory made) and --help names every option of
+# the source's option table and every --replay key; an unknown option is
+# one line; EAL without --no-huge on a machine without hugepages says to
+# add it; the prompt's help, and its answers in order with stdin and
+# stdout pipes; show counters on a port with nothing counted says so.
+# docs/launcher.md is checked to name the same options and commands.
+# Usage: test_cli.sh <madpmd> <source root>
+set -u
+madpmd=$1
+src=$2
+. "$(dirname "$0")/../common/tap.sh"
+
+tmp=$(mktemp -d /tmp/madpmd-cli.XXXXXX)
+prefix=madpmd-cli-$$
+eal_prefixes=($prefix-h $prefix-v $prefix-huge $prefix-i)
+
+# the long options of parse_app()'s table, the keys of --replay
+opts=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*_argument.*/\1/p' \
+	"$src/pmd/launcher/madpmd.c")
+keys=$(sed -n '/^is_opt(/,/^}/p' "$src/pmd/launcher/replay.c" |
+	grep -o '"[a-z]*="' | tr -d '"')
+[ "$(echo "$opts" | wc -w)" -ge 15 ] && [ "$(echo "$keys" | wc -w)" -ge 6 ]
+ok $? "the option table has $(echo "$opts" | wc -w) options, --replay $(echo "$keys" | wc -w) keys"
+
+# 1. --help and --version, with and without EAL options: no EAL at all
+"$madpmd" --help > "$tmp/help.out" 2> "$tmp/help.err" &
+p=$!
+wait $p
+rc=$?
+[ $rc = 0 ] && [ ! -e "/var/run/dpdk/madpmd-$p" ] && [ ! -s "$tmp/help.err" ]
+ok $? "madpmd --help: exit $rc, nothing on stderr, no /var/run/dpdk/madpmd-$p"
+"$madpmd" --no-huge --file-prefix=$prefix-h -- --help > "$tmp/help2.out" 2>&1
+rc=$?
+[ $rc = 0 ] && [ ! -e "/var/run/dpdk/$prefix-h" ] && cmp -s "$tmp/help.out" "$tmp/help2.out"
+ok $? "madpmd EAL-options -- --help: the same text, exit $rc, no /var/run/dpdk/$prefix-h"
+"$madpmd" --file-prefix=$prefix-h --help > "$tmp/help3.out" 2>&1
+rc=$?
+[ $rc = 0 ] && [ ! -e "/var/run/dpdk/$prefix-h" ] && cmp -s "$tmp/help.out" "$tmp/help3.out"
+ok $? "--help among EAL options (no --): the same, exit $rc"
+missing=
+for o in $opts; do
+	grep -q -- "--$o\b" "$tmp/help.out" || missing+=" --$o"
+done
+for k in $keys; do
+	grep -q -- "$k" "$tmp/help.out" || missing+=" $k"
+done
+[ -z "$missing" ]
+ok $? "--help names every option and replay key${missing:+ (missing:$missing)}"
+missing=
+for o in $opts; do
+	case $o in help|version) continue ;; esac
+	grep -q -- "\`--$o" "$src/docs/launcher.md" || missing+=" --$o"
+done
+[ -z "$missing" ]
+ok $? "docs/launcher.md's table names every option${missing:+ (missing:$missing)}"
+
+"$madpmd" --version > "$tmp/ver.out" 2>&1 &
+p=$!
+wait $p
+rc=$?
+[ $rc = 0 ] && [ ! -e "/var/run/dpdk/madpmd-$p" ] &&
+	grep -Eq '^madpmd [0-9]+\.[0-9]+\.[0-9]+ \(DPDK [0-9.]+' "$tmp/ver.out" &&
+	[ "$(wc -l < "$tmp/ver.out")" = 1 ]
+ok $? "madpmd --version: \"$(head -1 "$tmp/ver.out")\", exit $rc, no runtime directory"
+"$madpmd" --no-huge --file-prefix=$prefix-v -- --version > "$tmp/ver2.out" 2>&1
+rc=$?
+[ $rc = 0 ] && [ ! -e "/var/run/dpdk/$prefix-v" ] && cmp -s "$tmp/ver.out" "$tmp/ver2.out"
+ok $? "madpmd EAL-options -- --version: the same, exit $rc"
+
+# 2. mistakes: one line each, no getopt "--:" prefix, exit 1, no EAL
+check_one_line() {
+	local what=$1 want=$2 rc
+	shift 2
+	"$@" > "$tmp/bad.out" 2>&1
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l < "$tmp/bad.out")" = 1 ] &&
+		grep -q -- "$want" "$tmp/bad.out" && ! grep -q -- '--:' "$tmp/bad.out" &&
+		! grep -q '^EAL' "$tmp/bad.out"
+	ok $? "$what: \"$(head -1 "$tmp/bad.out")\" (exit $rc)"
+}
+check_one_line "an unknown option after --" "unknown option --bogus" \
+	"$madpmd" --no-huge --file-prefix=$prefix-h -- --bogus
+check_one_line "an unknown option, no EAL options" "unknown option --bogus" \
+	"$madpmd" --bogus
+check_one_line "an EAL option without --" "EAL options go before --" \
+	"$madpmd" --no-huge -m 64
+check_one_line "an unknown short option" "unknown option -x" "$madpmd" -- -x
+check_one_line "an option without its value" "--topology needs a value" \
+	"$madpmd" -- --topology
+check_one_line "a stray argument" 'unexpected argument "stray"' \
+	"$madpmd" -- stray
+[ ! -e "/var/run/dpdk/$prefix-h" ]
+ok $? "none of them left /var/run/dpdk/$prefix-h"
+
+# 3. no hugepages and EAL options without --no-huge: the hint
+pages=$(awk '/^HugePages_Total:/ {print $2}' /proc/meminfo)
+if [ "${pages:-0}" = 0 ]; then
+	timeout 60 "$madpmd" -l 0 --no-pci --file-prefix=$prefix-huge -- \
+		--run-dir "$tmp/run-huge" > "$tmp/huge.out" 2>&1
+	rc=$?
+	[ $rc = 1 ] && grep -q "^madpmd: no hugepages are reserved.*add --no-huge" "$tmp/huge.out" &&
+		[ ! -e "$tmp/run-huge" ]
+	ok $? "no hugepages, no --no-huge: exit $rc and $(grep -c -- --no-huge "$tmp/huge.out") line naming --no-huge"
+else
+	skip "the missing-hugepages hint" "this machine has $pages hugepages"
+fi
+
+# 4. the prompt through pipes
+{ echo help; echo "show ports"; echo "show counters hca2"; echo "show counters nosuch"; echo quit; } |
+	timeout 60 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=$prefix-i -- \
+		--run-dir "$tmp/run" -i > "$tmp/prompt.out" 2> "$tmp/prompt.log"
+rc=$?
+ok $rc "madpmd -- -i with stdin and stdout pipes runs the commands and quits (exit $rc)"
+missing=
+for c in "help" "show ports" "show counters" "set link" "capture start" "capture stop" "quit"; do
+	grep -q "^  $c" "$tmp/prompt.out" || missing+=" '$c'"
+	grep -q "^| \`$c" "$src/docs/launcher.md" || missing+=" '$c' (docs/launcher.md)"
+done
+[ -z "$missing" ]
+ok $? "help lists every command, as docs/launcher.md does${missing:+ (missing:$missing)}"
+# each answer between its command's prompt and the next prompt
+order=$(awk '
+	/^madpmd> help/ { s = "help" } /^  show ports:/ && s == "help" { s = "h" }
+	/^madpmd> show ports/ && s == "h" { s = "p" } /^idx +port/ && s == "p" { s = "t" }
+	/^madpmd> show counters hca2/ && s == "t" { s = "c" }
+	/^hca2: every counter is zero/ && s == "c" { s = "z" }
+	/^madpmd> show counters nosuch/ && s == "z" { s = "n" }
+	/^no port "nosuch"/ && s == "n" { s = "u" }
+	/^madpmd> quit/ && s == "u" { s = "ok" }
+	END { print s }' "$tmp/prompt.out")
+[ "$order" = ok ]
+ok $? "every answer comes after its command and before the next prompt (got to: ${order:-nothing})"
+grep -q "^hca2: every counter is zero" "$tmp/prompt.out"
+ok $? "show counters with nothing counted says so"
+
+tap_done

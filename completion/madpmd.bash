@@ -7,7 +7,7 @@
 # madpmd's options after "--" (pmd/launcher/madpmd.c); EAL's come before
 _madpmd_opts='--topology --run-dir --capture --interactive --link --wire
 	--idle-polls --idle-sleep-us --no-intr --duration --lossy --replay
-	--exit-after-replay --umad-mode --ib-dissector --help'
+	--exit-after-replay --umad-mode --ib-dissector --help --version'
 # madpmd-run's options (lib/umad/madpmd-run.sh)
 _madpmd_run_opts='--node --run-dir --print-addr --help'
 

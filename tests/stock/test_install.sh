@@ -166,6 +166,14 @@ got=$(bash -c 'source "$1"; COMP_WORDS=(madpmd-run --); COMP_CWORD=1; _madpmd_ru
 [ -n "$want" ] && [ "$want" = "$got" ]
 ok $? "completion offers exactly madpmd-run's long options ($(echo $want))"
 
+# man finds the staged pages by name, as it would under the prefix
+bad=
+for pg in "1 madpmd" "1 madpmd-run" "5 madpmd-topology" "7 net_hca" "3madpmd umad_recv"; do
+	MANWIDTH=80 man -M "$stage$P/share/man" $pg 2>/dev/null | grep -q "^NAME" || bad="$bad ${pg#* }"
+done
+[ -z "$bad" ]
+ok $? "man finds madpmd(1), madpmd-run(1), madpmd-topology(5), net_hca(7), umad_recv(3madpmd) in the staged share/man${bad:+; not:$bad}"
+
 run=$stage$P/bin/madpmd-run
 umad=$(dest_of "$tmp/build.list" libibumad.so.3)
 madpmd=$stage$P/bin/madpmd

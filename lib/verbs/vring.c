@@ -166,6 +166,9 @@ mpd_v_cq_arm(struct mpd_v_cq_ring *r, int solicited_only)
 {
 	r->arm = ((r->arm & ~1u) + 2) | (solicited_only ? 1u : 0u);
 	__atomic_store_n(&r->shm->comp_arm, r->arm, __ATOMIC_RELEASE);
+	/* the arming before any poll after it: pairs with the daemon's
+	 * fence between a new entry and its look at the arming (cq_push()) */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* ---- work queues ------------------------------------------------------- */

@@ -152,11 +152,20 @@ cq_push(struct hca_verbs *v, struct hca_v_cq *cq, const struct mpd_v_cqe *e,
 	cq->pi++;
 	if (v->on_cqe)
 		v->on_cqe(v->rec_ctx, cq->handle, e, psn);
-	/* an arming not raised for yet: bits 31..1 count armings */
+	if (!cq->comp)
+		return true;
+	/*
+	 * An arming not raised for yet: bits 31..1 count armings. The entry
+	 * stored above and the arming loaded here, against the client's
+	 * arming stored and the ring polled after it (mpd_v_cq_arm()): a
+	 * full fence on both sides, or each may miss the other's store and
+	 * the client waits for an event that never comes (ibv_rc_pingpong -e
+	 * hung one run in 30 without it)
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	arm = __atomic_load_n(&s->comp_arm, __ATOMIC_ACQUIRE);
 	if ((arm >> 1) != (cq->arm_fired >> 1) &&
-	    (!(arm & 1) || solicited || e->status != IBV_WC_SUCCESS) &&
-	    cq->comp) {
+	    (!(arm & 1) || solicited || e->status != IBV_WC_SUCCESS)) {
 		cq->arm_fired = arm;
 		cq->events++;
 		__atomic_store_n(&s->comp_events, cq->events, __ATOMIC_RELEASE);

@@ -159,13 +159,20 @@ hca_v_qp_async_events(const struct hca_v_qp *qp)
 bool
 hca_v_qp_sends_pending(const struct hca_v_qp *qp)
 {
-	uint32_t pi;
+	uint32_t st = qp->attr.qp_state, pi;
 
-	if (qp->owner->dead || !qp->sq_wqes)
+	if (qp->owner->dead)
 		return false;
-	if (qp->attr.qp_state == IBV_QPS_SQD)
+	/* an ACK the responder owes: a HCA sends it before the receiver
+	 * sees the completion, so before any destroy that follows */
+	if (qp->ack_pending && (st == IBV_QPS_RTR || st == IBV_QPS_RTS ||
+				st == IBV_QPS_SQD || st == IBV_QPS_SQE))
+		return true;
+	if (!qp->sq_wqes)
+		return false;
+	if (st == IBV_QPS_SQD)
 		return qp->wr_cur != qp->sq_taken;
-	if (qp->attr.qp_state != IBV_QPS_RTS)
+	if (st != IBV_QPS_RTS)
 		return false;
 	pi = __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_ACQUIRE);
 	/* a count the client cannot have posted is nothing to wait for */

@@ -220,7 +220,8 @@ void hca_v_qp_query(const struct hca_v_qp *qp, struct mpd_v_query_qp_rep *r);
 /* Async events raised for it so far */
 uint32_t hca_v_qp_async_events(const struct hca_v_qp *qp);
 /* Port lock held: sends the client posted that the lcore has not put on
- * the wire yet (in RTS; in SQD, the ones it had taken) */
+ * the wire yet (in RTS; in SQD, the ones it had taken), or an ACK the
+ * responder owes */
 bool hca_v_qp_sends_pending(const struct hca_v_qp *qp);
 /* ibv_attach_mcast(), ibv_detach_mcast(): 0 or the errno of
  * madpmd/verbs.h's ATTACH_MCAST (lock held) */

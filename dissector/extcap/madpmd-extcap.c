@@ -623,6 +623,9 @@ access_error(const char *path)
 	else if (in_group(st.st_gid))
 		err("you may not open madpmd's capture socket %s (mode %04o, owner %s, group %s): restart madpmd with --umad-mode 0660 (its group %s, which you are in) or 0666, or run Wireshark as %s",
 		    path, mode, owner, group, group, owner);
+	else if (st.st_gid == 0)	/* joining root's group is no fix */
+		err("you may not open madpmd's capture socket %s (mode %04o, owner %s): restart madpmd with --umad-mode 0666 (any user), or run Wireshark as %s",
+		    path, mode, owner, owner);
 	else
 		err("you may not open madpmd's capture socket %s (mode %04o, owner %s): restart madpmd with --umad-mode 0666 (any user) or 0660 (then join its group %s), or run Wireshark as %s",
 		    path, mode, owner, group, owner);

@@ -137,6 +137,9 @@ if [ ! -w "$sock" ]; then
 		*" $group "*)
 			die "you may not open $sock (mode 0${mode:-600}, owner $owner): restart madpmd with --umad-mode 0660 (its group $group, which you are in) or 0666, or run as $owner (e.g. with sudo)" ;;
 		*)
+			# joining root's group is no fix
+			[ "$group" = root ] &&
+				die "you may not open $sock (mode 0${mode:-600}, owner $owner): restart madpmd with --umad-mode 0666 (any user), or run as $owner (e.g. with sudo)"
 			die "you may not open $sock (mode 0${mode:-600}, owner $owner): restart madpmd with --umad-mode 0666 (any user) or 0660 (then join its group $group), or run as $owner (e.g. with sudo)" ;;
 		esac ;;
 	esac

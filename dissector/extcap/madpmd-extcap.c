@@ -18,8 +18,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -441,12 +443,20 @@ print_config(void)
 {
 	size_t i;
 
+	/*
+	 * Wireshark 4.0's GUI refuses to start a capture while a required
+	 * argument holds its default ("Configure all extcaps before start of
+	 * capture"): the run directory has a default, so it is not required.
+	 * A saved multicheck starts from its saved preference, empty (every
+	 * box unchecked) until the user saves one: the kinds are not saved,
+	 * so the dialog shows the values' defaults, all checked.
+	 */
 	printf("arg {number=0}{call=--run-dir}{display=Run directory}{type=string}"
 	       "{default=%s}{tooltip=The fabric's run directory (madpmd --run-dir)}"
-	       "{required=true}{group=Fabric}\n", run_dir_default());
+	       "{required=false}{group=Fabric}\n", run_dir_default());
 	printf("arg {number=1}{call=--kinds}{display=Capture}{type=multicheck}"
 	       "{tooltip=What to capture: wire packets and the records of what the API saw}"
-	       "{group=Fabric}\n");
+	       "{required=false}{save=false}{group=Fabric}\n");
 	for (i = 0; i < NKINDS; i++)
 		printf("value {arg=1}{value=%s}{display=%s}{enabled=true}{default=true}\n",
 		       kind_names[i], kind_display[i]);
@@ -562,6 +572,65 @@ check_port_known(const struct opts *o)
 	return rc;
 }
 
+/* Is this process a member of group gid (primary or supplementary)? */
+static bool
+in_group(gid_t gid)
+{
+	gid_t groups[256];
+	int i, n;
+
+	if (getegid() == gid)
+		return true;
+	n = getgroups((int)(sizeof(groups) / sizeof(groups[0])), groups);
+	for (i = 0; i < n; i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
+/*
+ * Why we may not connect to the capture socket at path, and the fix: the
+ * socket's mode is madpmd's --umad-mode, its group the daemon's.
+ */
+static void
+access_error(const char *path)
+{
+	struct passwd *pw;
+	struct group *gr;
+	struct stat st;
+	char owner[64], group[64];
+	unsigned int mode;
+
+	if (stat(path, &st) != 0) {
+		err("cannot connect to %s: %s; run Wireshark as the fabric's user, or start madpmd with --umad-mode 0666",
+		    path, strerror(EACCES));
+		return;
+	}
+	mode = st.st_mode & 0777;
+	pw = getpwuid(st.st_uid);
+	gr = getgrgid(st.st_gid);
+	if (pw)
+		snprintf(owner, sizeof(owner), "%s", pw->pw_name);
+	else
+		snprintf(owner, sizeof(owner), "uid %u", (unsigned int)st.st_uid);
+	if (gr)
+		snprintf(group, sizeof(group), "%s", gr->gr_name);
+	else
+		snprintf(group, sizeof(group), "gid %u", (unsigned int)st.st_gid);
+	if ((mode & 0060) == 0060 && !in_group(st.st_gid))
+		err("you may not open madpmd's capture socket %s (mode %04o, owner %s, group %s): join the group %s (e.g. sudo usermod -aG %s $USER, then log in again), or restart madpmd with --umad-mode 0666",
+		    path, mode, owner, group, group, group);
+	else if (in_group(st.st_gid))
+		err("you may not open madpmd's capture socket %s (mode %04o, owner %s, group %s): restart madpmd with --umad-mode 0660 (its group %s, which you are in) or 0666, or run Wireshark as %s",
+		    path, mode, owner, group, group, owner);
+	else if (st.st_gid == 0)	/* joining root's group is no fix */
+		err("you may not open madpmd's capture socket %s (mode %04o, owner %s): restart madpmd with --umad-mode 0666 (any user), or run Wireshark as %s",
+		    path, mode, owner, owner);
+	else
+		err("you may not open madpmd's capture socket %s (mode %04o, owner %s): restart madpmd with --umad-mode 0666 (any user) or 0660 (then join its group %s), or run Wireshark as %s",
+		    path, mode, owner, group, owner);
+}
+
 static int
 connect_fabric(const char *run_dir)
 {
@@ -587,8 +656,7 @@ connect_fabric(const char *run_dir)
 			err("no madpmd fabric runs in %s (no one listens on %s): start madpmd, or give --run-dir",
 			    run_dir, sa.sun_path);
 		else if (e == EACCES || e == EPERM)
-			err("cannot connect to %s: %s; run as the fabric's user, or open its run directory to this one",
-			    sa.sun_path, strerror(e));
+			access_error(sa.sun_path);
 		else
 			err("cannot connect to %s: %s", sa.sun_path,
 			    strerror(e));
@@ -745,6 +813,37 @@ open_output(const char *path, int sock, const sigset_t *unblocked)
 	return fd;
 }
 
+/*
+ * A capture that fails before its stream starts: Wireshark's dumpcap has
+ * the fifo open for reading and waits for a writer, for ever (a fifo that
+ * never had one shows no end of file), so our error would reach the GUI
+ * only when the user stops the capture, behind dumpcap's "Interrupted
+ * system call". Opening and closing the fifo gives dumpcap its end of
+ * file at once: the capture ends, and Wireshark shows what we wrote on
+ * standard error. Only an existing fifo, whose reader may come a little
+ * after us; never a file we would create.
+ */
+static void
+release_reader(const char *path)
+{
+	struct stat st;
+	int fd, i;
+
+	if (!path || stat(path, &st) != 0 || !S_ISFIFO(st.st_mode))
+		return;
+	for (i = 0; i < 100; i++) {	/* 5 s for dumpcap to open it */
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0) {
+			dbg("closed %s so that its reader sees the error", path);
+			close(fd);
+			return;
+		}
+		if (errno != ENXIO || stop_signal)
+			return;
+		usleep(50000);
+	}
+}
+
 /* Stream from the daemon to out until EOF, a stop signal or the reader goes. */
 static int
 copy_stream(int sock, int out, const unsigned char *head,
@@ -829,8 +928,11 @@ do_capture(const struct opts *o)
 		err("--capture needs --fifo PATH (Wireshark gives it)");
 		return 1;
 	}
-	if (build_request(o, req, sizeof(req)) != 0 || check_port_known(o) != 0)
+	if (build_request(o, req, sizeof(req)) != 0 ||
+	    check_port_known(o) != 0) {
+		release_reader(o->fifo);
 		return 1;
+	}
 	/* the stop signals are let in only while waiting, never lost */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
@@ -864,22 +966,64 @@ do_capture(const struct opts *o)
 out:
 	if (out >= 0)
 		close(out);
+	else if (rc != 0)
+		release_reader(o->fifo);
 	if (sock >= 0)
 		close(sock);
+	return rc;
+}
+
+/*
+ * The filter as the capture would take it on this interface and this
+ * fabric (when its nodes file can be read): its syntax, a one-port
+ * interface's port among its ports=, each port in the fabric. 0, or -1
+ * with the sentence in msg.
+ */
+static int
+check_filter(const struct opts *o, char *msg, size_t msz)
+{
+	struct portset ps = { 0 }, fabric = { 0 };
+	unsigned int kinds;
+	char port[300];
+	size_t i;
+	int rc = -1;
+
+	if (iface_to_port(o->iface, port, sizeof(port)) != 0) {
+		snprintf(msg, msz, "unknown interface %s: madpmd's interfaces are " IF_ALL " and " IF_PREFIX "NODE-PORT",
+			 o->iface);
+		return -1;
+	}
+	if (parse_filter(o->cfilter, &kinds, &ps, msg, msz) != 0)
+		goto out;
+	if (port[0] && ps.n && !portset_has(&ps, port)) {
+		snprintf(msg, msz, "ports= leaves out %s, the port of interface %s",
+			 port, o->iface);
+		goto out;
+	}
+	if (ps.n && read_fabric_ports(o->run_dir, &fabric) == 0 && fabric.n) {
+		for (i = 0; i < ps.n; i++) {
+			if (portset_has(&fabric, ps.name[i]))
+				continue;
+			snprintf(msg, msz, "the fabric in %s has no port %s",
+				 o->run_dir, ps.name[i]);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	portset_free(&fabric);
+	portset_free(&ps);
 	return rc;
 }
 
 static int
 do_validate(const struct opts *o)
 {
-	struct portset ps = { 0 };
-	unsigned int kinds;
 	char msg[512];
 
 	/* Wireshark shows the first output line as the error, none = valid */
-	if (parse_filter(o->cfilter, &kinds, &ps, msg, sizeof(msg)) != 0)
+	if (check_filter(o, msg, sizeof(msg)) != 0)
 		printf("%s\n", msg);
-	portset_free(&ps);
 	return 0;
 }
 

@@ -698,6 +698,12 @@ mpd_pcapread_is_pcapng(const struct mpd_pcap_reader *r)
 	return r->ng;
 }
 
+uint64_t
+mpd_pcapread_offset(const struct mpd_pcap_reader *r)
+{
+	return r->off;
+}
+
 void
 mpd_pcapread_close(struct mpd_pcap_reader *r)
 {

@@ -126,7 +126,30 @@ if [ ! -S "$sock" ]; then
 	die "no fabric running: nothing listens at $sock (start madpmd, or give --run-dir)"
 fi
 if [ ! -w "$sock" ]; then
-	die "$sock is not writable by you (run as the daemon's user, e.g. with sudo)"
+	# the socket's mode is madpmd's --umad-mode, its group the daemon's
+	perm=$(stat -c '%a %U %G' -- "$sock" 2>/dev/null) || perm=
+	mode=${perm%% *} owner=${perm#* } group=${perm##* }
+	owner=${owner%% *}
+	mine=" $(id -Gn 2>/dev/null) "
+	case $mode in
+	?6?)
+		case $mine in
+		*" $group "*)
+			die "you may not open $sock (mode 0$mode, owner $owner, group $group; run as $owner, e.g. with sudo)" ;;
+		*)
+			die "you may not open $sock (mode 0$mode, owner $owner, group $group): join the group $group (e.g. sudo usermod -aG $group \$USER, then log in again), or restart madpmd with --umad-mode 0666" ;;
+		esac ;;
+	*)
+		case $mine in
+		*" $group "*)
+			die "you may not open $sock (mode 0${mode:-600}, owner $owner): restart madpmd with --umad-mode 0660 (its group $group, which you are in) or 0666, or run as $owner (e.g. with sudo)" ;;
+		*)
+			# joining root's group is no fix
+			[ "$group" = root ] &&
+				die "you may not open $sock (mode 0${mode:-600}, owner $owner): restart madpmd with --umad-mode 0666 (any user), or run as $owner (e.g. with sudo)"
+			die "you may not open $sock (mode 0${mode:-600}, owner $owner): restart madpmd with --umad-mode 0666 (any user) or 0660 (then join its group $group), or run as $owner (e.g. with sudo)" ;;
+		esac ;;
+	esac
 fi
 
 if [ -n "$print_addr" ]; then

@@ -337,7 +337,7 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 	}
 	if (rc == -EACCES || rc == -EPERM) {
 		umad_once(UMAD_ONCE_NO_FABRIC,
-			  "cannot connect to %s: %s (run as the daemon's user, or start madpmd with a wider umad mode)",
+			  "cannot connect to %s: %s (run as the daemon's user, or restart madpmd with --umad-mode 0666, or 0660 and join the socket's group)",
 			  path, strerror(-rc));
 		return -EIO;
 	}

@@ -490,6 +490,26 @@ apply_replay(const char *spec)
 	return 0;
 }
 
+/* A line for each replay still playing, every REPLAY_PROGRESS_S on a long
+ * run (none for a replay that ends sooner). */
+#define REPLAY_PROGRESS_S	5
+
+static void
+show_replay_progress(struct fabric *f, double seconds)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nports; i++) {
+		struct fab_port *p = &f->port[i];
+
+		if (!p->replay || __atomic_load_n(&p->replay_done,
+						  __ATOMIC_RELAXED))
+			continue;
+		fprintf(stderr, "madpmd: %s:%u: ", p->node, p->num);
+		fab_replay_progress(p->replay, seconds, stderr);
+	}
+}
+
 /* The run directory, before the ports: they add themselves to "nodes". */
 static int
 make_run_dir(const char *dir)
@@ -715,6 +735,9 @@ main(int argc, char **argv)
 			       (!o.duration || elapsed < 10 * o.duration)) {
 				usleep(100000);
 				elapsed++;
+				if (o.nreplays &&
+				    elapsed % (10 * REPLAY_PROGRESS_S) == 0)
+					show_replay_progress(&fab, elapsed / 10.0);
 				if (o.nreplays && o.exit_after_replay >= 0 &&
 				    !fab.replays_left && !done_at)
 					done_at = elapsed;

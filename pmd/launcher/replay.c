@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_mbuf.h>
 
@@ -64,6 +65,11 @@ struct fab_replay {
 	bool done;
 	char *error;
 	uint8_t *conv;		/* rebuilt frames (Linux cooked captures) */
+	uint64_t size;		/* of a regular file; 0: a pipe, stdin */
+	/* for fab_replay_progress() on another thread: the reader may be
+	 * reopened meanwhile, so the lcore publishes what it shows */
+	uint64_t pub_sent, pub_off;
+	uint32_t pub_pass;
 };
 
 #define CONV_LEN	(RTE_MBUF_DEFAULT_DATAROOM + 64)
@@ -207,6 +213,7 @@ fab_replay_open(const char *spec, enum mpd_link link)
 {
 	struct fab_replay *r = calloc(1, sizeof(*r));
 	char *s = spec ? strdup(spec) : NULL, *p, *c, err[384];
+	struct stat st;
 
 	if (!r || !s) {
 		fprintf(stderr, "madpmd: replay %s: out of memory\n",
@@ -261,6 +268,9 @@ fab_replay_open(const char *spec, enum mpd_link link)
 		fprintf(stderr, "madpmd: replay: %s\n", err);
 		goto fail;
 	}
+	if (strcmp(r->file, "-") != 0 && stat(r->file, &st) == 0 &&
+	    S_ISREG(st.st_mode))
+		r->size = (uint64_t)st.st_size;
 	return r;
 
 fail:
@@ -419,6 +429,10 @@ fab_replay_burst(struct fab_replay *r, uint64_t now_ns,
 	/* look ahead, so that done() turns true with the last frame */
 	if (!r->pending && !r->done)
 		next_frame(r);
+	__atomic_store_n(&r->pub_sent, r->sent, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->pub_off, mpd_pcapread_offset(r->rd),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&r->pub_pass, r->loops_done + 1, __ATOMIC_RELAXED);
 	return k;
 }
 
@@ -473,6 +487,35 @@ fab_replay_summary(const struct fab_replay *r, FILE *out)
 	else if (!r->done)
 		fputs("; not finished", out);
 	fputc('\n', out);
+}
+
+void
+fab_replay_progress(const struct fab_replay *r, double seconds, FILE *out)
+{
+	uint64_t sent = __atomic_load_n(&r->pub_sent, __ATOMIC_RELAXED);
+	uint64_t off = __atomic_load_n(&r->pub_off, __ATOMIC_RELAXED);
+	uint32_t pass = __atomic_load_n(&r->pub_pass, __ATOMIC_RELAXED);
+
+	fprintf(out, "replay of %s: %llu frames sent", r->file,
+		(unsigned long long)sent);
+	if (!sent && !pass) {
+		fprintf(out, ", %s after %.0f s\n",
+			r->after_active ? "waiting for the port to be Active" :
+					  "not started",
+			seconds);
+		return;
+	}
+	if (r->size)
+		fprintf(out, ", %u%% of the file",
+			(unsigned int)(off >= r->size ? 100 :
+				       off * 100 / r->size));
+	if (r->loops && pass > r->loops)
+		pass = r->loops;	/* the last pass ended */
+	if (r->loops > 1)
+		fprintf(out, ", pass %u of %u", pass, r->loops);
+	else if (!r->loops)
+		fprintf(out, ", pass %u", pass);
+	fprintf(out, ", %.0f s\n", seconds);
 }
 
 void

@@ -35,6 +35,11 @@ bool fab_replay_keeps_cable(const struct fab_replay *r);
 bool fab_replay_done(const struct fab_replay *r);
 /* One line: frames sent, skipped and why, the error if any. */
 void fab_replay_summary(const struct fab_replay *r, FILE *out);
+/* One line of progress, safe while the polling lcore plays the replay:
+ * frames sent, how far into the file and which pass, seconds since the
+ * fabric started. */
+void fab_replay_progress(const struct fab_replay *r, double seconds,
+			 FILE *out);
 void fab_replay_close(struct fab_replay *r);
 
 #endif

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # madpmd-extcap the way Wireshark calls it: discovery, DLTs, configuration
-# and capture-filter checks, then live captures by stock tshark from a real
-# fabric (brought up meanwhile by stock OpenSM), stops by tshark, by the
-# fifo's reader going away and by the fabric ending.
+# and capture-filter checks (also against the fabric's ports), then live
+# captures by stock tshark from a real fabric (brought up meanwhile by
+# stock OpenSM), stops by tshark, by the fifo's reader going away and by
+# the fabric ending; a refused capture ends its reader's wait at once.
 # Usage: test_extcap.sh <madpmd-extcap> <madpmd> <madpmd-run>
 # MADPMD_SAN_PRELOAD: sanitizer runtimes for stock OpenSM loading a
 # sanitized drop-in libibumad (never for tshark: it runs extcaps).
@@ -79,13 +80,14 @@ out=$("$extcap" --extcap-interface madpmd-hca1-1 --extcap-dlts); rc=$?
 ok $? "--extcap-dlts: $out"
 
 "$extcap" --extcap-interface madpmd-all --extcap-config > "$tmp/config"; rc=$?
-grep -q "^arg {number=0}{call=--run-dir}{display=[^}]*}{type=string}{default=$MADPMD_RUN_DIR}" "$tmp/config" &&
-	grep -q '^arg {number=1}{call=--kinds}{display=[^}]*}{type=multicheck}' "$tmp/config" &&
+grep -q "^arg {number=0}{call=--run-dir}{display=[^}]*}{type=string}{default=$MADPMD_RUN_DIR}.*{required=false}" "$tmp/config" &&
+	grep -q '^arg {number=1}{call=--kinds}{display=[^}]*}{type=multicheck}.*{required=false}{save=false}' "$tmp/config" &&
+	! grep -q 'required=true' "$tmp/config" &&
 	[ "$(grep -E '^value \{arg=1\}\{value=[a-z]+\}\{display=[^}]+\}\{enabled=true\}\{default=true\}$' "$tmp/config" |
 		grep -o '{value=[a-z]*}' | sort | tr -d '\n')" = '{value=cm}{value=port}{value=umad}{value=wc}{value=wire}' ] &&
 	[ "$(grep -c '^arg ' "$tmp/config")" = 2 ] && [ "$(grep -c '^value ' "$tmp/config")" = 5 ] &&
 	[ $rc = 0 ]
-ok $? "--extcap-config: --run-dir (default \$MADPMD_RUN_DIR) and --kinds (multicheck of 5 kinds)"
+ok $? "--extcap-config: --run-dir (default \$MADPMD_RUN_DIR, not required) and --kinds (multicheck of 5 kinds, all by default, not saved)"
 
 # capture-filter check: no output is valid, one line is the error
 out=$("$extcap" --extcap-interface madpmd-all --extcap-capture-filter 'kinds=wire,umad  ports=hca1:1,hca2:1'); rc=$?
@@ -101,6 +103,12 @@ for f in 'kinds=wire,bogus' 'ports=hca1' 'ports=hca1:0' 'kinds=' 'wire' 'kinds=w
 done
 [ $bad = 0 ]
 ok $? "bad capture filters each get one line of error ($("$extcap" --extcap-interface madpmd-all --extcap-capture-filter 'kinds=wire,bogus'))"
+out=$("$extcap" --extcap-interface madpmd-hca1-1 --extcap-capture-filter 'ports=hca2:1'); rc=$?
+[ $rc = 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "leaves out hca1:1"
+ok $? "a one-port interface's filter must keep its port, checked as it is typed: $out"
+out=$("$extcap" --extcap-interface madpmd-bogus --extcap-capture-filter 'kinds=wire'); rc=$?
+[ $rc = 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "unknown interface"
+ok $? "a filter for an interface that is not madpmd's: $out"
 
 "$extcap" --capture --extcap-interface bogus --fifo "$tmp/none" 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "unknown interface bogus" "$tmp/err" && [ ! -e "$tmp/none" ]
@@ -189,7 +197,14 @@ recs=$(count "$c2" 'exported_pdu.prot_name == "madpmd"')
 [ "$gets" -gt 0 ] && [ "$ifs" = "hca1/1 " ] && [ "$recs" = 0 ]
 ok $? "only hca1/1's wire: $gets NodeInfo SMPs, interfaces: $ifs, $recs records"
 
-# 5. errors from the daemon and from the fabric's port list
+# 5. errors from the daemon and from the fabric's port list; filters are
+# checked against the fabric as they are typed
+out=$("$extcap" --extcap-interface madpmd-all --extcap-capture-filter 'ports=hca1:1,hca9:1'); rc=$?
+[ $rc = 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "has no port hca9:1"
+ok $? "a filter naming a port the fabric lacks is invalid at once: $out"
+out=$("$extcap" --extcap-interface madpmd-hca2-1 --extcap-capture-filter 'kinds=umad ports=hca2:1,hca1:1'); rc=$?
+[ $rc = 0 ] && [ -z "$out" ]
+ok $? "one naming the fabric's ports is valid"
 "$extcap" --capture --extcap-interface madpmd-hca9-1 --fifo "$tmp/none" 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "no port hca9:1" "$tmp/err" && [ ! -e "$tmp/none" ]
 ok $? "an interface of no port: exit 1, $(cat "$tmp/err")"
@@ -197,6 +212,19 @@ ok $? "an interface of no port: exit 1, $(cat "$tmp/err")"
 	--fifo "$tmp/none" 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "madpmd refused the capture: ." "$tmp/err" && [ ! -e "$tmp/none" ]
 ok $? "a port the daemon does not know: exit 1, $(cat "$tmp/err")"
+
+# a capture that fails before its stream starts ends the reader's wait
+# on the fifo (dumpcap would otherwise wait for a writer until stopped)
+mkfifo "$tmp/fifo-err"
+"$extcap" --capture --extcap-interface madpmd-all --extcap-capture-filter 'ports=hca9:1' \
+	--fifo "$tmp/fifo-err" 2> "$tmp/err" &
+x5=$!
+pids+=($x5)
+timeout 10 cat "$tmp/fifo-err" > "$tmp/fifo-err.out"; rc=$?
+gone $x5 50; wait $x5; xrc=$?
+[ $rc = 0 ] && [ ! -s "$tmp/fifo-err.out" ] && [ $xrc = 1 ] &&
+	grep -q "madpmd refused the capture" "$tmp/err"
+ok $? "a refused capture closes the fifo: its reader gets end of file at once (cat $rc, extcap $xrc)"
 
 # 6. Wireshark's side of the fifo goes away: the extcap ends by itself
 mkfifo "$tmp/fifo"

@@ -143,5 +143,5 @@ ok $? "the fabric is still running"
 stop $daemon
 grep -q "replay of .*frames sent" "$tmp/madpmd.log" &&
 	! grep -qi "error\|assert\|sanitizer" "$tmp/madpmd.log"
-ok $? "and stops cleanly: $(grep -o 'replay of .*' "$tmp/madpmd.log" | sed 's|/tmp/[^:]*|FILE|')"
+ok $? "and stops cleanly: $(grep -o 'replay of .*' "$tmp/madpmd.log" | tail -1 | sed 's|/tmp/[^:]*|FILE|')"
 tap_done

@@ -318,6 +318,63 @@ test_loops(void)
 }
 
 static void
+progress(const struct fab_replay *r, double seconds, char *out, size_t cap)
+{
+	FILE *f = fmemopen(out, cap, "w");
+
+	out[0] = 0;
+	if (!f)
+		return;
+	fab_replay_progress(r, seconds, f);
+	fclose(f);
+}
+
+/* The launcher's progress line on long runs, as the main thread prints it */
+static void
+test_progress(void)
+{
+	struct fab_replay *r = open_spec(",loop=3", MPD_LINK_ROCE_V2);
+	char s[512];
+	unsigned int pct = 0;
+	const char *at;
+	uint16_t n;
+
+	if (!ok(r != NULL, "progress: opens"))
+		return;
+	progress(r, 0, s, sizeof(s));
+	ok(strstr(s, "0 frames sent, not started after 0 s") != NULL,
+	   "progress before the first frame: %s", s);
+	n = burst(r, 0, 1);
+	free_all(n);
+	progress(r, 5, s, sizeof(s));
+	at = strstr(s, "% of the file");
+	if (at)
+		while (at > s && at[-1] >= '0' && at[-1] <= '9')
+			at--;
+	if (at)
+		pct = (unsigned int)atoi(at);
+	ok(n == 1 && strstr(s, "1 frames sent, ") && at && pct > 0 &&
+	   pct < 100 && strstr(s, ", pass 1 of 3, 5 s\n"),
+	   "progress after one frame: %s", s);
+	do {
+		n = burst(r, 0, 64);
+		free_all(n);
+	} while (n);
+	progress(r, 10, s, sizeof(s));
+	ok(strstr(s, "6 frames sent, 100% of the file, pass 3 of 3, 10 s") != NULL,
+	   "progress at the end: %s", s);
+	fab_replay_close(r);
+
+	r = open_spec(",after=active", MPD_LINK_ROCE_V2);
+	if (ok(r != NULL, "progress, after=active: opens")) {
+		progress(r, 15, s, sizeof(s));
+		ok(strstr(s, "waiting for the port to be Active after 15 s") != NULL,
+		   "progress of a replay held until Active: %s", s);
+		fab_replay_close(r);
+	}
+}
+
+static void
 test_bad_file(void)
 {
 	struct fab_replay *r;
@@ -420,6 +477,7 @@ main(int argc, char **argv)
 	test_filters();
 	test_timed();
 	test_loops();
+	test_progress();
 	test_bad_file();
 	test_bad_specs();
 	is_int(rte_mempool_avail_count(pool), 255, "every mbuf back");

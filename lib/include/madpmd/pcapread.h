@@ -55,6 +55,8 @@ const char *mpd_pcapread_error(const struct mpd_pcap_reader *r);
 bool mpd_pcapread_truncated(const struct mpd_pcap_reader *r);
 /* true for pcapng, false for classic pcap */
 bool mpd_pcapread_is_pcapng(const struct mpd_pcap_reader *r);
+/* Bytes of the file read so far (how far a replay is into it). */
+uint64_t mpd_pcapread_offset(const struct mpd_pcap_reader *r);
 void mpd_pcapread_close(struct mpd_pcap_reader *r);
 
 /*

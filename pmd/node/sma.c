@@ -19,13 +19,9 @@
 			 CAP_IS_CM_SUPPORTED | CAP_IS_VENDOR_CLASS |	\
 			 CAP_IS_CLIENT_REREG)
 
-#define HCA_VENDOR_ID	0x6d6164	/* matches the default GUID prefix */
-#define HCA_DEVICE_ID	0x4d50
-#define HCA_REVISION	1
-
-static void
-port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
-	      bool hide_mkey)
+void
+hca_sma_port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
+		      bool hide_mkey)
 {
 	memset(pi, 0, sizeof(*pi));
 	pi->m_key = hide_mkey ? 0 : p->mkey;
@@ -69,11 +65,14 @@ port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
 }
 
 /*
- * Set(PortInfo), IBA 14.2.5.6: validate everything first, apply nothing
- * on error (the response then carries status "invalid field").
+ * The link part of Set(PortInfo), IBA 14.2.5.6, that every port with a
+ * link has (a CA port, a switch's ports): the PortState moves Armed only
+ * from Init, Active only from Armed, never to Init; PortPhysicalState
+ * takes Polling or Disabled; NeighborMTU and OperationalVLs within the
+ * port's caps. Returns 0 or "invalid field".
  */
-static uint16_t
-port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
+uint16_t
+hca_sma_link_check(const struct hca_port *p, const struct mpd_port_info *pi)
 {
 	uint8_t st = pi->port_state, cur = p->port_state;
 
@@ -90,18 +89,15 @@ port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
 	if (pi->neighbor_mtu > p->mtu_cap || (pi->operational_vls &&
 					      pi->operational_vls > p->vl_cap))
 		return MPD_STATUS_INVALID_FIELD;
-	if (pi->lid == MPD_LID_PERMISSIVE || pi->lid >= 0xc000)
-		return MPD_STATUS_INVALID_FIELD;
+	return 0;
+}
 
-	p->mkey = pi->m_key;
-	p->gid_prefix = pi->gid_prefix;
-	p->lid = pi->lid;
-	p->sm_lid = pi->master_sm_lid;
-	p->mkey_lease = pi->m_key_lease_period;
-	p->mkey_protect = pi->m_key_protect_bits;
-	p->lmc = pi->lmc;
-	p->sm_sl = pi->master_sm_sl;
-	p->subnet_timeout = pi->subnet_timeout;
+/* Apply what hca_sma_link_check() accepted. */
+void
+hca_sma_link_set(struct hca_port *p, const struct mpd_port_info *pi)
+{
+	uint8_t st = pi->port_state;
+
 	p->vl_high_limit = pi->vl_high_limit;
 	p->hoq_life = pi->hoq_life;
 	if (pi->neighbor_mtu)
@@ -132,6 +128,48 @@ port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
 		p->phys_state = HCA_PHYS_DISABLED;
 		p->port_state = HCA_PORT_DOWN;
 	}
+}
+
+/* The LID must be unicast (IBA 7.11.1); "invalid field" otherwise. */
+uint16_t
+hca_sma_mgmt_check(const struct mpd_port_info *pi)
+{
+	if (pi->lid == MPD_LID_PERMISSIVE || pi->lid >= MPD_LID_MCAST_LO)
+		return MPD_STATUS_INVALID_FIELD;
+	return 0;
+}
+
+/* The management part of Set(PortInfo): a CA port's, a switch's port 0. */
+void
+hca_sma_mgmt_set(struct hca_port *p, const struct mpd_port_info *pi)
+{
+	p->mkey = pi->m_key;
+	p->gid_prefix = pi->gid_prefix;
+	p->lid = pi->lid;
+	p->sm_lid = pi->master_sm_lid;
+	p->mkey_lease = pi->m_key_lease_period;
+	p->mkey_protect = pi->m_key_protect_bits;
+	p->lmc = pi->lmc;
+	p->sm_sl = pi->master_sm_sl;
+	p->subnet_timeout = pi->subnet_timeout;
+}
+
+/*
+ * Set(PortInfo), IBA 14.2.5.6: validate everything first, apply nothing
+ * on error (the response then carries status "invalid field").
+ */
+static uint16_t
+port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
+{
+	uint16_t st;
+
+	st = hca_sma_link_check(p, pi);
+	if (!st)
+		st = hca_sma_mgmt_check(pi);
+	if (st)
+		return st;
+	hca_sma_mgmt_set(p, pi);
+	hca_sma_link_set(p, pi);
 	return 0;
 }
 
@@ -141,9 +179,9 @@ port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
  * level 1 is answered with the M_Key hidden. A lapsed lease (14.2.4.3)
  * drops the protection.
  */
-static bool
-mkey_ok(struct hca_port *p, const struct mpd_mad *m, uint64_t now_ns,
-	bool *hide)
+bool
+hca_sma_mkey_ok(struct hca_port *p, const struct mpd_mad *m, uint64_t now_ns,
+		bool *hide)
 {
 	bool get = m->hdr.method == MPD_METHOD_GET;
 
@@ -179,6 +217,55 @@ data_vls(uint8_t code)
 	return code == 5 ? 15 : 1u << (code - 1);
 }
 
+/* One block of 32 P_Keys (IBA 14.2.5.7): the port's whole table. */
+void
+hca_sma_pkey_block(struct hca_port *p, bool set, uint8_t *data)
+{
+	struct mpd_pkey_table t;
+
+	if (set) {
+		mpd_layout_decode(&mpd_pkey_table_layout, data, 64, &t);
+		memcpy(p->pkeys, t.p_key, sizeof(p->pkeys));
+	}
+	memcpy(t.p_key, p->pkeys, sizeof(t.p_key));
+	mpd_layout_encode(&mpd_pkey_table_layout, &t, data, 64);
+}
+
+/* IBA 14.2.5.8: SL2VL entries name data VLs below OperationalVLs' count,
+ * or VL15; a Set with any other is "invalid field" and changes nothing. */
+uint16_t
+hca_sma_sl2vl(struct hca_port *p, bool set, uint8_t *data)
+{
+	struct mpd_sl2vl_table t;
+	unsigned int i;
+
+	if (set) {
+		mpd_layout_decode(&mpd_sl2vl_table_layout, data, 64, &t);
+		for (i = 0; i < 16; i++)
+			if (t.vl[i] >= data_vls(p->op_vls) &&
+			    t.vl[i] != MPD_VL15)
+				return MPD_STATUS_INVALID_FIELD;
+		memcpy(p->sl2vl, t.vl, sizeof(p->sl2vl));
+	}
+	memset(data, 0, 64);
+	memcpy(t.vl, p->sl2vl, sizeof(t.vl));
+	mpd_layout_encode(&mpd_sl2vl_table_layout, &t, data, 64);
+	return 0;
+}
+
+/* VLArbitrationTable block blk (IBA 14.2.5.9: 1, 2 low; 3, 4 high),
+ * kept as the wire has it. */
+uint16_t
+hca_sma_vl_arb(struct hca_port *p, uint32_t blk, bool set, uint8_t *data)
+{
+	if (blk < 1 || blk > 4)
+		return MPD_STATUS_INVALID_FIELD;
+	if (set)
+		memcpy(p->vl_arb[blk - 1], data, 64);
+	memcpy(data, p->vl_arb[blk - 1], 64);
+	return 0;
+}
+
 /* Returns the MAD status for the attribute; fills data (64 bytes). */
 static uint16_t
 sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
@@ -211,23 +298,15 @@ sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
 			mpd_layout_decode(&mpd_port_info_layout, data, 64, &pi);
 			st = port_info_set(p, &pi);
 		}
-		port_info_get(p, &pi, hide_mkey);
+		hca_sma_port_info_get(p, &pi, hide_mkey);
 		mpd_layout_encode(&mpd_port_info_layout, &pi, data, 64);
 		return st;
 	}
-	case MPD_ATTR_PKEY_TABLE: {
-		struct mpd_pkey_table t;
-
+	case MPD_ATTR_PKEY_TABLE:
 		if ((mod & 0xffff) != 0)	/* one block of 32 */
 			return MPD_STATUS_INVALID_FIELD;
-		if (set) {
-			mpd_layout_decode(&mpd_pkey_table_layout, data, 64, &t);
-			memcpy(p->pkeys, t.p_key, sizeof(p->pkeys));
-		}
-		memcpy(t.p_key, p->pkeys, sizeof(t.p_key));
-		mpd_layout_encode(&mpd_pkey_table_layout, &t, data, 64);
+		hca_sma_pkey_block(p, set, data);
 		return 0;
-	}
 	case MPD_ATTR_GUID_INFO: {
 		struct mpd_guid_info g;
 
@@ -238,33 +317,10 @@ sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
 		mpd_layout_encode(&mpd_guid_info_layout, &g, data, 64);
 		return 0;
 	}
-	case MPD_ATTR_SL2VL_TABLE: {
-		struct mpd_sl2vl_table t;
-		unsigned int i;
-
-		if (set) {
-			mpd_layout_decode(&mpd_sl2vl_table_layout, data, 64, &t);
-			for (i = 0; i < 16; i++)
-				if (t.vl[i] >= data_vls(p->op_vls) &&
-				    t.vl[i] != MPD_VL15)
-					return MPD_STATUS_INVALID_FIELD;
-			memcpy(p->sl2vl, t.vl, sizeof(p->sl2vl));
-		}
-		memset(data, 0, 64);
-		memcpy(t.vl, p->sl2vl, sizeof(t.vl));
-		mpd_layout_encode(&mpd_sl2vl_table_layout, &t, data, 64);
-		return 0;
-	}
-	case MPD_ATTR_VL_ARB_TABLE: {
-		uint32_t blk = mod >> 16;
-
-		if (blk < 1 || blk > 4)
-			return MPD_STATUS_INVALID_FIELD;
-		if (set)
-			memcpy(p->vl_arb[blk - 1], data, 64);
-		memcpy(data, p->vl_arb[blk - 1], 64);
-		return 0;
-	}
+	case MPD_ATTR_SL2VL_TABLE:
+		return hca_sma_sl2vl(p, set, data);
+	case MPD_ATTR_VL_ARB_TABLE:
+		return hca_sma_vl_arb(p, mod >> 16, set, data);
 	default:
 		/* SMInfo reaches an SM once one registers on this port */
 		return MPD_STATUS_METHOD_ATTR_UNSUP;
@@ -392,7 +448,7 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
 		return HCA_NO_REPLY;
 	if (dr && !dr_request_ok(p, &m, mad))
 		return HCA_NO_REPLY;
-	if (!mkey_ok(p, &m, now_ns, &hide)) {
+	if (!hca_sma_mkey_ok(p, &m, now_ns, &hide)) {
 		/* no answer (IBA 14.2.4.2); a trap when there is an SM */
 		if (!p->sm_lid || !p->lid)
 			return HCA_NO_REPLY;

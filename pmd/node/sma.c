@@ -9,15 +9,10 @@
 #include "madpmd/mad.h"
 #include "node.h"
 
-/* PortInfo:CapabilityMask bits this port offers (IBA 14.2.5.6) */
-#define CAP_IS_TRAP_SUPPORTED		(1u << 3)
-#define CAP_IS_SYS_IMAGE_GUID		(1u << 11)
-#define CAP_IS_CM_SUPPORTED		(1u << 16)
-#define CAP_IS_VENDOR_CLASS		(1u << 20)
-#define CAP_IS_CLIENT_REREG		(1u << 25)
-#define HCA_CAP_MASK	(CAP_IS_TRAP_SUPPORTED | CAP_IS_SYS_IMAGE_GUID | \
-			 CAP_IS_CM_SUPPORTED | CAP_IS_VENDOR_CLASS |	\
-			 CAP_IS_CLIENT_REREG)
+/* PortInfo:CapabilityMask bits a CA port offers (IBA 14.2.5.6) */
+#define HCA_CAP_MASK	(MPD_PORT_CAP_IS_TRAP | MPD_PORT_CAP_IS_SYS_IMAGE_GUID | \
+			 MPD_PORT_CAP_IS_CM | MPD_PORT_CAP_IS_VENDOR_CLASS | \
+			 MPD_PORT_CAP_IS_CLIENT_REREG)
 
 void
 hca_sma_port_info_get(const struct hca_port *p, struct mpd_port_info *pi,

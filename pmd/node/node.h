@@ -263,6 +263,11 @@ uint16_t hca_sma_link_check(const struct hca_port *p,
 void hca_sma_link_set(struct hca_port *p, const struct mpd_port_info *pi);
 uint16_t hca_sma_mgmt_check(const struct mpd_port_info *pi);
 void hca_sma_mgmt_set(struct hca_port *p, const struct mpd_port_info *pi);
+/* Decode a MAD for an SMA: false (no answer) when it is malformed
+ * (counted on p), not an SMP, or not a Get or Set. */
+bool hca_sma_decode(struct hca_port *p, const uint8_t *mad, struct mpd_mad *m);
+/* Turn an SMP into its GetResp with status (D set when directed route). */
+void hca_sma_reply(uint8_t *mad, uint16_t status, bool dr);
 /* Get/Set of a port's tables; data is the SMP's 64 bytes, rewritten as
  * the response's. Return the MAD status. */
 void hca_sma_pkey_block(struct hca_port *p, bool set, uint8_t *data);

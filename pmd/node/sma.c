@@ -421,6 +421,30 @@ bad_mkey_trap(struct hca_port *p, uint8_t *mad, const struct mpd_mad *m,
 	mpd_mad_encode(&t, notice, MPD_NOTICE_SMP_LEN, mad, MPD_MAD_LEN);
 }
 
+bool
+hca_sma_decode(struct hca_port *p, const uint8_t *mad, struct mpd_mad *m)
+{
+	if (mpd_mad_decode(mad, MPD_MAD_LEN, m) < 0) {
+		p->cnt.rcv_errors++;
+		p->cnt.rcv_malformed_errors++;
+		return false;
+	}
+	if (!mpd_mad_is_dr(&m->hdr) && m->hdr.mgmt_class != MPD_CLASS_SUBN_LID)
+		return false;		/* QP0 carries SMPs only */
+	/* responses, traps to us and unknown methods: nothing to answer */
+	return m->hdr.method == MPD_METHOD_GET ||
+	       m->hdr.method == MPD_METHOD_SET;
+}
+
+void
+hca_sma_reply(uint8_t *mad, uint16_t status, bool dr)
+{
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	if (dr)
+		status |= MPD_SMP_STATUS_D;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, status);
+}
+
 enum hca_reply
 hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
 	       uint64_t now_ns)
@@ -430,17 +454,9 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
 	uint16_t status;
 	uint8_t *data = mad + MPD_SMP_DATA_OFF;
 
-	if (mpd_mad_decode(mad, MPD_MAD_LEN, &m) < 0) {
-		p->cnt.rcv_errors++;
-		p->cnt.rcv_malformed_errors++;
+	if (!hca_sma_decode(p, mad, &m))
 		return HCA_NO_REPLY;
-	}
 	dr = mpd_mad_is_dr(&m.hdr);
-	if (!dr && m.hdr.mgmt_class != MPD_CLASS_SUBN_LID)
-		return HCA_NO_REPLY;	/* QP0 carries SMPs only */
-	/* responses, traps to us and unknown methods: nothing to answer */
-	if (m.hdr.method != MPD_METHOD_GET && m.hdr.method != MPD_METHOD_SET)
-		return HCA_NO_REPLY;
 	if (dr && !dr_request_ok(p, &m, mad))
 		return HCA_NO_REPLY;
 	if (!hca_sma_mkey_ok(p, &m, now_ns, &hide)) {
@@ -456,13 +472,11 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
 	else
 		status = sma_attr(p, &m, data, hide);
 
-	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	hca_sma_reply(mad, status, dr);
 	if (dr) {
 		uint8_t ptr = mpd_smp_hop_ptr(&m.hdr);
 
-		status |= MPD_SMP_STATUS_D;
 		mad[MPD_SMP_OFF_HOP_PTR] = ptr ? (uint8_t)(ptr - 1) : 0;
 	}
-	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, status);
 	return HCA_REPLY;
 }

@@ -143,6 +143,7 @@ extern "C" {
 #define MPD_MAD_OFF_TID		8
 #define MPD_MAD_OFF_ATTR_ID	16
 #define MPD_MAD_OFF_ATTR_MOD	20
+#define MPD_SMP_OFF_MKEY	24
 #define MPD_SMP_OFF_DR_SLID	32
 #define MPD_SMP_OFF_DR_DLID	34
 #define MPD_SMP_OFF_INIT_PATH	128

@@ -72,4 +72,47 @@ bool hca_switch_owns_lid(const struct hca_switch *sw, uint16_t dlid);
 enum hca_reply hca_switch_sma(struct hca_switch *sw, uint8_t *mad,
 			      uint8_t in_port, uint64_t now_ns);
 
+/* ---- forwarding (switch_fwd.c) ---- */
+
+/* What the switch does with a packet */
+enum hca_fwd {
+	HCA_FWD_DROP = 0,	/* discard: bad, no route, port not up */
+	HCA_FWD_LOCAL = 1,	/* for port 0: the SMA, or an SM there */
+	HCA_FWD_PORT = 2,	/* out one external port */
+	HCA_FWD_LID = 3,	/* a DR SMP continues LID-routed to a LID */
+};
+
+struct hca_fwd_to {
+	uint8_t port;		/* HCA_FWD_PORT */
+	uint16_t dlid;		/* HCA_FWD_LID: the LRH's new DLID */
+};
+
+/*
+ * A LID-routed packet for dlid (IBA 18.2.4.3): the switch's own LIDs and
+ * the permissive LID go to port 0; other unicast DLIDs through the LFT
+ * (LID above LinearFDBTop or past the cap, port 255 or a port that is not
+ * up: drop). vl15: an SMP, which may leave by a port in Init or Armed;
+ * anything else needs Active (IBA 7.2).
+ */
+enum hca_fwd hca_switch_route_lid(const struct hca_switch *sw, uint16_t dlid,
+				  bool vl15, struct hca_fwd_to *to);
+/*
+ * A multicast packet for mlid that came in on in_port (IBA 18.2.4.3.2):
+ * the ports of its MFT entry, less in_port and ports not Active, in *out
+ * (port 0 among them when the switch is a member). Returns how many.
+ */
+unsigned int hca_switch_route_mcast(const struct hca_switch *sw,
+				    uint16_t mlid, uint8_t in_port,
+				    uint8_t *out, unsigned int cap);
+/*
+ * A directed-route SMP (class 0x81) the switch received on in_port (0:
+ * from port 0 itself, its SMA's response or an SM there), whose LRH DLID
+ * was lrh_dlid (permissive, or the switch's own LID at the end of a
+ * LID-routed leg). Applies IBA 14.2.2.2 C14-9 (outgoing, D=0) and C14-13
+ * (returning, D=1) to the MAD in place: the hop pointer, the return path.
+ */
+enum hca_fwd hca_switch_dr(const struct hca_switch *sw, uint8_t *mad,
+			   uint8_t in_port, uint16_t lrh_dlid,
+			   struct hca_fwd_to *to);
+
 #endif

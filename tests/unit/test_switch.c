@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A switch node alone (pmd/node/switch*.c): its SMA and its forwarding
- * tables. No EAL, no frames.
+ * A switch node alone (pmd/node/switch*.c): its SMA, its forwarding tables
+ * and its forwarding decisions, directed route as IBA 14.2.2.2 walks it,
+ * with the switches' functions called hop by hop. No EAL, no frames.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,6 +45,27 @@ smp_lid(uint8_t *mad, uint8_t method, uint16_t attr, uint32_t mod,
 	m.hdr.attr_id = attr;
 	m.hdr.attr_mod = mod;
 	mpd_mad_encode(&m, data, data ? MPD_SMP_DATA_LEN : 0, mad, MPD_MAD_LEN);
+}
+
+/* A DR Get of attr, hop pointer 0, along path[1..cnt] */
+static void
+smp_dr(uint8_t *mad, uint16_t attr, uint8_t cnt, const uint8_t *path,
+       uint16_t dr_slid, uint16_t dr_dlid)
+{
+	struct mpd_mad m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.base_version = MPD_BASE_VERSION;
+	m.hdr.mgmt_class = MPD_CLASS_SUBN_DR;
+	m.hdr.class_version = MPD_SMP_CLASS_VERSION;
+	m.hdr.method = MPD_METHOD_GET;
+	m.hdr.class_specific = cnt;
+	m.hdr.tid = 0x88;
+	m.hdr.attr_id = attr;
+	m.dr_slid = dr_slid;
+	m.dr_dlid = dr_dlid;
+	memcpy(m.initial_path, path, (size_t)cnt + 1);
+	mpd_mad_encode(&m, NULL, 0, mad, MPD_MAD_LEN);
 }
 
 /* The switch's SMA: the reply's status, or -1 without a reply */
@@ -328,6 +350,263 @@ test_tables(void)
 	hca_switch_fini(&sw);
 }
 
+static void
+test_route(void)
+{
+	struct hca_fwd_to to = { 0 };
+	struct hca_switch sw;
+	uint8_t out[SW_PORTS + 1];
+	uint16_t *m;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	sw.port[0].lmc = 1;			/* LIDs 10, 11 */
+	sw.lft_top = 200;
+	sw.lft[20] = 3;
+	sw.lft[21] = 0;
+	sw.lft[201] = 3;
+	sw.port[3].port_state = HCA_PORT_ACTIVE;
+	is_int(hca_switch_route_lid(&sw, 11, false, &to), HCA_FWD_LOCAL,
+	       "the switch's own LID (LMC 1): port 0");
+	is_int(hca_switch_route_lid(&sw, MPD_LID_PERMISSIVE, true, &to),
+	       HCA_FWD_LOCAL, "the permissive LID: port 0");
+	ok(hca_switch_route_lid(&sw, 20, false, &to) == HCA_FWD_PORT &&
+	   to.port == 3, "LID 20 by the LFT: port 3");
+	is_int(hca_switch_route_lid(&sw, 21, false, &to), HCA_FWD_LOCAL,
+	       "an LFT entry 0: port 0");
+	is_int(hca_switch_route_lid(&sw, 22, false, &to), HCA_FWD_DROP,
+	       "an LFT entry 255: dropped");
+	is_int(hca_switch_route_lid(&sw, 201, false, &to), HCA_FWD_DROP,
+	       "a LID above LinearFDBTop: dropped");
+	is_int(hca_switch_route_lid(&sw, 0, false, &to), HCA_FWD_DROP,
+	       "LID 0: dropped");
+	sw.port[3].port_state = HCA_PORT_ARMED;
+	is_int(hca_switch_route_lid(&sw, 20, false, &to), HCA_FWD_DROP,
+	       "data to a port in Armed: dropped");
+	is_int(hca_switch_route_lid(&sw, 20, true, &to), HCA_FWD_PORT,
+	       "an SMP to a port in Armed: sent");
+
+	/* MLID 0xC005: ports 0, 2, 3, 17; 2 and 17 Active, 3 Armed */
+	m = &sw.mft[5 * sw.mft_positions];
+	m[0] = 1u << 0 | 1u << 2 | 1u << 3;
+	m[1] = 1u << (17 - 16);
+	sw.port[2].port_state = HCA_PORT_ACTIVE;
+	sw.port[17].port_state = HCA_PORT_ACTIVE;
+	is_int(hca_switch_route_mcast(&sw, 0xc005, 2, out, sizeof(out)), 2,
+	       "MLID 0xC005 from port 2: two copies");
+	ok(out[0] == 0 && out[1] == 17,
+	   "to port 0 and port 17: not back to 2, not to Armed 3");
+	is_int(hca_switch_route_mcast(&sw, 0xc006, 2, out, sizeof(out)), 0,
+	       "an MLID with no members: none");
+	sw.mft_top = 0xc004;
+	is_int(hca_switch_route_mcast(&sw, 0xc005, 2, out, sizeof(out)), 0,
+	       "an MLID above MulticastFDBTop: none");
+	hca_switch_fini(&sw);
+}
+
+/* The end port of a directed route as IBA 14.2.2.2 has it (C14-9:3, then
+ * the response's C14-13:1): note the arrival port, answer with D set and
+ * the pointer back at the hop count. */
+static void
+end_port_answers(uint8_t *mad, uint8_t port)
+{
+	uint8_t cnt = mad[MPD_SMP_OFF_HOP_CNT];
+
+	mad[MPD_SMP_OFF_RET_PATH + cnt] = port;
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	mad[MPD_SMP_OFF_HOP_PTR] = cnt;
+}
+
+/*
+ * IBA 14.2.2.2's walk: the SM's CA A (port 1) -> S1 (in 1, out 3) -> S2
+ * (in 2, out 4) -> CA B (port 1), hop count 3, and back.
+ */
+static void
+test_dr_three_hops(void)
+{
+	static const uint8_t path[] = { 0, 1, 3, 4 };
+	struct hca_switch s1, s2;
+	struct hca_fwd_to to = { 0 };
+	uint8_t mad[MPD_MAD_LEN];
+
+	sw_init(&s1, SW_GUID, 0);
+	sw_init(&s2, SW_GUID + 0x100, 0);
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 3, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;		/* A sent it (C14-9:1) */
+	ok(hca_switch_dr(&s1, mad, 1, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 3, "S1 forwards it out port 3");
+	ok(mad[MPD_SMP_OFF_HOP_PTR] == 2 && mad[MPD_SMP_OFF_RET_PATH + 1] == 1,
+	   "hop pointer 2, ReturnPath[1] = S1's arrival port 1");
+	ok(hca_switch_dr(&s2, mad, 2, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 4, "S2 forwards it out port 4");
+	ok(mad[MPD_SMP_OFF_HOP_PTR] == 3 && mad[MPD_SMP_OFF_RET_PATH + 2] == 2,
+	   "hop pointer 3, ReturnPath[2] = S2's arrival port 2");
+
+	end_port_answers(mad, 1);
+	ok(hca_switch_dr(&s2, mad, 4, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 2,
+	   "the response: S2 sends it back out port 2");
+	is_int(mad[MPD_SMP_OFF_HOP_PTR], 2, "hop pointer 2");
+	ok(hca_switch_dr(&s1, mad, 3, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 1, "S1 sends it back out port 1");
+	is_int(mad[MPD_SMP_OFF_HOP_PTR], 1,
+	       "hop pointer 1: A's SMI takes it to 0 for the SM (C14-13:3)");
+	hca_switch_fini(&s1);
+	hca_switch_fini(&s2);
+}
+
+/* A -> S1 (in 1, out 3) -> S2 (in 2): S2's own SMA answers, and the
+ * response finds its way from S2's port 0. */
+static void
+test_dr_to_switch(void)
+{
+	static const uint8_t path[] = { 0, 1, 3 };
+	struct hca_switch s1, s2;
+	struct hca_fwd_to to = { 0 };
+	uint8_t mad[MPD_MAD_LEN];
+	struct mpd_node_info ni;
+
+	sw_init(&s1, SW_GUID, 0);
+	sw_init(&s2, SW_GUID + 0x100, 0);
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 2, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	is_int(hca_switch_dr(&s1, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_PORT, "S1 forwards");
+	is_int(sma(&s2, mad, 2), -1,
+	       "S2's SMA does not take it before its SMI has (C14-9:3)");
+	is_int(hca_switch_dr(&s2, mad, 2, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_LOCAL, "at the end of the path: S2's own");
+	is_int(mad[MPD_SMP_OFF_HOP_PTR], 3, "hop pointer past the count");
+	is_int(sma(&s2, mad, 2), MPD_SMP_STATUS_D,
+	       "S2's SMA answers, D set, status 0");
+	mpd_layout_decode(&mpd_node_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &ni);
+	ok(ni.node_guid == SW_GUID + 0x100 && ni.local_port_num == 2,
+	   "S2's NodeInfo, LocalPortNum 2");
+	ok(hca_switch_dr(&s2, mad, 0, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 2,
+	   "the response leaves S2 by its arrival port (C14-13:1)");
+	ok(hca_switch_dr(&s1, mad, 3, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 1 && mad[MPD_SMP_OFF_HOP_PTR] == 1,
+	   "S1 sends it on to A, hop pointer 1");
+
+	/* hop count 0: an SM on S2's port 0 asks S2 itself */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 0, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	is_int(hca_switch_dr(&s2, mad, 0, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_LOCAL, "hop count 0 from port 0: S2's own");
+	is_int(sma(&s2, mad, 0), MPD_SMP_STATUS_D, "answered");
+	is_int(hca_switch_dr(&s2, mad, 0, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_LOCAL, "and the response is port 0's SM's");
+	hca_switch_fini(&s1);
+	hca_switch_fini(&s2);
+}
+
+/*
+ * A mixed route (IBA 14.2.2.3), which ibsim refuses: the SM at LID 1
+ * LID-routes the SMP to S1 (LID 10, DrSLID 1), directed from there to S2
+ * (S1 port 4 to S2 port 2); and one directed to S1 and LID-routed on to
+ * DrDLID 30.
+ */
+static void
+test_dr_mixed(void)
+{
+	static const uint8_t path[] = { 0, 4 };
+	struct hca_switch s1, s2;
+	struct hca_fwd_to to = { 0 };
+	uint8_t mad[MPD_MAD_LEN];
+
+	sw_init(&s1, SW_GUID, SW_LID);
+	sw_init(&s2, SW_GUID + 0x100, 20);
+	s1.lft_top = 63;
+	s1.lft[1] = 1;
+	s1.port[1].port_state = HCA_PORT_ACTIVE;
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path, 1, MPD_LID_PERMISSIVE);
+	is_int(hca_switch_route_lid(&s1, SW_LID, true, &to), HCA_FWD_LOCAL,
+	       "LID-routed to S1's LID: S1's");
+	is_int(hca_switch_dr(&s1, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "hop pointer 0 directed over a link: dropped");
+	ok(hca_switch_dr(&s1, mad, 1, SW_LID, &to) == HCA_FWD_PORT &&
+	   to.port == 4 && mad[MPD_SMP_OFF_HOP_PTR] == 1,
+	   "LID-routed there: the directed part starts, out port 4 (C14-9:1)");
+	is_int(hca_switch_dr(&s2, mad, 2, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_LOCAL, "S2 at the end of the path");
+	is_int(sma(&s2, mad, 2), MPD_SMP_STATUS_D, "S2 answers");
+	ok(hca_switch_dr(&s2, mad, 0, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 2, "back out S2's port 2");
+	ok(hca_switch_dr(&s1, mad, 4, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_LID && to.dlid == 1 && mad[MPD_SMP_OFF_HOP_PTR] == 0,
+	   "S1: the directed part is over, LID-routed on to DrSLID 1");
+	ok(hca_switch_route_lid(&s1, to.dlid, true, &to) == HCA_FWD_PORT &&
+	   to.port == 1, "through S1's LFT: port 1");
+
+	/* directed to S1 (hop count 1), then LID-routed to LID 30 */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path, MPD_LID_PERMISSIVE, 30);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	ok(hca_switch_dr(&s1, mad, 2, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_LID && to.dlid == 30,
+	   "the end of the directed part: LID-routed on to DrDLID 30");
+	ok(mad[MPD_SMP_OFF_HOP_PTR] == 2 && mad[MPD_SMP_OFF_RET_PATH + 1] == 2,
+	   "hop pointer 2, ReturnPath[1] = 2");
+	/* LID 30 answers, LID-routed back to S1 with the pointer at 2 */
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	ok(hca_switch_dr(&s1, mad, 7, SW_LID, &to) == HCA_FWD_PORT &&
+	   to.port == 2 && mad[MPD_SMP_OFF_HOP_PTR] == 1,
+	   "S1 sends the response out ReturnPath[1] = 2");
+	hca_switch_fini(&s1);
+	hca_switch_fini(&s2);
+}
+
+static void
+test_dr_bad(void)
+{
+	static const uint8_t path[] = { 0, 1, 3, 4 };
+	static const uint8_t bad_port[] = { 0, 1, 0, 4 };
+	static const uint8_t past[] = { 0, 1, SW_PORTS + 1, 4 };
+	struct hca_fwd_to to = { 0 };
+	uint8_t mad[MPD_MAD_LEN];
+	struct hca_switch sw;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 3, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 5;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "hop pointer 5 past count 3 + 1: dropped");
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	mad[MPD_SMP_OFF_HOP_CNT] = 64;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "hop count 64: dropped (C14-6)");
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 3, bad_port, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "a path naming port 0: dropped");
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 3, past, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "a path naming port 21 of 20: dropped");
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 3, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	hca_switch_link(&sw, 3, false);
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "out a port whose link is down: dropped");
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	mad[MPD_SMP_OFF_HOP_PTR] = 0;
+	mad[MPD_SMP_OFF_HOP_CNT] = 3;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_LOCAL, "a response with pointer 0: the SM's on port 0");
+	mad[MPD_MAD_OFF_CLASS] = MPD_CLASS_SUBN_LID;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "a LID-routed SMP is not the DR path's");
+	hca_switch_fini(&sw);
+}
+
 /* The switch's M_Key is port 0's (IBA 14.2.4) */
 static void
 test_mkey(void)
@@ -362,6 +641,11 @@ main(void)
 	test_switch_info();
 	test_port_info();
 	test_tables();
+	test_route();
+	test_dr_three_hops();
+	test_dr_to_switch();
+	test_dr_mixed();
+	test_dr_bad();
 	test_mkey();
 	return tap_done();
 }

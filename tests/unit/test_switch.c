@@ -261,6 +261,27 @@ test_port_info(void)
 	is_int(port_info_set(&sw, 3, &pi, &out), 0, "Set Down: taken");
 	is_int(out.port_state, HCA_PORT_INIT, "the link retrains: Init");
 	is_int(sw.port_state_change, 1, "and PortStateChange is set");
+	sw.port_state_change = 0;
+	pi.port_state = 0;
+	pi.port_phys_state = HCA_PHYS_DISABLED;
+	is_int(port_info_set(&sw, 5, &pi, &out), 0, "Set Disabled: taken");
+	ok(out.port_state == HCA_PORT_DOWN &&
+	   out.port_phys_state == HCA_PHYS_DISABLED, "port 5 Down, Disabled");
+	is_int(sw.port_state_change, 1, "PortStateChange again");
+	sw.port_state_change = 0;
+	hca_switch_link(&sw, 5, false);
+	is_int(sw.port_state_change, 0, "a link already down: no change");
+	hca_switch_link(&sw, 6, false);
+	hca_switch_link(&sw, 6, true);
+	ok(sw.port_state_change && sw.port[6].port_state == HCA_PORT_INIT,
+	   "a link that trains again: Init, PortStateChange");
+	is_int(sw.port[6].cnt.link_downed, 1, "LinkDownedCounter 1");
+	sw.port_state_change = 0;
+	pi.port_phys_state = 0;
+	pi.port_state = HCA_PORT_ARMED;
+	is_int(port_info_set(&sw, 0, &pi, &out), 0,
+	       "port 0 from Init to Armed: taken, the same rules");
+	is_int(sw.port_state_change, 0, "port 0 is no link: no PortStateChange");
 	hca_switch_fini(&sw);
 }
 

@@ -95,7 +95,8 @@ switch_info_set(struct hca_switch *sw, const uint8_t *data)
  * PortInfo of port n (the modifier, IBA 14.2.5.6). Port 0 carries the
  * switch's LID, SM and M_Key; an external port its link, and the
  * management fields read 0 there (reserved on switch external ports).
- * A Set that takes a link down or disables it sets PortStateChange.
+ * A Set does not touch PortStateChange (IBA 14.2.5.4: changes a SubnSet
+ * made do not set it); the neighbour's switch sees its link retrain.
  */
 static uint16_t
 port_info(struct hca_switch *sw, uint32_t n, bool set, uint8_t in_port,
@@ -117,9 +118,6 @@ port_info(struct hca_switch *sw, uint32_t n, bool set, uint8_t in_port,
 			hca_sma_mgmt_set(p, &pi);
 		if (!st)
 			hca_sma_link_set(p, &pi);
-		if (!st && n != 0 && (pi.port_state == HCA_PORT_DOWN ||
-				      pi.port_phys_state == HCA_PHYS_DISABLED))
-			sw->port_state_change = 1;
 	}
 	hca_sma_port_info_get(p, &pi, hide_mkey);
 	pi.local_port_num = in_port;

@@ -260,15 +260,14 @@ test_port_info(void)
 	pi.port_state = HCA_PORT_DOWN;
 	is_int(port_info_set(&sw, 3, &pi, &out), 0, "Set Down: taken");
 	is_int(out.port_state, HCA_PORT_INIT, "the link retrains: Init");
-	is_int(sw.port_state_change, 1, "and PortStateChange is set");
-	sw.port_state_change = 0;
+	is_int(sw.port[3].cnt.link_downed, 1, "LinkDownedCounter 1");
 	pi.port_state = 0;
 	pi.port_phys_state = HCA_PHYS_DISABLED;
 	is_int(port_info_set(&sw, 5, &pi, &out), 0, "Set Disabled: taken");
 	ok(out.port_state == HCA_PORT_DOWN &&
 	   out.port_phys_state == HCA_PHYS_DISABLED, "port 5 Down, Disabled");
-	is_int(sw.port_state_change, 1, "PortStateChange again");
-	sw.port_state_change = 0;
+	is_int(sw.port_state_change, 0,
+	       "no PortStateChange for what a SubnSet did (IBA 14.2.5.4)");
 	hca_switch_link(&sw, 5, false);
 	is_int(sw.port_state_change, 0, "a link already down: no change");
 	hca_switch_link(&sw, 6, false);
@@ -281,7 +280,7 @@ test_port_info(void)
 	pi.port_state = HCA_PORT_ARMED;
 	is_int(port_info_set(&sw, 0, &pi, &out), 0,
 	       "port 0 from Init to Armed: taken, the same rules");
-	is_int(sw.port_state_change, 0, "port 0 is no link: no PortStateChange");
+	is_int(sw.port[0].port_state, HCA_PORT_ARMED, "port 0 Armed");
 	hca_switch_fini(&sw);
 }
 
@@ -368,6 +367,14 @@ test_tables(void)
 		3u << MPD_VL_ARB_MOD_BLOCK_SHIFT | 9, data);
 	is_int(sma(&sw, mad, 1), 0, "Set(VLArb) block 3 of port 9: taken");
 	is_int(sw.port[9].vl_arb[2][0], 0x11, "kept as sent");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_VL_ARB_TABLE,
+		3u << MPD_VL_ARB_MOD_BLOCK_SHIFT | 0x109, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_INVALID_FIELD,
+	       "VLArb of port 0x109 (bits 15:0): invalid field, not port 9");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_VL_ARB_TABLE,
+		5u << MPD_VL_ARB_MOD_BLOCK_SHIFT | 9, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_INVALID_FIELD,
+	       "VLArb block 5: invalid field");
 	hca_switch_fini(&sw);
 }
 

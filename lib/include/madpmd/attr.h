@@ -170,10 +170,10 @@ extern const struct mpd_layout mpd_sl2vl_table_layout;
 
 /* VLArbitrationTable (IBA 14.2.5.9): one block of 32 entries, 64 bytes.
  * AttributeModifier: the block (1-4) in bits 31:16; on a switch the
- * output port in bits 7:0 */
+ * output port in bits 15:0 */
 #define MPD_VL_ARB_BLOCK	32
 #define MPD_VL_ARB_MOD_BLOCK_SHIFT 16
-#define MPD_VL_ARB_MOD_PORT_MASK 0xffu
+#define MPD_VL_ARB_MOD_PORT_MASK 0xffffu
 struct mpd_vl_arb_entry {
 	uint8_t vl;		/* 4 bits */
 	uint8_t weight;

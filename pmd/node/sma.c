@@ -10,8 +10,9 @@
 #include "node.h"
 
 /* PortInfo:CapabilityMask bits a CA port offers (IBA 14.2.5.6) */
-#define HCA_CAP_MASK	(MPD_PORT_CAP_IS_TRAP | MPD_PORT_CAP_IS_SYS_IMAGE_GUID | \
-			 MPD_PORT_CAP_IS_CM | MPD_PORT_CAP_IS_VENDOR_CLASS | \
+#define HCA_CAP_MASK	(MPD_PORT_CAP_IS_TRAP |				\
+			 MPD_PORT_CAP_IS_SYS_IMAGE_GUID | MPD_PORT_CAP_IS_CM |	\
+			 MPD_PORT_CAP_IS_VENDOR_CLASS |				\
 			 MPD_PORT_CAP_IS_CLIENT_REREG)
 
 void

@@ -32,7 +32,7 @@ port_init(const struct hca_switch *sw, struct hca_port *p, uint8_t num)
 	snprintf(p->node_desc, sizeof(p->node_desc), "%s", sw->node_desc);
 	p->link = MPD_LINK_IB;
 	p->node_guid = sw->node_guid;
-	p->port_guid = sw->node_guid;	/* one GUID for all (IBA 14.2.5.3) */
+	p->port_guid = sw->node_guid;	/* one for all (IBA 14.2.5.3) */
 	p->sys_guid = sw->sys_guid;
 	p->port_num = num;
 	p->num_ports = sw->num_ports;
@@ -70,7 +70,7 @@ hca_switch_init(struct hca_switch *sw, uint8_t nports, uint64_t node_guid,
 	sw->mft_cap = round_up(mft_cap, MPD_MFT_BLOCK, HCA_SW_MFT_CAP_MAX);
 	sw->mft_positions = (uint8_t)((nports + MPD_MFT_POSITION_PORTS) /
 				      MPD_MFT_POSITION_PORTS);
-	sw->life_time = 18;	/* IBA 14.2.5.4: 4.096 us x 2^18, about 1 s */
+	sw->life_time = 18;	/* 4.096 us x 2^18, about 1 s (14.2.5.4) */
 
 	sw->port = calloc((size_t)nports + 1, sizeof(*sw->port));
 	if (!sw->port)

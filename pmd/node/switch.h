@@ -40,10 +40,10 @@ struct hca_switch {
 	uint8_t default_mcast_primary_port;
 	uint8_t default_mcast_not_primary_port;
 	uint8_t life_time;	/* LifeTimeValue, 5 bits */
-	uint8_t port_state_change;	/* PortStateChange, cleared by Set 1 */
+	uint8_t port_state_change;	/* PortStateChange; Set 1 clears */
 	uint8_t mft_positions;	/* 16-port masks per MLID */
 	uint8_t *lft;		/* lft_cap output ports, by LID */
-	uint16_t *mft;		/* mft_cap x mft_positions masks, by MLID */
+	uint16_t *mft;		/* mft_cap x mft_positions masks */
 };
 
 /*

@@ -13,7 +13,8 @@
 
 /* PortInfo:CapabilityMask of port 0 (IBA 14.2.5.6); external ports have
  * none */
-#define SW_CAP_MASK	(MPD_PORT_CAP_IS_TRAP | MPD_PORT_CAP_IS_SYS_IMAGE_GUID)
+#define SW_CAP_MASK	(MPD_PORT_CAP_IS_TRAP |				\
+			 MPD_PORT_CAP_IS_SYS_IMAGE_GUID)
 
 static void
 node_info(const struct hca_switch *sw, uint8_t in_port, uint8_t *data)

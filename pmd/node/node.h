@@ -255,14 +255,15 @@ bool hca_sma_mkey_ok(struct hca_port *p, const struct mpd_mad *m,
 		     uint64_t now_ns, bool *hide);
 void hca_sma_port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
 			   bool hide_mkey);
-/* Set(PortInfo) in halves (IBA 14.2.5.6): the link's fields, which every
- * port with a link has, and the management fields (LID, SM, M_Key) of a
- * CA port or a switch's port 0. Check both halves before setting either. */
+/* Set(PortInfo) (IBA 14.2.5.6) of a CA port or a switch's port 0: the
+ * link's fields and the management fields (LID, SM, M_Key), all checked
+ * before any is set. Returns 0 or "invalid field". */
+uint16_t hca_sma_port_info_set(struct hca_port *p,
+			       const struct mpd_port_info *pi);
+/* Its link half alone, for a switch's external ports: check, then set. */
 uint16_t hca_sma_link_check(const struct hca_port *p,
 			    const struct mpd_port_info *pi);
 void hca_sma_link_set(struct hca_port *p, const struct mpd_port_info *pi);
-uint16_t hca_sma_mgmt_check(const struct mpd_port_info *pi);
-void hca_sma_mgmt_set(struct hca_port *p, const struct mpd_port_info *pi);
 /* Decode a MAD for an SMA: false (no answer) when it is malformed
  * (counted on p), not an SMP, or not a Get or Set. */
 bool hca_sma_decode(struct hca_port *p, const uint8_t *mad, struct mpd_mad *m);

@@ -126,18 +126,9 @@ hca_sma_link_set(struct hca_port *p, const struct mpd_port_info *pi)
 	}
 }
 
-/* The LID must be unicast (IBA 7.11.1); "invalid field" otherwise. */
-uint16_t
-hca_sma_mgmt_check(const struct mpd_port_info *pi)
-{
-	if (pi->lid == MPD_LID_PERMISSIVE || pi->lid >= MPD_LID_MCAST_LO)
-		return MPD_STATUS_INVALID_FIELD;
-	return 0;
-}
-
 /* The management part of Set(PortInfo): a CA port's, a switch's port 0. */
-void
-hca_sma_mgmt_set(struct hca_port *p, const struct mpd_port_info *pi)
+static void
+mgmt_set(struct hca_port *p, const struct mpd_port_info *pi)
 {
 	p->mkey = pi->m_key;
 	p->gid_prefix = pi->gid_prefix;
@@ -154,17 +145,17 @@ hca_sma_mgmt_set(struct hca_port *p, const struct mpd_port_info *pi)
  * Set(PortInfo), IBA 14.2.5.6: validate everything first, apply nothing
  * on error (the response then carries status "invalid field").
  */
-static uint16_t
-port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
+uint16_t
+hca_sma_port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
 {
-	uint16_t st;
+	uint16_t st = hca_sma_link_check(p, pi);
 
-	st = hca_sma_link_check(p, pi);
-	if (!st)
-		st = hca_sma_mgmt_check(pi);
 	if (st)
 		return st;
-	hca_sma_mgmt_set(p, pi);
+	/* the LID must be unicast (IBA 7.11.1) */
+	if (pi->lid == MPD_LID_PERMISSIVE || pi->lid >= MPD_LID_MCAST_LO)
+		return MPD_STATUS_INVALID_FIELD;
+	mgmt_set(p, pi);
 	hca_sma_link_set(p, pi);
 	return 0;
 }
@@ -292,7 +283,7 @@ sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
 			return MPD_STATUS_INVALID_FIELD;
 		if (set) {
 			mpd_layout_decode(&mpd_port_info_layout, data, 64, &pi);
-			st = port_info_set(p, &pi);
+			st = hca_sma_port_info_set(p, &pi);
 		}
 		hca_sma_port_info_get(p, &pi, hide_mkey);
 		mpd_layout_encode(&mpd_port_info_layout, &pi, data, 64);

@@ -112,12 +112,9 @@ port_info(struct hca_switch *sw, uint32_t n, bool set, uint8_t in_port,
 	p = &sw->port[n];
 	if (set) {
 		mpd_layout_decode(&mpd_port_info_layout, data, 64, &pi);
-		st = hca_sma_link_check(p, &pi);
-		if (!st && n == 0)
-			st = hca_sma_mgmt_check(&pi);
-		if (!st && n == 0)
-			hca_sma_mgmt_set(p, &pi);
-		if (!st)
+		if (n == 0)
+			st = hca_sma_port_info_set(p, &pi);
+		else if (!(st = hca_sma_link_check(p, &pi)))
 			hca_sma_link_set(p, &pi);
 	}
 	hca_sma_port_info_get(p, &pi, hide_mkey);

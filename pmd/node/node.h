@@ -19,6 +19,12 @@
 #define HCA_NEIGH_MAX		4096	/* a RoCE port's address table */
 #define HCA_NODE_DESC_LEN	64
 
+/* NodeInfo's VendorID (it matches the default GUID prefix), DeviceID and
+ * Revision, a CA's or a switch's */
+#define HCA_VENDOR_ID		0x6d6164
+#define HCA_DEVICE_ID		0x4d50
+#define HCA_REVISION		1
+
 /* IBA 14.2.5.6 PortState / PortPhysicalState */
 enum hca_port_state {
 	HCA_PORT_NOP = 0,
@@ -239,6 +245,36 @@ enum hca_reply hca_sma_handle(struct hca_port *p, uint8_t *mad,
 bool hca_pma_handle(struct hca_port *p, uint8_t *mad);
 /* Prepare what the SMA sends unchanged (NodeInfo); at probe. */
 void hca_sma_init(struct hca_port *p);
+
+/* What the CA's SMA and a switch's SMA share (sma.c), on one port. */
+struct mpd_mad;
+struct mpd_port_info;
+/* M_Key check (IBA 14.2.4.1-3): false when the SMP must not be answered;
+ * *hide when a Get is answered with the M_Key hidden. */
+bool hca_sma_mkey_ok(struct hca_port *p, const struct mpd_mad *m,
+		     uint64_t now_ns, bool *hide);
+void hca_sma_port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
+			   bool hide_mkey);
+/* Set(PortInfo) (IBA 14.2.5.6) of a CA port or a switch's port 0: the
+ * link's fields and the management fields (LID, SM, M_Key), all checked
+ * before any is set. Returns 0 or "invalid field". */
+uint16_t hca_sma_port_info_set(struct hca_port *p,
+			       const struct mpd_port_info *pi);
+/* Its link half alone, for a switch's external ports: check, then set. */
+uint16_t hca_sma_link_check(const struct hca_port *p,
+			    const struct mpd_port_info *pi);
+void hca_sma_link_set(struct hca_port *p, const struct mpd_port_info *pi);
+/* Decode a MAD for an SMA: false (no answer) when it is malformed
+ * (counted on p), not an SMP, or not a Get or Set. */
+bool hca_sma_decode(struct hca_port *p, const uint8_t *mad, struct mpd_mad *m);
+/* Turn an SMP into its GetResp with status (D set when directed route). */
+void hca_sma_reply(uint8_t *mad, uint16_t status, bool dr);
+/* Get/Set of a port's tables; data is the SMP's 64 bytes, rewritten as
+ * the response's. Return the MAD status. */
+void hca_sma_pkey_block(struct hca_port *p, bool set, uint8_t *data);
+uint16_t hca_sma_sl2vl(struct hca_port *p, bool set, uint8_t *data);
+uint16_t hca_sma_vl_arb(struct hca_port *p, uint32_t blk, bool set,
+			uint8_t *data);
 /* The link's data rate: lane speed x width, in Mb/s */
 uint32_t hca_port_rate_mbps(const struct hca_port *p);
 /* PortInfo:CapabilityMask as the port reports it */

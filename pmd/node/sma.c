@@ -9,23 +9,15 @@
 #include "madpmd/mad.h"
 #include "node.h"
 
-/* PortInfo:CapabilityMask bits this port offers (IBA 14.2.5.6) */
-#define CAP_IS_TRAP_SUPPORTED		(1u << 3)
-#define CAP_IS_SYS_IMAGE_GUID		(1u << 11)
-#define CAP_IS_CM_SUPPORTED		(1u << 16)
-#define CAP_IS_VENDOR_CLASS		(1u << 20)
-#define CAP_IS_CLIENT_REREG		(1u << 25)
-#define HCA_CAP_MASK	(CAP_IS_TRAP_SUPPORTED | CAP_IS_SYS_IMAGE_GUID | \
-			 CAP_IS_CM_SUPPORTED | CAP_IS_VENDOR_CLASS |	\
-			 CAP_IS_CLIENT_REREG)
+/* PortInfo:CapabilityMask bits a CA port offers (IBA 14.2.5.6) */
+#define HCA_CAP_MASK	(MPD_PORT_CAP_IS_TRAP |				\
+			 MPD_PORT_CAP_IS_SYS_IMAGE_GUID | MPD_PORT_CAP_IS_CM |	\
+			 MPD_PORT_CAP_IS_VENDOR_CLASS |				\
+			 MPD_PORT_CAP_IS_CLIENT_REREG)
 
-#define HCA_VENDOR_ID	0x6d6164	/* matches the default GUID prefix */
-#define HCA_DEVICE_ID	0x4d50
-#define HCA_REVISION	1
-
-static void
-port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
-	      bool hide_mkey)
+void
+hca_sma_port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
+		      bool hide_mkey)
 {
 	memset(pi, 0, sizeof(*pi));
 	pi->m_key = hide_mkey ? 0 : p->mkey;
@@ -69,11 +61,14 @@ port_info_get(const struct hca_port *p, struct mpd_port_info *pi,
 }
 
 /*
- * Set(PortInfo), IBA 14.2.5.6: validate everything first, apply nothing
- * on error (the response then carries status "invalid field").
+ * The link part of Set(PortInfo), IBA 14.2.5.6, that every port with a
+ * link has (a CA port, a switch's ports): the PortState moves Armed only
+ * from Init, Active only from Armed, never to Init; PortPhysicalState
+ * takes Polling or Disabled; NeighborMTU and OperationalVLs within the
+ * port's caps. Returns 0 or "invalid field".
  */
-static uint16_t
-port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
+uint16_t
+hca_sma_link_check(const struct hca_port *p, const struct mpd_port_info *pi)
 {
 	uint8_t st = pi->port_state, cur = p->port_state;
 
@@ -90,18 +85,15 @@ port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
 	if (pi->neighbor_mtu > p->mtu_cap || (pi->operational_vls &&
 					      pi->operational_vls > p->vl_cap))
 		return MPD_STATUS_INVALID_FIELD;
-	if (pi->lid == MPD_LID_PERMISSIVE || pi->lid >= 0xc000)
-		return MPD_STATUS_INVALID_FIELD;
+	return 0;
+}
 
-	p->mkey = pi->m_key;
-	p->gid_prefix = pi->gid_prefix;
-	p->lid = pi->lid;
-	p->sm_lid = pi->master_sm_lid;
-	p->mkey_lease = pi->m_key_lease_period;
-	p->mkey_protect = pi->m_key_protect_bits;
-	p->lmc = pi->lmc;
-	p->sm_sl = pi->master_sm_sl;
-	p->subnet_timeout = pi->subnet_timeout;
+/* Apply what hca_sma_link_check() accepted. */
+void
+hca_sma_link_set(struct hca_port *p, const struct mpd_port_info *pi)
+{
+	uint8_t st = pi->port_state;
+
 	p->vl_high_limit = pi->vl_high_limit;
 	p->hoq_life = pi->hoq_life;
 	if (pi->neighbor_mtu)
@@ -132,6 +124,39 @@ port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
 		p->phys_state = HCA_PHYS_DISABLED;
 		p->port_state = HCA_PORT_DOWN;
 	}
+}
+
+/* The management part of Set(PortInfo): a CA port's, a switch's port 0. */
+static void
+mgmt_set(struct hca_port *p, const struct mpd_port_info *pi)
+{
+	p->mkey = pi->m_key;
+	p->gid_prefix = pi->gid_prefix;
+	p->lid = pi->lid;
+	p->sm_lid = pi->master_sm_lid;
+	p->mkey_lease = pi->m_key_lease_period;
+	p->mkey_protect = pi->m_key_protect_bits;
+	p->lmc = pi->lmc;
+	p->sm_sl = pi->master_sm_sl;
+	p->subnet_timeout = pi->subnet_timeout;
+}
+
+/*
+ * Set(PortInfo), IBA 14.2.5.6: validate everything first, apply nothing
+ * on error (the response then carries status "invalid field").
+ */
+uint16_t
+hca_sma_port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
+{
+	uint16_t st = hca_sma_link_check(p, pi);
+
+	if (st)
+		return st;
+	/* the LID must be unicast (IBA 7.11.1) */
+	if (pi->lid == MPD_LID_PERMISSIVE || pi->lid >= MPD_LID_MCAST_LO)
+		return MPD_STATUS_INVALID_FIELD;
+	mgmt_set(p, pi);
+	hca_sma_link_set(p, pi);
 	return 0;
 }
 
@@ -141,9 +166,9 @@ port_info_set(struct hca_port *p, const struct mpd_port_info *pi)
  * level 1 is answered with the M_Key hidden. A lapsed lease (14.2.4.3)
  * drops the protection.
  */
-static bool
-mkey_ok(struct hca_port *p, const struct mpd_mad *m, uint64_t now_ns,
-	bool *hide)
+bool
+hca_sma_mkey_ok(struct hca_port *p, const struct mpd_mad *m, uint64_t now_ns,
+		bool *hide)
 {
 	bool get = m->hdr.method == MPD_METHOD_GET;
 
@@ -179,6 +204,55 @@ data_vls(uint8_t code)
 	return code == 5 ? 15 : 1u << (code - 1);
 }
 
+/* One block of 32 P_Keys (IBA 14.2.5.7): the port's whole table. */
+void
+hca_sma_pkey_block(struct hca_port *p, bool set, uint8_t *data)
+{
+	struct mpd_pkey_table t;
+
+	if (set) {
+		mpd_layout_decode(&mpd_pkey_table_layout, data, 64, &t);
+		memcpy(p->pkeys, t.p_key, sizeof(p->pkeys));
+	}
+	memcpy(t.p_key, p->pkeys, sizeof(t.p_key));
+	mpd_layout_encode(&mpd_pkey_table_layout, &t, data, 64);
+}
+
+/* IBA 14.2.5.8: SL2VL entries name data VLs below OperationalVLs' count,
+ * or VL15; a Set with any other is "invalid field" and changes nothing. */
+uint16_t
+hca_sma_sl2vl(struct hca_port *p, bool set, uint8_t *data)
+{
+	struct mpd_sl2vl_table t;
+	unsigned int i;
+
+	if (set) {
+		mpd_layout_decode(&mpd_sl2vl_table_layout, data, 64, &t);
+		for (i = 0; i < 16; i++)
+			if (t.vl[i] >= data_vls(p->op_vls) &&
+			    t.vl[i] != MPD_VL15)
+				return MPD_STATUS_INVALID_FIELD;
+		memcpy(p->sl2vl, t.vl, sizeof(p->sl2vl));
+	}
+	memset(data, 0, 64);
+	memcpy(t.vl, p->sl2vl, sizeof(t.vl));
+	mpd_layout_encode(&mpd_sl2vl_table_layout, &t, data, 64);
+	return 0;
+}
+
+/* VLArbitrationTable block blk (IBA 14.2.5.9: 1, 2 low; 3, 4 high),
+ * kept as the wire has it. */
+uint16_t
+hca_sma_vl_arb(struct hca_port *p, uint32_t blk, bool set, uint8_t *data)
+{
+	if (blk < 1 || blk > 4)
+		return MPD_STATUS_INVALID_FIELD;
+	if (set)
+		memcpy(p->vl_arb[blk - 1], data, 64);
+	memcpy(data, p->vl_arb[blk - 1], 64);
+	return 0;
+}
+
 /* Returns the MAD status for the attribute; fills data (64 bytes). */
 static uint16_t
 sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
@@ -209,25 +283,17 @@ sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
 			return MPD_STATUS_INVALID_FIELD;
 		if (set) {
 			mpd_layout_decode(&mpd_port_info_layout, data, 64, &pi);
-			st = port_info_set(p, &pi);
+			st = hca_sma_port_info_set(p, &pi);
 		}
-		port_info_get(p, &pi, hide_mkey);
+		hca_sma_port_info_get(p, &pi, hide_mkey);
 		mpd_layout_encode(&mpd_port_info_layout, &pi, data, 64);
 		return st;
 	}
-	case MPD_ATTR_PKEY_TABLE: {
-		struct mpd_pkey_table t;
-
+	case MPD_ATTR_PKEY_TABLE:
 		if ((mod & 0xffff) != 0)	/* one block of 32 */
 			return MPD_STATUS_INVALID_FIELD;
-		if (set) {
-			mpd_layout_decode(&mpd_pkey_table_layout, data, 64, &t);
-			memcpy(p->pkeys, t.p_key, sizeof(p->pkeys));
-		}
-		memcpy(t.p_key, p->pkeys, sizeof(t.p_key));
-		mpd_layout_encode(&mpd_pkey_table_layout, &t, data, 64);
+		hca_sma_pkey_block(p, set, data);
 		return 0;
-	}
 	case MPD_ATTR_GUID_INFO: {
 		struct mpd_guid_info g;
 
@@ -238,33 +304,10 @@ sma_attr(struct hca_port *p, const struct mpd_mad *m, uint8_t *data,
 		mpd_layout_encode(&mpd_guid_info_layout, &g, data, 64);
 		return 0;
 	}
-	case MPD_ATTR_SL2VL_TABLE: {
-		struct mpd_sl2vl_table t;
-		unsigned int i;
-
-		if (set) {
-			mpd_layout_decode(&mpd_sl2vl_table_layout, data, 64, &t);
-			for (i = 0; i < 16; i++)
-				if (t.vl[i] >= data_vls(p->op_vls) &&
-				    t.vl[i] != MPD_VL15)
-					return MPD_STATUS_INVALID_FIELD;
-			memcpy(p->sl2vl, t.vl, sizeof(p->sl2vl));
-		}
-		memset(data, 0, 64);
-		memcpy(t.vl, p->sl2vl, sizeof(t.vl));
-		mpd_layout_encode(&mpd_sl2vl_table_layout, &t, data, 64);
-		return 0;
-	}
-	case MPD_ATTR_VL_ARB_TABLE: {
-		uint32_t blk = mod >> 16;
-
-		if (blk < 1 || blk > 4)
-			return MPD_STATUS_INVALID_FIELD;
-		if (set)
-			memcpy(p->vl_arb[blk - 1], data, 64);
-		memcpy(data, p->vl_arb[blk - 1], 64);
-		return 0;
-	}
+	case MPD_ATTR_SL2VL_TABLE:
+		return hca_sma_sl2vl(p, set, data);
+	case MPD_ATTR_VL_ARB_TABLE:
+		return hca_sma_vl_arb(p, mod >> 16, set, data);
 	default:
 		/* SMInfo reaches an SM once one registers on this port */
 		return MPD_STATUS_METHOD_ATTR_UNSUP;
@@ -370,6 +413,30 @@ bad_mkey_trap(struct hca_port *p, uint8_t *mad, const struct mpd_mad *m,
 	mpd_mad_encode(&t, notice, MPD_NOTICE_SMP_LEN, mad, MPD_MAD_LEN);
 }
 
+bool
+hca_sma_decode(struct hca_port *p, const uint8_t *mad, struct mpd_mad *m)
+{
+	if (mpd_mad_decode(mad, MPD_MAD_LEN, m) < 0) {
+		p->cnt.rcv_errors++;
+		p->cnt.rcv_malformed_errors++;
+		return false;
+	}
+	if (!mpd_mad_is_dr(&m->hdr) && m->hdr.mgmt_class != MPD_CLASS_SUBN_LID)
+		return false;		/* QP0 carries SMPs only */
+	/* responses, traps to us and unknown methods: nothing to answer */
+	return m->hdr.method == MPD_METHOD_GET ||
+	       m->hdr.method == MPD_METHOD_SET;
+}
+
+void
+hca_sma_reply(uint8_t *mad, uint16_t status, bool dr)
+{
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	if (dr)
+		status |= MPD_SMP_STATUS_D;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, status);
+}
+
 enum hca_reply
 hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
 	       uint64_t now_ns)
@@ -379,20 +446,12 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
 	uint16_t status;
 	uint8_t *data = mad + MPD_SMP_DATA_OFF;
 
-	if (mpd_mad_decode(mad, MPD_MAD_LEN, &m) < 0) {
-		p->cnt.rcv_errors++;
-		p->cnt.rcv_malformed_errors++;
+	if (!hca_sma_decode(p, mad, &m))
 		return HCA_NO_REPLY;
-	}
 	dr = mpd_mad_is_dr(&m.hdr);
-	if (!dr && m.hdr.mgmt_class != MPD_CLASS_SUBN_LID)
-		return HCA_NO_REPLY;	/* QP0 carries SMPs only */
-	/* responses, traps to us and unknown methods: nothing to answer */
-	if (m.hdr.method != MPD_METHOD_GET && m.hdr.method != MPD_METHOD_SET)
-		return HCA_NO_REPLY;
 	if (dr && !dr_request_ok(p, &m, mad))
 		return HCA_NO_REPLY;
-	if (!mkey_ok(p, &m, now_ns, &hide)) {
+	if (!hca_sma_mkey_ok(p, &m, now_ns, &hide)) {
 		/* no answer (IBA 14.2.4.2); a trap when there is an SM */
 		if (!p->sm_lid || !p->lid)
 			return HCA_NO_REPLY;
@@ -405,13 +464,11 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
 	else
 		status = sma_attr(p, &m, data, hide);
 
-	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	hca_sma_reply(mad, status, dr);
 	if (dr) {
 		uint8_t ptr = mpd_smp_hop_ptr(&m.hdr);
 
-		status |= MPD_SMP_STATUS_D;
 		mad[MPD_SMP_OFF_HOP_PTR] = ptr ? (uint8_t)(ptr - 1) : 0;
 	}
-	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, status);
 	return HCA_REPLY;
 }

@@ -149,22 +149,31 @@ struct mpd_port_info {
 extern const struct mpd_layout mpd_port_info_layout;
 
 /* P_KeyTable (IBA 14.2.5.7): one block of 32 P_Keys, 64 bytes; bit 15
- * of each is the membership type (1: full) */
+ * of each is the membership type (1: full). AttributeModifier: the block
+ * in bits 15:0; on a switch the port in bits 31:16 */
 #define MPD_PKEY_BLOCK		32
+#define MPD_PKEY_MOD_BLOCK_MASK	0xffffu
+#define MPD_PKEY_MOD_PORT_SHIFT	16
 struct mpd_pkey_table {
 	uint16_t p_key[MPD_PKEY_BLOCK];
 };
 extern const struct mpd_layout mpd_pkey_table_layout;
 
 /* SLtoVLMappingTable (IBA 14.2.5.8): VL (4 bits) for each of 16 SLs,
- * 8 bytes */
+ * 8 bytes. AttributeModifier on a switch: output port in bits 7:0, input
+ * port in bits 15:8 */
+#define MPD_SL2VL_MOD_PORT_MASK	0xffu
 struct mpd_sl2vl_table {
 	uint8_t vl[16];
 };
 extern const struct mpd_layout mpd_sl2vl_table_layout;
 
-/* VLArbitrationTable (IBA 14.2.5.9): one block of 32 entries, 64 bytes */
+/* VLArbitrationTable (IBA 14.2.5.9): one block of 32 entries, 64 bytes.
+ * AttributeModifier: the block (1-4) in bits 31:16; on a switch the
+ * output port in bits 15:0 */
 #define MPD_VL_ARB_BLOCK	32
+#define MPD_VL_ARB_MOD_BLOCK_SHIFT 16
+#define MPD_VL_ARB_MOD_PORT_MASK 0xffffu
 struct mpd_vl_arb_entry {
 	uint8_t vl;		/* 4 bits */
 	uint8_t weight;
@@ -174,16 +183,23 @@ struct mpd_vl_arb_table {
 };
 extern const struct mpd_layout mpd_vl_arb_table_layout;
 
-/* LinearForwardingTable (IBA 14.2.5.10): output ports of 64 LIDs */
+/* LinearForwardingTable (IBA 14.2.5.10): output ports of 64 LIDs; the
+ * block is the AttributeModifier. Port 255 is "no port": discard */
 #define MPD_LFT_BLOCK		64
+#define MPD_LFT_PORT_NONE	0xff
 struct mpd_lft_block {
 	uint8_t port[MPD_LFT_BLOCK];
 };
 extern const struct mpd_layout mpd_lft_block_layout;
 
 /* MulticastForwardingTable (IBA 14.2.5.12): 16-bit port masks of 32
- * MLIDs, 64 bytes */
+ * MLIDs, 64 bytes. AttributeModifier: the PortMask position (ports
+ * 16*pos .. 16*pos+15) in bits 31:28, the block of 32 MLIDs (block 0
+ * starts at MLID 0xC000) in bits 8:0 */
 #define MPD_MFT_BLOCK		32
+#define MPD_MFT_POSITION_PORTS	16
+#define MPD_MFT_MOD_POS_SHIFT	28
+#define MPD_MFT_MOD_BLOCK_MASK	0x1ffu
 struct mpd_mft_block {
 	uint16_t port_mask[MPD_MFT_BLOCK];
 };

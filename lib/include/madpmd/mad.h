@@ -24,6 +24,7 @@ extern "C" {
 #define MPD_SMP_DATA_OFF	64
 #define MPD_SMP_DATA_LEN	64
 #define MPD_SMP_PATH_LEN	64
+#define MPD_SMP_MAX_HOPS	63	/* IBA 14.2.1.2: HopCount 0..63 */
 #define MPD_SA_HDR_END		56	/* MAD + RMPP + SA class header */
 #define MPD_SA_DATA_LEN		200
 #define MPD_VENDOR_DATA_OFF	40	/* range 2: MAD + RMPP + rsvd + OUI */
@@ -142,6 +143,7 @@ extern "C" {
 #define MPD_MAD_OFF_TID		8
 #define MPD_MAD_OFF_ATTR_ID	16
 #define MPD_MAD_OFF_ATTR_MOD	20
+#define MPD_SMP_OFF_MKEY	24
 #define MPD_SMP_OFF_DR_SLID	32
 #define MPD_SMP_OFF_DR_DLID	34
 #define MPD_SMP_OFF_INIT_PATH	128
@@ -152,8 +154,13 @@ extern "C" {
 
 /* QP1's well-known Q_Key (IBA 13.5.1.1.1) */
 #define MPD_QP1_QKEY		0x80010000u
-/* PortInfo:CapabilityMask.IsSM (IBA 14.2.5.6) */
+/* PortInfo:CapabilityMask bits (IBA 14.2.5.6) */
 #define MPD_PORT_CAP_IS_SM	(1u << 1)
+#define MPD_PORT_CAP_IS_TRAP		(1u << 3)
+#define MPD_PORT_CAP_IS_SYS_IMAGE_GUID	(1u << 11)
+#define MPD_PORT_CAP_IS_CM		(1u << 16)
+#define MPD_PORT_CAP_IS_VENDOR_CLASS	(1u << 20)
+#define MPD_PORT_CAP_IS_CLIENT_REREG	(1u << 25)
 /* P_Key membership bit and base (IBA 10.9.1) */
 #define MPD_PKEY_FULL		0x8000u
 #define MPD_PKEY_BASE_MASK	0x7fffu

@@ -1,0 +1,679 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A switch node alone (pmd/node/switch*.c): its SMA, its forwarding tables
+ * and its forwarding decisions, directed route as IBA 14.2.2.2 walks it,
+ * with the switches' functions called hop by hop. No EAL, no frames.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "madpmd/attr.h"
+#include "madpmd/mad.h"
+#include "node/switch.h"
+#include "tap.h"
+
+#define SW_GUID		0x6d61640000aa0000ull
+#define SW_LID		10
+#define SW_PORTS	20	/* two MFT positions: ports 0-15, 16-31 */
+
+static void
+sw_init(struct hca_switch *sw, uint64_t guid, uint16_t lid)
+{
+	unsigned int i;
+
+	if (hca_switch_init(sw, SW_PORTS, guid, "sw", 1000, 100) != 0)
+		return;
+	sw->port[0].lid = lid;
+	for (i = 1; i <= SW_PORTS; i++)
+		hca_switch_link(sw, (uint8_t)i, true);
+	sw->port_state_change = 0;
+}
+
+static void
+smp_lid(uint8_t *mad, uint8_t method, uint16_t attr, uint32_t mod,
+	const void *data)
+{
+	struct mpd_mad m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.base_version = MPD_BASE_VERSION;
+	m.hdr.mgmt_class = MPD_CLASS_SUBN_LID;
+	m.hdr.class_version = MPD_SMP_CLASS_VERSION;
+	m.hdr.method = method;
+	m.hdr.tid = 0x77;
+	m.hdr.attr_id = attr;
+	m.hdr.attr_mod = mod;
+	mpd_mad_encode(&m, data, data ? MPD_SMP_DATA_LEN : 0, mad, MPD_MAD_LEN);
+}
+
+/* A DR Get of attr, hop pointer 0, along path[1..cnt] */
+static void
+smp_dr(uint8_t *mad, uint16_t attr, uint8_t cnt, const uint8_t *path,
+       uint16_t dr_slid, uint16_t dr_dlid)
+{
+	struct mpd_mad m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.base_version = MPD_BASE_VERSION;
+	m.hdr.mgmt_class = MPD_CLASS_SUBN_DR;
+	m.hdr.class_version = MPD_SMP_CLASS_VERSION;
+	m.hdr.method = MPD_METHOD_GET;
+	m.hdr.class_specific = cnt;
+	m.hdr.tid = 0x88;
+	m.hdr.attr_id = attr;
+	m.dr_slid = dr_slid;
+	m.dr_dlid = dr_dlid;
+	memcpy(m.initial_path, path, (size_t)cnt + 1);
+	mpd_mad_encode(&m, NULL, 0, mad, MPD_MAD_LEN);
+}
+
+/* The switch's SMA: the reply's status, or -1 without a reply */
+static int
+sma(struct hca_switch *sw, uint8_t *mad, uint8_t in_port)
+{
+	if (hca_switch_sma(sw, mad, in_port, 0) != HCA_REPLY)
+		return -1;
+	return mpd_get_be16(mad + MPD_MAD_OFF_STATUS);
+}
+
+static void
+test_node_info(void)
+{
+	uint8_t mad[MPD_MAD_LEN];
+	struct mpd_node_info ni;
+	struct hca_switch sw;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_NODE_INFO, 0, NULL);
+	is_int(sma(&sw, mad, 3), 0, "Get(NodeInfo): answered");
+	is_int(mad[MPD_MAD_OFF_METHOD], MPD_METHOD_GET_RESP, "a GetResp");
+	mpd_layout_decode(&mpd_node_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &ni);
+	is_int(ni.node_type, MPD_NODE_TYPE_SWITCH, "NodeType 2");
+	is_int(ni.num_ports, SW_PORTS, "NumPorts: the external ports");
+	ok(ni.node_guid == SW_GUID && ni.port_guid == SW_GUID,
+	   "one GUID for the node and all its ports (IBA 14.2.5.3)");
+	is_int(ni.local_port_num, 3, "LocalPortNum: the port it came in on");
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_NODE_INFO, 0, NULL);
+	is_int(sma(&sw, mad, 3), MPD_STATUS_METHOD_ATTR_UNSUP,
+	       "Set(NodeInfo): unsupported");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_NODE_DESC, 0, NULL);
+	is_int(sma(&sw, mad, 1), 0, "Get(NodeDescription): answered");
+	ok(!strcmp((char *)mad + MPD_SMP_DATA_OFF, "sw"), "the description");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_SM_INFO, 0, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_METHOD_ATTR_UNSUP,
+	       "Get(SMInfo) with no SM on port 0: 0x0c");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_RANDOM_FWD_TABLE, 0, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_METHOD_ATTR_UNSUP,
+	       "Get(RandomForwardingTable), RandomFDBCap 0: 0x0c");
+	smp_lid(mad, MPD_METHOD_GET, 0x7777, 0, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_METHOD_ATTR_UNSUP,
+	       "an unknown attribute: 0x0c");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_NODE_INFO, 0, NULL);
+	mad[MPD_MAD_OFF_CLASS_VER] = 2;
+	is_int(sma(&sw, mad, 1), MPD_STATUS_BAD_VERSION,
+	       "class version 2: bad version");
+	hca_switch_fini(&sw);
+}
+
+static void
+test_switch_info(void)
+{
+	uint8_t mad[MPD_MAD_LEN], data[MPD_SMP_DATA_LEN];
+	struct mpd_switch_info si;
+	struct hca_switch sw;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_SWITCH_INFO, 0, NULL);
+	is_int(sma(&sw, mad, 1), 0, "Get(SwitchInfo): answered");
+	mpd_layout_decode(&mpd_switch_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &si);
+	is_int(si.linear_fdb_cap, 1024, "LinearFDBCap: 1000 in whole blocks");
+	is_int(si.multicast_fdb_cap, 128, "MulticastFDBCap: 100 in blocks");
+	is_int(si.random_fdb_cap, 0, "RandomFDBCap 0");
+	is_int(si.partition_enforcement_cap, HCA_PKEY_TABLE_LEN,
+	       "PartitionEnforcementCap: a port's P_Key table");
+	ok(si.enhanced_port0 && si.inbound_enforcement_cap &&
+	   si.outbound_enforcement_cap, "enhanced port 0, P_Key enforcement");
+	is_int(si.port_state_change, 0, "no PortStateChange yet");
+
+	hca_switch_link(&sw, 4, false);
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_SWITCH_INFO, 0, NULL);
+	sma(&sw, mad, 1);
+	mpd_layout_decode(&mpd_switch_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &si);
+	is_int(si.port_state_change, 1, "a link went down: PortStateChange");
+
+	memset(&si, 0, sizeof(si));
+	si.linear_fdb_cap = 5;		/* read-only */
+	si.linear_fdb_top = 300;
+	si.default_port = 2;
+	si.life_time_value = 9;
+	si.multicast_fdb_top = 0xc010;
+	si.port_state_change = 0;
+	memset(data, 0, sizeof(data));
+	mpd_layout_encode(&mpd_switch_info_layout, &si, data, sizeof(data));
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_SWITCH_INFO, 0, data);
+	is_int(sma(&sw, mad, 1), 0, "Set(SwitchInfo): taken");
+	mpd_layout_decode(&mpd_switch_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &si);
+	ok(si.linear_fdb_top == 300 && si.default_port == 2 &&
+	   si.life_time_value == 9 && si.multicast_fdb_top == 0xc010,
+	   "LinearFDBTop, DefaultPort, LifeTimeValue, MulticastFDBTop set");
+	is_int(si.linear_fdb_cap, 1024, "LinearFDBCap is read-only");
+	is_int(si.port_state_change, 1, "writing 0 leaves PortStateChange");
+	si.port_state_change = 1;
+	mpd_layout_encode(&mpd_switch_info_layout, &si, data, sizeof(data));
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_SWITCH_INFO, 0, data);
+	sma(&sw, mad, 1);
+	mpd_layout_decode(&mpd_switch_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &si);
+	is_int(si.port_state_change, 0, "writing 1 clears it (IBA 14.2.5.4)");
+	si.linear_fdb_top = 0xc000;
+	mpd_layout_encode(&mpd_switch_info_layout, &si, data, sizeof(data));
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_SWITCH_INFO, 0, data);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_INVALID_FIELD,
+	       "LinearFDBTop in the multicast range: invalid field");
+	is_int(sw.lft_top, 300, "and nothing changed");
+	hca_switch_fini(&sw);
+}
+
+static int
+port_info_set(struct hca_switch *sw, uint32_t port, const struct mpd_port_info
+	      *pi, struct mpd_port_info *out)
+{
+	uint8_t mad[MPD_MAD_LEN], data[MPD_SMP_DATA_LEN];
+	int st;
+
+	memset(data, 0, sizeof(data));
+	mpd_layout_encode(&mpd_port_info_layout, pi, data, sizeof(data));
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_PORT_INFO, port, data);
+	st = sma(sw, mad, 1);
+	mpd_layout_decode(&mpd_port_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, out);
+	return st;
+}
+
+static void
+test_port_info(void)
+{
+	struct mpd_port_info pi, out;
+	uint8_t mad[MPD_MAD_LEN];
+	struct hca_switch sw;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_PORT_INFO, 0, NULL);
+	is_int(sma(&sw, mad, 5), 0, "Get(PortInfo) of port 0: answered");
+	mpd_layout_decode(&mpd_port_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &out);
+	is_int(out.lid, SW_LID, "port 0 has the switch's LID");
+	is_int(out.local_port_num, 5, "LocalPortNum: the arrival port");
+	ok(out.capability_mask & MPD_PORT_CAP_IS_TRAP, "port 0's capabilities");
+
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_PORT_INFO, 7, NULL);
+	is_int(sma(&sw, mad, 5), 0, "Get(PortInfo) of port 7: answered");
+	mpd_layout_decode(&mpd_port_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &out);
+	ok(out.lid == 0 && out.capability_mask == 0,
+	   "an external port has no LID nor capabilities of its own");
+	ok(out.port_state == HCA_PORT_INIT &&
+	   out.port_phys_state == HCA_PHYS_LINKUP, "its link is up, in Init");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_PORT_INFO, SW_PORTS + 1, NULL);
+	is_int(sma(&sw, mad, 5), MPD_STATUS_INVALID_FIELD,
+	       "a port past NumPorts: invalid field");
+
+	/* port 0 takes the LID and the SM's, an external port ignores them */
+	memset(&pi, 0, sizeof(pi));
+	pi.lid = 33;
+	pi.master_sm_lid = 1;
+	is_int(port_info_set(&sw, 0, &pi, &out), 0, "Set port 0's LID: taken");
+	ok(sw.port[0].lid == 33 && sw.port[0].sm_lid == 1,
+	   "port 0 has LID 33, SM LID 1");
+	pi.lid = 44;
+	is_int(port_info_set(&sw, 3, &pi, &out), 0, "Set on port 3: taken");
+	ok(sw.port[0].lid == 33 && sw.port[3].lid == 0,
+	   "and its LID ignored (port 0's is the switch's)");
+	pi.lid = 0xc001;
+	is_int(port_info_set(&sw, 0, &pi, &out), MPD_STATUS_INVALID_FIELD,
+	       "a multicast LID on port 0: invalid field");
+	is_int(port_info_set(&sw, 3, &pi, &out), 0,
+	       "but not looked at on an external port");
+
+	/* the link state machine, the CA port's rules (IBA 14.2.5.6) */
+	memset(&pi, 0, sizeof(pi));
+	pi.port_state = HCA_PORT_ACTIVE;
+	is_int(port_info_set(&sw, 3, &pi, &out), MPD_STATUS_INVALID_FIELD,
+	       "Init to Active: invalid field");
+	pi.port_state = HCA_PORT_ARMED;
+	is_int(port_info_set(&sw, 3, &pi, &out), 0, "Init to Armed: taken");
+	is_int(out.port_state, HCA_PORT_ARMED, "port 3 Armed");
+	pi.port_state = HCA_PORT_ACTIVE;
+	is_int(port_info_set(&sw, 3, &pi, &out), 0, "Armed to Active: taken");
+	is_int(sw.port[3].port_state, HCA_PORT_ACTIVE, "port 3 Active");
+	is_int(sw.port[4].port_state, HCA_PORT_INIT, "port 4 untouched");
+	pi.neighbor_mtu = 6;
+	is_int(port_info_set(&sw, 3, &pi, &out), MPD_STATUS_INVALID_FIELD,
+	       "NeighborMTU past MTUCap: invalid field");
+	is_int(sw.port_state_change, 0, "no PortStateChange so far");
+	memset(&pi, 0, sizeof(pi));
+	pi.port_state = HCA_PORT_DOWN;
+	is_int(port_info_set(&sw, 3, &pi, &out), 0, "Set Down: taken");
+	is_int(out.port_state, HCA_PORT_INIT, "the link retrains: Init");
+	is_int(sw.port[3].cnt.link_downed, 1, "LinkDownedCounter 1");
+	pi.port_state = 0;
+	pi.port_phys_state = HCA_PHYS_DISABLED;
+	is_int(port_info_set(&sw, 5, &pi, &out), 0, "Set Disabled: taken");
+	ok(out.port_state == HCA_PORT_DOWN &&
+	   out.port_phys_state == HCA_PHYS_DISABLED, "port 5 Down, Disabled");
+	is_int(sw.port_state_change, 0,
+	       "no PortStateChange for what a SubnSet did (IBA 14.2.5.4)");
+	hca_switch_link(&sw, 5, false);
+	is_int(sw.port_state_change, 0, "a link already down: no change");
+	hca_switch_link(&sw, 6, false);
+	hca_switch_link(&sw, 6, true);
+	ok(sw.port_state_change && sw.port[6].port_state == HCA_PORT_INIT,
+	   "a link that trains again: Init, PortStateChange");
+	is_int(sw.port[6].cnt.link_downed, 1, "LinkDownedCounter 1");
+	sw.port_state_change = 0;
+	pi.port_phys_state = 0;
+	pi.port_state = HCA_PORT_ARMED;
+	is_int(port_info_set(&sw, 0, &pi, &out), 0,
+	       "port 0 from Init to Armed: taken, the same rules");
+	is_int(sw.port[0].port_state, HCA_PORT_ARMED, "port 0 Armed");
+	hca_switch_fini(&sw);
+}
+
+static void
+test_tables(void)
+{
+	uint8_t mad[MPD_MAD_LEN], data[MPD_SMP_DATA_LEN];
+	struct mpd_pkey_table pk;
+	struct mpd_lft_block lb;
+	struct mpd_mft_block mb;
+	struct hca_switch sw;
+	unsigned int i;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	/* LFT block 2: LIDs 128..191 */
+	for (i = 0; i < MPD_LFT_BLOCK; i++)
+		lb.port[i] = (uint8_t)(i % SW_PORTS + 1);
+	mpd_layout_encode(&mpd_lft_block_layout, &lb, data, sizeof(data));
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_LINEAR_FWD_TABLE, 2, data);
+	is_int(sma(&sw, mad, 1), 0, "Set(LFT) block 2: taken");
+	ok(sw.lft[128] == 1 && sw.lft[191] == 64 % SW_PORTS,
+	   "LIDs 128 and 191 have ports 1 and %u", 64 % SW_PORTS);
+	ok(sw.lft[127] == MPD_LFT_PORT_NONE && sw.lft[192] == MPD_LFT_PORT_NONE,
+	   "its neighbours still have none");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_LINEAR_FWD_TABLE, 2, NULL);
+	is_int(sma(&sw, mad, 1), 0, "Get(LFT) block 2: answered");
+	ok(!memcmp(mad + MPD_SMP_DATA_OFF, data, MPD_SMP_DATA_LEN),
+	   "the block as it was set");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_LINEAR_FWD_TABLE, 15, NULL);
+	is_int(sma(&sw, mad, 1), 0, "block 15, the last under the cap: ok");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_LINEAR_FWD_TABLE, 16, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_INVALID_FIELD,
+	       "block 16, past LinearFDBCap 1024: invalid field");
+
+	/* MFT block 1 (MLIDs 0xC020..0xC03F), positions 0 and 1 */
+	memset(&mb, 0, sizeof(mb));
+	mb.port_mask[3] = 0x0016;		/* ports 1, 2, 4 */
+	mpd_layout_encode(&mpd_mft_block_layout, &mb, data, sizeof(data));
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_MCAST_FWD_TABLE, 1, data);
+	is_int(sma(&sw, mad, 1), 0, "Set(MFT) block 1 position 0: taken");
+	mb.port_mask[3] = 0x0009;		/* ports 16, 19 */
+	mpd_layout_encode(&mpd_mft_block_layout, &mb, data, sizeof(data));
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_MCAST_FWD_TABLE,
+		1u << MPD_MFT_MOD_POS_SHIFT | 1, data);
+	is_int(sma(&sw, mad, 1), 0, "Set(MFT) block 1 position 1: taken");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_MCAST_FWD_TABLE, 1, NULL);
+	sma(&sw, mad, 1);
+	mpd_layout_decode(&mpd_mft_block_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &mb);
+	ok(mb.port_mask[3] == 0x0016 && mb.port_mask[2] == 0,
+	   "Get position 0: ports 1, 2, 4 for MLID 0xC023 alone");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_MCAST_FWD_TABLE,
+		2u << MPD_MFT_MOD_POS_SHIFT | 1, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_INVALID_FIELD,
+	       "position 2 (ports 32-47) of a 20-port switch: invalid field");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_MCAST_FWD_TABLE, 4, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_INVALID_FIELD,
+	       "block 4, past MulticastFDBCap 128: invalid field");
+
+	/* P_KeyTable: a table a port, port in the modifier's high half */
+	memset(&pk, 0, sizeof(pk));
+	pk.p_key[0] = 0xffff;
+	pk.p_key[1] = 0x8005;
+	mpd_layout_encode(&mpd_pkey_table_layout, &pk, data, sizeof(data));
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_PKEY_TABLE,
+		6u << MPD_PKEY_MOD_PORT_SHIFT, data);
+	is_int(sma(&sw, mad, 1), 0, "Set(P_KeyTable) of port 6: taken");
+	ok(sw.port[6].pkeys[1] == 0x8005 && sw.port[5].pkeys[1] == 0,
+	   "port 6's table, not port 5's");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_PKEY_TABLE,
+		6u << MPD_PKEY_MOD_PORT_SHIFT | 1, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_INVALID_FIELD,
+	       "block 1, past PartitionEnforcementCap 32: invalid field");
+
+	/* SL2VL by output port, VLArb by block and port: kept per port */
+	memset(data, 0, sizeof(data));
+	data[0] = 0x00;
+	data[7] = 0x0f;				/* SL15 to VL15 */
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_SL2VL_TABLE, 2u << 8 | 9, data);
+	is_int(sma(&sw, mad, 1), 0, "Set(SL2VL) in 2 out 9: taken");
+	is_int(sw.port[9].sl2vl[15], MPD_VL15, "port 9's table");
+	memset(data, 0x11, sizeof(data));
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_VL_ARB_TABLE,
+		3u << MPD_VL_ARB_MOD_BLOCK_SHIFT | 9, data);
+	is_int(sma(&sw, mad, 1), 0, "Set(VLArb) block 3 of port 9: taken");
+	is_int(sw.port[9].vl_arb[2][0], 0x11, "kept as sent");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_VL_ARB_TABLE,
+		3u << MPD_VL_ARB_MOD_BLOCK_SHIFT | 0x109, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_INVALID_FIELD,
+	       "VLArb of port 0x109 (bits 15:0): invalid field, not port 9");
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_VL_ARB_TABLE,
+		5u << MPD_VL_ARB_MOD_BLOCK_SHIFT | 9, NULL);
+	is_int(sma(&sw, mad, 1), MPD_STATUS_INVALID_FIELD,
+	       "VLArb block 5: invalid field");
+	hca_switch_fini(&sw);
+}
+
+static void
+test_route(void)
+{
+	struct hca_fwd_to to = { 0 };
+	struct hca_switch sw;
+	uint8_t out[SW_PORTS + 1];
+	uint16_t *m;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	sw.port[0].lmc = 1;			/* LIDs 10, 11 */
+	sw.lft_top = 200;
+	sw.lft[20] = 3;
+	sw.lft[21] = 0;
+	sw.lft[201] = 3;
+	sw.port[3].port_state = HCA_PORT_ACTIVE;
+	is_int(hca_switch_route_lid(&sw, 11, false, &to), HCA_FWD_LOCAL,
+	       "the switch's own LID (LMC 1): port 0");
+	is_int(hca_switch_route_lid(&sw, MPD_LID_PERMISSIVE, true, &to),
+	       HCA_FWD_LOCAL, "the permissive LID: port 0");
+	ok(hca_switch_route_lid(&sw, 20, false, &to) == HCA_FWD_PORT &&
+	   to.port == 3, "LID 20 by the LFT: port 3");
+	is_int(hca_switch_route_lid(&sw, 21, false, &to), HCA_FWD_LOCAL,
+	       "an LFT entry 0: port 0");
+	is_int(hca_switch_route_lid(&sw, 22, false, &to), HCA_FWD_DROP,
+	       "an LFT entry 255: dropped");
+	is_int(hca_switch_route_lid(&sw, 201, false, &to), HCA_FWD_DROP,
+	       "a LID above LinearFDBTop: dropped");
+	is_int(hca_switch_route_lid(&sw, 0, false, &to), HCA_FWD_DROP,
+	       "LID 0: dropped");
+	sw.port[3].port_state = HCA_PORT_ARMED;
+	is_int(hca_switch_route_lid(&sw, 20, false, &to), HCA_FWD_DROP,
+	       "data to a port in Armed: dropped");
+	is_int(hca_switch_route_lid(&sw, 20, true, &to), HCA_FWD_PORT,
+	       "an SMP to a port in Armed: sent");
+
+	/* MLID 0xC005: ports 0, 2, 3, 17; 2 and 17 Active, 3 Armed */
+	m = &sw.mft[5 * sw.mft_positions];
+	m[0] = 1u << 0 | 1u << 2 | 1u << 3;
+	m[1] = 1u << (17 - 16);
+	sw.port[2].port_state = HCA_PORT_ACTIVE;
+	sw.port[17].port_state = HCA_PORT_ACTIVE;
+	is_int(hca_switch_route_mcast(&sw, 0xc005, 2, out, sizeof(out)), 2,
+	       "MLID 0xC005 from port 2: two copies");
+	ok(out[0] == 0 && out[1] == 17,
+	   "to port 0 and port 17: not back to 2, not to Armed 3");
+	is_int(hca_switch_route_mcast(&sw, 0xc006, 2, out, sizeof(out)), 0,
+	       "an MLID with no members: none");
+	sw.mft_top = 0xc004;
+	is_int(hca_switch_route_mcast(&sw, 0xc005, 2, out, sizeof(out)), 0,
+	       "an MLID above MulticastFDBTop: none");
+	hca_switch_fini(&sw);
+}
+
+/* The end port of a directed route as IBA 14.2.2.2 has it (C14-9:3, then
+ * the response's C14-13:1): note the arrival port, answer with D set and
+ * the pointer back at the hop count. */
+static void
+end_port_answers(uint8_t *mad, uint8_t port)
+{
+	uint8_t cnt = mad[MPD_SMP_OFF_HOP_CNT];
+
+	mad[MPD_SMP_OFF_RET_PATH + cnt] = port;
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	mad[MPD_SMP_OFF_HOP_PTR] = cnt;
+}
+
+/*
+ * IBA 14.2.2.2's walk: the SM's CA A (port 1) -> S1 (in 1, out 3) -> S2
+ * (in 2, out 4) -> CA B (port 1), hop count 3, and back.
+ */
+static void
+test_dr_three_hops(void)
+{
+	static const uint8_t path[] = { 0, 1, 3, 4 };
+	struct hca_switch s1, s2;
+	struct hca_fwd_to to = { 0 };
+	uint8_t mad[MPD_MAD_LEN];
+
+	sw_init(&s1, SW_GUID, 0);
+	sw_init(&s2, SW_GUID + 0x100, 0);
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 3, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;		/* A sent it (C14-9:1) */
+	ok(hca_switch_dr(&s1, mad, 1, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 3, "S1 forwards it out port 3");
+	ok(mad[MPD_SMP_OFF_HOP_PTR] == 2 && mad[MPD_SMP_OFF_RET_PATH + 1] == 1,
+	   "hop pointer 2, ReturnPath[1] = S1's arrival port 1");
+	ok(hca_switch_dr(&s2, mad, 2, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 4, "S2 forwards it out port 4");
+	ok(mad[MPD_SMP_OFF_HOP_PTR] == 3 && mad[MPD_SMP_OFF_RET_PATH + 2] == 2,
+	   "hop pointer 3, ReturnPath[2] = S2's arrival port 2");
+
+	end_port_answers(mad, 1);
+	ok(hca_switch_dr(&s2, mad, 4, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 2,
+	   "the response: S2 sends it back out port 2");
+	is_int(mad[MPD_SMP_OFF_HOP_PTR], 2, "hop pointer 2");
+	ok(hca_switch_dr(&s1, mad, 3, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 1, "S1 sends it back out port 1");
+	is_int(mad[MPD_SMP_OFF_HOP_PTR], 1,
+	       "hop pointer 1: A's SMI takes it to 0 for the SM (C14-13:3)");
+	hca_switch_fini(&s1);
+	hca_switch_fini(&s2);
+}
+
+/* A -> S1 (in 1, out 3) -> S2 (in 2): S2's own SMA answers, and the
+ * response finds its way from S2's port 0. */
+static void
+test_dr_to_switch(void)
+{
+	static const uint8_t path[] = { 0, 1, 3 };
+	struct hca_switch s1, s2;
+	struct hca_fwd_to to = { 0 };
+	uint8_t mad[MPD_MAD_LEN];
+	struct mpd_node_info ni;
+
+	sw_init(&s1, SW_GUID, 0);
+	sw_init(&s2, SW_GUID + 0x100, 0);
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 2, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	is_int(hca_switch_dr(&s1, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_PORT, "S1 forwards");
+	is_int(sma(&s2, mad, 2), -1,
+	       "S2's SMA does not take it before its SMI has (C14-9:3)");
+	is_int(hca_switch_dr(&s2, mad, 2, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_LOCAL, "at the end of the path: S2's own");
+	is_int(mad[MPD_SMP_OFF_HOP_PTR], 3, "hop pointer past the count");
+	is_int(sma(&s2, mad, 2), MPD_SMP_STATUS_D,
+	       "S2's SMA answers, D set, status 0");
+	mpd_layout_decode(&mpd_node_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &ni);
+	ok(ni.node_guid == SW_GUID + 0x100 && ni.local_port_num == 2,
+	   "S2's NodeInfo, LocalPortNum 2");
+	ok(hca_switch_dr(&s2, mad, 0, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 2,
+	   "the response leaves S2 by its arrival port (C14-13:1)");
+	ok(hca_switch_dr(&s1, mad, 3, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 1 && mad[MPD_SMP_OFF_HOP_PTR] == 1,
+	   "S1 sends it on to A, hop pointer 1");
+
+	/* hop count 0: an SM on S2's port 0 asks S2 itself */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 0, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	is_int(hca_switch_dr(&s2, mad, 0, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_LOCAL, "hop count 0 from port 0: S2's own");
+	is_int(sma(&s2, mad, 0), MPD_SMP_STATUS_D, "answered");
+	is_int(hca_switch_dr(&s2, mad, 0, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_LOCAL, "and the response is port 0's SM's");
+	hca_switch_fini(&s1);
+	hca_switch_fini(&s2);
+}
+
+/*
+ * A mixed route (IBA 14.2.2.3), which ibsim refuses: the SM at LID 1
+ * LID-routes the SMP to S1 (LID 10, DrSLID 1), directed from there to S2
+ * (S1 port 4 to S2 port 2); and one directed to S1 and LID-routed on to
+ * DrDLID 30.
+ */
+static void
+test_dr_mixed(void)
+{
+	static const uint8_t path[] = { 0, 4 };
+	struct hca_switch s1, s2;
+	struct hca_fwd_to to = { 0 };
+	uint8_t mad[MPD_MAD_LEN];
+
+	sw_init(&s1, SW_GUID, SW_LID);
+	sw_init(&s2, SW_GUID + 0x100, 20);
+	s1.lft_top = 63;
+	s1.lft[1] = 1;
+	s1.port[1].port_state = HCA_PORT_ACTIVE;
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path, 1, MPD_LID_PERMISSIVE);
+	is_int(hca_switch_route_lid(&s1, SW_LID, true, &to), HCA_FWD_LOCAL,
+	       "LID-routed to S1's LID: S1's");
+	is_int(hca_switch_dr(&s1, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "hop pointer 0 directed over a link: dropped");
+	ok(hca_switch_dr(&s1, mad, 1, SW_LID, &to) == HCA_FWD_PORT &&
+	   to.port == 4 && mad[MPD_SMP_OFF_HOP_PTR] == 1,
+	   "LID-routed there: the directed part starts, out port 4 (C14-9:1)");
+	is_int(hca_switch_dr(&s2, mad, 2, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_LOCAL, "S2 at the end of the path");
+	is_int(sma(&s2, mad, 2), MPD_SMP_STATUS_D, "S2 answers");
+	ok(hca_switch_dr(&s2, mad, 0, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_PORT && to.port == 2, "back out S2's port 2");
+	ok(hca_switch_dr(&s1, mad, 4, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_LID && to.dlid == 1 && mad[MPD_SMP_OFF_HOP_PTR] == 0,
+	   "S1: the directed part is over, LID-routed on to DrSLID 1");
+	ok(hca_switch_route_lid(&s1, to.dlid, true, &to) == HCA_FWD_PORT &&
+	   to.port == 1, "through S1's LFT: port 1");
+
+	/* directed to S1 (hop count 1), then LID-routed to LID 30 */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path, MPD_LID_PERMISSIVE, 30);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	ok(hca_switch_dr(&s1, mad, 2, MPD_LID_PERMISSIVE, &to) ==
+	   HCA_FWD_LID && to.dlid == 30,
+	   "the end of the directed part: LID-routed on to DrDLID 30");
+	ok(mad[MPD_SMP_OFF_HOP_PTR] == 2 && mad[MPD_SMP_OFF_RET_PATH + 1] == 2,
+	   "hop pointer 2, ReturnPath[1] = 2");
+	/* LID 30 answers, LID-routed back to S1 with the pointer at 2 */
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	ok(hca_switch_dr(&s1, mad, 7, SW_LID, &to) == HCA_FWD_PORT &&
+	   to.port == 2 && mad[MPD_SMP_OFF_HOP_PTR] == 1,
+	   "S1 sends the response out ReturnPath[1] = 2");
+	hca_switch_fini(&s1);
+	hca_switch_fini(&s2);
+}
+
+static void
+test_dr_bad(void)
+{
+	static const uint8_t path[] = { 0, 1, 3, 4 };
+	static const uint8_t bad_port[] = { 0, 1, 0, 4 };
+	static const uint8_t past[] = { 0, 1, SW_PORTS + 1, 4 };
+	struct hca_fwd_to to = { 0 };
+	uint8_t mad[MPD_MAD_LEN];
+	struct hca_switch sw;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 3, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 5;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "hop pointer 5 past count 3 + 1: dropped");
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	mad[MPD_SMP_OFF_HOP_CNT] = 64;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "hop count 64: dropped (C14-6)");
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 3, bad_port, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "a path naming port 0: dropped");
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 3, past, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "a path naming port 21 of 20: dropped");
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 3, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	hca_switch_link(&sw, 3, false);
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "out a port whose link is down: dropped");
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	mad[MPD_SMP_OFF_HOP_PTR] = 0;
+	mad[MPD_SMP_OFF_HOP_CNT] = 3;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_LOCAL, "a response with pointer 0: the SM's on port 0");
+	mad[MPD_MAD_OFF_CLASS] = MPD_CLASS_SUBN_LID;
+	is_int(hca_switch_dr(&sw, mad, 1, MPD_LID_PERMISSIVE, &to),
+	       HCA_FWD_DROP, "a LID-routed SMP is not the DR path's");
+	hca_switch_fini(&sw);
+}
+
+/* The switch's M_Key is port 0's (IBA 14.2.4) */
+static void
+test_mkey(void)
+{
+	uint8_t mad[MPD_MAD_LEN];
+	struct hca_switch sw;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	sw.port[0].mkey = 0x1234;
+	sw.port[0].mkey_protect = 2;
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_LINEAR_FWD_TABLE, 0, NULL);
+	is_int(sma(&sw, mad, 1), -1, "Set(LFT) without the M_Key: no answer");
+	is_int(sw.port[0].cnt.mkey_violations, 1, "an M_Key violation");
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_LINEAR_FWD_TABLE, 0, NULL);
+	mpd_put_be64(mad + MPD_SMP_OFF_MKEY, 0x1234);
+	is_int(sma(&sw, mad, 1), 0, "with it: answered");
+	is_int(sw.lft[5], 0, "and the block set (zeros)");
+	hca_switch_fini(&sw);
+}
+
+int
+main(void)
+{
+	struct hca_switch sw;
+
+	tap_seed();
+	is_int(hca_switch_init(&sw, 0, SW_GUID, "sw", 64, 32), EINVAL,
+	       "a switch of 0 ports: EINVAL");
+	is_int(hca_switch_init(&sw, 255, SW_GUID, "sw", 64, 32), EINVAL,
+	       "255 ports (255 is the LFT's \"none\"): EINVAL");
+	test_node_info();
+	test_switch_info();
+	test_port_info();
+	test_tables();
+	test_route();
+	test_dr_three_hops();
+	test_dr_to_switch();
+	test_dr_mixed();
+	test_dr_bad();
+	test_mkey();
+	return tap_done();
+}

@@ -169,6 +169,41 @@ copy_pages(void *dst, uint64_t lo, size_t len)
 	return 0;
 }
 
+/* [lo, lo + len) copied into a mapping of the memfd (fd >= 0) or into
+ * private anonymous pages: the mapping, or NULL with errno */
+static void *
+copy_aside(int fd, uint64_t lo, size_t len)
+{
+	void *tmp = fd >= 0 ?
+		    mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) :
+		    mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int e;
+
+	if (tmp == MAP_FAILED)
+		return NULL;
+	if (copy_pages(tmp, lo, len) != 0) {
+		e = errno;
+		munmap(tmp, len);
+		errno = e;
+		return NULL;
+	}
+	return tmp;
+}
+
+/* The segments' protections again, over the pages mapped anew */
+static void
+keep_prot(const struct seg *segs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (segs[i].prot != (PROT_READ | PROT_WRITE))
+			mprotect((void *)(uintptr_t)segs[i].start,
+				 (size_t)(segs[i].end - segs[i].start),
+				 segs[i].prot);
+}
+
 /* Move [lo, hi) into the memfd: copy, map over, restore protections */
 static int
 move_pages_here(int fd, uint64_t lo, uint64_t hi, const struct seg *segs,
@@ -176,28 +211,18 @@ move_pages_here(int fd, uint64_t lo, uint64_t hi, const struct seg *segs,
 {
 	size_t len = (size_t)(hi - lo);
 	void *tmp, *p;
-	int i;
 
-	tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (tmp == MAP_FAILED)
-		return errno;
 	/* nothing below may write these pages until the remap (no heap
 	 * allocation: the pages may hold the heap) */
-	if (copy_pages(tmp, lo, len) != 0) {
-		i = errno;
-		munmap(tmp, len);
-		return i;
-	}
+	tmp = copy_aside(fd, lo, len);
+	if (!tmp)
+		return errno;
 	p = mmap((void *)(uintptr_t)lo, len, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_FIXED, fd, 0);
 	munmap(tmp, len);
 	if (p == MAP_FAILED)
 		return errno;
-	for (i = 0; i < n; i++)
-		if (segs[i].prot != (PROT_READ | PROT_WRITE))
-			mprotect((void *)(uintptr_t)segs[i].start,
-				 (size_t)(segs[i].end - segs[i].start),
-				 segs[i].prot);
+	keep_prot(segs, n);
 	madvise((void *)(uintptr_t)lo, len, MADV_DONTFORK);
 	return 0;
 }
@@ -211,15 +236,9 @@ move_back_here(uint64_t lo, uint64_t hi, const struct seg *segs, int n)
 	void *tmp, *p;
 	int i;
 
-	tmp = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (tmp == MAP_FAILED)
+	tmp = copy_aside(-1, lo, len);
+	if (!tmp)
 		return errno;
-	if (copy_pages(tmp, lo, len) != 0) {
-		i = errno;
-		munmap(tmp, len);
-		return i;
-	}
 	p = mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   (void *)(uintptr_t)lo);
 	if (p == MAP_FAILED) {
@@ -227,11 +246,7 @@ move_back_here(uint64_t lo, uint64_t hi, const struct seg *segs, int n)
 		munmap(tmp, len);
 		return i;
 	}
-	for (i = 0; i < n; i++)
-		if (segs[i].prot != (PROT_READ | PROT_WRITE))
-			mprotect((void *)(uintptr_t)segs[i].start,
-				 (size_t)(segs[i].end - segs[i].start),
-				 segs[i].prot);
+	keep_prot(segs, n);
 	return 0;
 }
 

@@ -471,7 +471,7 @@ done
 t_q=$(( $(now) - t0 ))
 wait $sil
 stop_one $sil
-echo "# $(cat "$tmp/silent.out")"
+sed 's/^/# /' "$tmp/silent.out"
 [ $good = 10 ]
 ok $? "during a flood of connections that never say HELLO on hca1, stock smpquery and perfquery from hca1 answer: $good of 10 ($t_q ms)"
 read -r connects after late < <(awk '/^connects/ {print $2, $8, $10}' "$tmp/silent.out")
@@ -508,7 +508,8 @@ sleep 1.5
 fds=$(ls /proc/$daemon/fd | wc -l)
 wait $sil
 stop_one $sil
-echo "# $(cat "$tmp/silent2.out"); the daemon had $fds descriptors"
+sed 's/^/# /' "$tmp/silent2.out"
+echo "# the daemon had $fds descriptors"
 echo "# sessions: $(cat "$tmp"/fill.* | awk '/^opened/ {n += $2} END {print n}')"
 grep -q "out of descriptors: refusing a client" "$tmp/madpmd.log"
 ok $? "with its descriptors used up the daemon refuses newcomers ($(grep -c "out of descriptors" "$tmp/madpmd.log") times)"

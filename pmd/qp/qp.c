@@ -627,12 +627,11 @@ op_for_requester(uint8_t op)
 	return op >= MPD_OP_READ_RESP_FIRST && op <= MPD_OP_ATOMIC_ACK;
 }
 
-/* A packet for one QP: its state, transport, keys, then the requester
- * or the responder. mcast: a group's copy, whose P_Key the QP checks
- * too (IBA 10.9.3: a UD QP takes only its own partition's) */
+/* A packet for one QP (a group's copy too): its state, transport, keys,
+ * then the requester or the responder */
 static void
 qp_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
-	 uint64_t now_ns, bool mcast)
+	 uint64_t now_ns)
 {
 	uint8_t tp = pk->bth.opcode & MPD_TP_MASK;
 	uint32_t st;
@@ -664,7 +663,10 @@ qp_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 			return;
 		}
 	}
-	if ((qp->type != IBV_QPT_UD || mcast) && pk->bth.pkey != 0 &&
+	/* IBA 10.9.3: every QP takes only its own partition's packets, a
+	 * UD QP too (unicast or a group's copy: IPoIB makes a UD QP per
+	 * partition for that) */
+	if (pk->bth.pkey != 0 &&
 	    !mpd_pkey_match(v->port->pkeys[qp->attr.pkey_index %
 					   HCA_PKEY_TABLE_LEN],
 			    pk->bth.pkey)) {
@@ -709,7 +711,7 @@ mcast_input(struct hca_verbs *v, const struct mpd_pkt *pk, uint64_t now_ns)
 	n = g->nqps;
 	memcpy(qpn, g->qpn, n * sizeof(qpn[0]));
 	for (i = 0; i < n; i++)
-		qp_input(v, qp_of(v, qpn[i]), pk, now_ns, true);
+		qp_input(v, qp_of(v, qpn[i]), pk, now_ns);
 }
 
 void
@@ -722,7 +724,7 @@ hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
 		mcast_input(v, pk, now_ns);
 		return;
 	}
-	qp_input(v, qp_of(v, pk->bth.dest_qp), pk, now_ns, false);
+	qp_input(v, qp_of(v, pk->bth.dest_qp), pk, now_ns);
 }
 
 void

@@ -244,6 +244,18 @@ main(void)
 	is_int(port.cnt.pkey_violations, n + 2,
 	       "... a P_Key violation per attached QP");
 
+	/* unicast to QP 2: its partition's P_Key only (IBA 10.9.3) */
+	mc_packet(&pk, NULL, 1, QKEY, 0xffff);
+	pk.bth.dest_qp = hca_v_qp_num(qp[2]);
+	is_int(deliver(&pk, &seen), 0x4, "unicast UD to QP 2 with its P_Key: QP 2");
+	n = port.cnt.pkey_violations;
+	pk.bth.pkey = 0x0001;
+	is_int(deliver(&pk, &seen), 0, "unicast UD with another partition's P_Key: nobody");
+	is_int(port.cnt.pkey_violations, n + 1, "... a P_Key violation");
+	pk.bth.pkey = 0x7fff;
+	is_int(deliver(&pk, &seen), 0x4,
+	       "a limited member's P_Key (0x7fff) to the full member's QP: taken");
+
 	is_int(hca_v_mcast_detach(&v, qp[1], mgid, MLID), 0, "detach QP 1: 0");
 	mc_packet(&pk, mgid, MLID, QKEY, 0xffff);
 	is_int(deliver(&pk, &seen), 0x1, "after the detach: QP 0 only");

@@ -23,8 +23,9 @@
  * - The pages are marked MADV_DONTFORK, as ibv_fork_init() would: a
  *   child does not share them with the daemon.
  * - Another thread that writes those pages while ibv_reg_mr() or the
- *   last ibv_dereg_mr() copies them loses its write: register buffers of whole pages (as
- *   ibv_*_pingpong do), or register before sharing them between threads.
+ *   last ibv_dereg_mr() copies them loses its write: register buffers of
+ *   whole pages (as ibv_*_pingpong do), or register before sharing them
+ *   between threads.
  *   The calling thread's own stack may be among them (a buffer on the
  *   stack): the copy and the remap run on a stack of their own.
  */

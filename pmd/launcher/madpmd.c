@@ -392,15 +392,15 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 			fprintf(stderr, "madpmd: %s needs a value (madpmd --help lists the options)\n",
 				argv[optind - 1]);
 			return -1;
-		default:
-			if (optopt)
-				fprintf(stderr, "madpmd: unknown option -%c (madpmd --help lists the options%s)\n",
-					optopt, no_sep ? "; EAL options go before --" : "");
-			else
-				fprintf(stderr, "madpmd: unknown option %s (madpmd --help lists the options%s)\n",
-					argv[optind - 1],
-					no_sep ? "; EAL options go before --" : "");
+		default: {
+			/* a short option by its letter, a long one as given */
+			char letter[3] = { '-', (char)optopt, '\0' };
+
+			fprintf(stderr, "madpmd: unknown option %s (madpmd --help lists the options%s)\n",
+				optopt ? letter : argv[optind - 1],
+				no_sep ? "; EAL options go before --" : "");
 			return -1;
+		}
 		}
 	}
 	if (optind < argc) {

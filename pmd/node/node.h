@@ -19,12 +19,6 @@
 #define HCA_NEIGH_MAX		4096	/* a RoCE port's address table */
 #define HCA_NODE_DESC_LEN	64
 
-/* NodeInfo's VendorID (it matches the default GUID prefix), DeviceID and
- * Revision, a CA's or a switch's */
-#define HCA_VENDOR_ID		0x6d6164
-#define HCA_DEVICE_ID		0x4d50
-#define HCA_REVISION		1
-
 /* IBA 14.2.5.6 PortState / PortPhysicalState */
 enum hca_port_state {
 	HCA_PORT_NOP = 0,
@@ -249,6 +243,11 @@ void hca_sma_init(struct hca_port *p);
 /* What the CA's SMA and a switch's SMA share (sma.c), on one port. */
 struct mpd_mad;
 struct mpd_port_info;
+struct mpd_node_info;
+/* NodeInfo's fields that are the product's, not the node's (versions,
+ * PartitionCap, VendorID, DeviceID, Revision), and the node type; the
+ * rest zeroed for the caller (IBA 14.2.5.3). */
+void hca_sma_node_info_init(struct mpd_node_info *ni, uint8_t node_type);
 /* M_Key check (IBA 14.2.4.1-3): false when the SMP must not be answered;
  * *hide when a Get is answered with the M_Key hidden. */
 bool hca_sma_mkey_ok(struct hca_port *p, const struct mpd_mad *m,

@@ -9,6 +9,10 @@
 #include "madpmd/mad.h"
 #include "node.h"
 
+#define HCA_VENDOR_ID	0x6d6164	/* matches the default GUID prefix */
+#define HCA_DEVICE_ID	0x4d50
+#define HCA_REVISION	1
+
 /* PortInfo:CapabilityMask bits a CA port offers (IBA 14.2.5.6) */
 #define HCA_CAP_MASK	(MPD_PORT_CAP_IS_TRAP |				\
 			 MPD_PORT_CAP_IS_SYS_IMAGE_GUID | MPD_PORT_CAP_IS_CM |	\
@@ -321,23 +325,29 @@ hca_sma_cap_mask(const struct hca_port *p)
 }
 
 void
+hca_sma_node_info_init(struct mpd_node_info *ni, uint8_t node_type)
+{
+	memset(ni, 0, sizeof(*ni));
+	ni->base_version = MPD_BASE_VERSION;
+	ni->class_version = MPD_SMP_CLASS_VERSION;
+	ni->node_type = node_type;
+	ni->partition_cap = HCA_PKEY_TABLE_LEN;
+	ni->vendor_id = HCA_VENDOR_ID;
+	ni->device_id = HCA_DEVICE_ID;
+	ni->revision = HCA_REVISION;
+}
+
+void
 hca_sma_init(struct hca_port *p)
 {
-	struct mpd_node_info ni = {
-		.base_version = MPD_BASE_VERSION,
-		.class_version = MPD_SMP_CLASS_VERSION,
-		.node_type = MPD_NODE_TYPE_CA,
-		.num_ports = p->num_ports,
-		.sys_image_guid = p->sys_guid,
-		.node_guid = p->node_guid,
-		.port_guid = p->port_guid,
-		.partition_cap = HCA_PKEY_TABLE_LEN,
-		.device_id = HCA_DEVICE_ID,
-		.revision = HCA_REVISION,
-		.local_port_num = p->port_num,
-		.vendor_id = HCA_VENDOR_ID,
-	};
+	struct mpd_node_info ni;
 
+	hca_sma_node_info_init(&ni, MPD_NODE_TYPE_CA);
+	ni.num_ports = p->num_ports;
+	ni.sys_image_guid = p->sys_guid;
+	ni.node_guid = p->node_guid;
+	ni.port_guid = p->port_guid;
+	ni.local_port_num = p->port_num;
 	mpd_layout_encode(&mpd_node_info_layout, &ni, p->node_info,
 			  sizeof(p->node_info));
 }

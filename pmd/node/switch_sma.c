@@ -19,21 +19,14 @@
 static void
 node_info(const struct hca_switch *sw, uint8_t in_port, uint8_t *data)
 {
-	struct mpd_node_info ni = {
-		.base_version = MPD_BASE_VERSION,
-		.class_version = MPD_SMP_CLASS_VERSION,
-		.node_type = MPD_NODE_TYPE_SWITCH,
-		.num_ports = sw->num_ports,
-		.sys_image_guid = sw->sys_guid,
-		.node_guid = sw->node_guid,
-		.port_guid = sw->node_guid,
-		.partition_cap = HCA_PKEY_TABLE_LEN,
-		.device_id = HCA_DEVICE_ID,
-		.revision = HCA_REVISION,
-		.local_port_num = in_port,	/* where the SMP came in */
-		.vendor_id = HCA_VENDOR_ID,
-	};
+	struct mpd_node_info ni;
 
+	hca_sma_node_info_init(&ni, MPD_NODE_TYPE_SWITCH);
+	ni.num_ports = sw->num_ports;
+	ni.sys_image_guid = sw->sys_guid;
+	ni.node_guid = sw->node_guid;
+	ni.port_guid = sw->node_guid;	/* one GUID for every port */
+	ni.local_port_num = in_port;	/* where the SMP came in */
 	memset(data, 0, MPD_SMP_DATA_LEN);
 	mpd_layout_encode(&mpd_node_info_layout, &ni, data, MPD_SMP_DATA_LEN);
 }

@@ -26,6 +26,7 @@ plugin=$4
 pcaps=$5
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../common/tap.sh"
+. "$here/../common/stage.sh"
 
 for t in Xvfb wireshark xwd xwininfo xdotool tshark python3; do
 	if ! command -v "$t" > /dev/null; then
@@ -240,9 +241,12 @@ stop_ws $w2
 # 6. a user who may not open the capture socket (madpmd's default mode);
 # only root can make a socket of its own that the test's user may not open
 if [ "$(id -u)" = 0 ]; then
+	# the user's copies: the build tree may be out of its reach
+	user_extcap=$home/.config/wireshark/extcap/madpmd-extcap
+	user_run=$(stage_run "$tmp/bin" "$run")
 	sock=$MADPMD_RUN_DIR/capture
 	chmod 0600 "$sock"
-	"${as_user[@]}" "$extcap" --capture --extcap-interface madpmd-all \
+	"${as_user[@]}" "$user_extcap" --capture --extcap-interface madpmd-all \
 		--fifo "$tmp/none" 2> "$tmp/denied.err"; rc=$?
 	[ $rc = 1 ] && grep -q -- "restart madpmd with --umad-mode 0666" "$tmp/denied.err"
 	ok $? "the extcap names the fix: $(cat "$tmp/denied.err")"
@@ -250,13 +254,13 @@ if [ "$(id -u)" = 0 ]; then
 	grp=adm
 	getent group "$grp" > /dev/null || grp=root
 	chgrp "$grp" "$sock" && chmod 0660 "$sock"
-	"${as_user[@]}" "$extcap" --capture --extcap-interface madpmd-all \
+	"${as_user[@]}" "$user_extcap" --capture --extcap-interface madpmd-all \
 		--fifo "$tmp/none" 2> "$tmp/denied-group.err"; rc=$?
 	[ $rc = 1 ] && grep -q -- "join the group $grp" "$tmp/denied-group.err"
 	ok $? "of a 0660 socket, the group to join: $(cat "$tmp/denied-group.err")"
 	chmod 0600 "$sock"
 	chmod 0600 "$MADPMD_RUN_DIR/hca1/umad"
-	"${as_user[@]}" "$run" smpquery nodeinfo 1 > /dev/null 2> "$tmp/denied-run.err"; rc=$?
+	"${as_user[@]}" "$user_run" smpquery nodeinfo 1 > /dev/null 2> "$tmp/denied-run.err"; rc=$?
 	[ $rc = 1 ] && grep -q -- "--umad-mode 0666" "$tmp/denied-run.err"
 	ok $? "so does madpmd-run of a node's umad socket: $(cat "$tmp/denied-run.err")"
 	chmod 0666 "$MADPMD_RUN_DIR/hca1/umad"

@@ -16,6 +16,7 @@ set -u
 madpmd=$1
 run=$2
 . "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/stage.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-sysfs.XXXXXX)
 chmod 755 "$tmp"
@@ -115,9 +116,10 @@ ok $? "MADPMD_SYSFS=0: madpmd-run leaves /sys alone"
 
 # 3. as an unprivileged user
 if [ "$(id -u)" = 0 ]; then
+	nobody_run=$(stage_run "$tmp/bin" "$run")
 	setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
 		env HOME="$tmp" MADPMD_RUN_DIR="$MADPMD_RUN_DIR" \
-		"$run" --node hca2 sh -c 'id -u; ibstatus' > "$tmp/nobody.out" 2> "$tmp/nobody.err"
+		"$nobody_run" --node hca2 sh -c 'id -u; ibstatus' > "$tmp/nobody.out" 2> "$tmp/nobody.err"
 	rc=$?
 	if grep -q "state:.*4: ACTIVE" "$tmp/nobody.out"; then
 		[ "$(head -1 "$tmp/nobody.out")" = 65534 ] && [ ! -s "$tmp/nobody.err" ]
@@ -153,7 +155,7 @@ fi
 stop $sleeper
 sleep 0.6
 # (pgrep without the sanitizers the ASan run preloads: it hung in a futex)
-left=$(env -u LD_PRELOAD pgrep -f "^$sysfs_bin " | tr '\n' ' ')
+left=$(env -u LD_PRELOAD pgrep -f "^($sysfs_bin|$tmp/bin/madpmd-sysfs) " | tr '\n' ' ')
 [ -z "$left" ]
 ok $? "no madpmd-sysfs watcher outlives its command${left:+ (left: $left)}"
 tap_done

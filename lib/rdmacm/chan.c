@@ -76,11 +76,11 @@ cma_chan_open(void)
 	snprintf(c->path, sizeof(c->path), "%s/%s/%s", node.run_dir, node.name,
 		 MPD_CHAN_SOCK);
 	/*
-	 * The application's fd is an epoll fd of its own over the daemon's
-	 * eventfd, readable exactly when the eventfd is: blocking, as the
+	 * The application's fd is an epoll fd of its own over the session's
+	 * wake-up socket, readable exactly when it is: blocking, as the
 	 * kernel's rdma_cm fd, until the application makes it O_NONBLOCK,
-	 * which then says nothing of the eventfd the daemon writes (a
-	 * file description the daemon shares, made non-blocking by it).
+	 * which then says nothing of the socket, which we read without
+	 * blocking.
 	 */
 	c->ch.fd = epoll_create1(EPOLL_CLOEXEC);
 	if (c->ch.fd < 0 ||
@@ -99,6 +99,7 @@ cma_chan_open(void)
 	c->seq = h.seq;
 	c->efd = h.efd;
 	c->wake.efd = h.efd;
+	c->wake.efd_w = h.efd_w;
 	c->wake.shm = c->shm;
 	/* ours alone, non-blocking as the daemon made it */
 	c->wake.may_block = false;
@@ -109,6 +110,8 @@ cma_chan_open(void)
 	close(h.memfd);
 	if (h.doorbell >= 0)
 		close(h.doorbell);
+	if (h.doorbell_rd >= 0)
+		close(h.doorbell_rd);
 	return c;
 }
 
@@ -120,6 +123,7 @@ cma_chan_close(struct cma_chan *c)
 	close(c->sock);
 	close(c->ch.fd);
 	close(c->efd);
+	close(c->wake.efd_w);
 	munmap(c->shm, c->shm_size);
 	while ((q = c->queued)) {
 		c->queued = q->next;

@@ -65,7 +65,7 @@ struct cma_chan {
 	struct rdma_event_channel ch;	/* what the application sees */
 	pthread_mutex_t ctl_lock;	/* sock, seq, dead */
 	int sock;
-	int efd;			/* the session's eventfd, under ch.fd */
+	int efd;			/* the session's wake-ups, under ch.fd */
 	uint32_t seq;
 	int dead;			/* errno once the session is gone */
 	void *shm;

@@ -53,9 +53,10 @@ struct umad_sess {
 	struct umad_tids tids;		/* requests in flight, under tx_lock */
 	bool roce;			/* an Ethernet port: sends need a GRH */
 	int doorbell;			/* the daemon's, or -1 (madpmd/chan.h) */
+	int doorbell_rd;		/* kept: no SIGPIPE */
 	uint8_t gids[8][16];		/* RoCE GIDs the daemon resolved */
 	unsigned int ngids;		/* under ctl_lock */
-	struct umad_rx_wake wake;	/* the eventfd, under rx_lock */
+	struct umad_rx_wake wake;	/* the port fd, under rx_lock */
 };
 
 /* How long umad_recv() and umad_poll() spin on the ring before sleeping in
@@ -92,6 +93,10 @@ sess_free(struct umad_sess *s)
 		close(s->sock);
 	if (s->doorbell >= 0)
 		close(s->doorbell);
+	if (s->doorbell_rd >= 0)
+		close(s->doorbell_rd);
+	if (s->wake.efd_w >= 0)
+		close(s->wake.efd_w);
 	if (s->shm)
 		munmap(s->shm, s->shm_size);
 	pthread_mutex_destroy(&s->tx_lock);
@@ -502,6 +507,8 @@ umad_open_port(const char *ca_name, int portnum)
 	s->sock = h.sock;
 	s->efd = h.efd;
 	s->doorbell = h.doorbell;
+	s->doorbell_rd = h.doorbell_rd;
+	s->wake.efd_w = h.efd_w;
 	s->seq = h.seq;
 	s->port_num = (int)h.rep.port.port_num;
 	s->share[MPD_CHAN_SHARE_OUT] = h.rep.share_out;
@@ -604,13 +611,8 @@ ring_put_share(struct umad_sess *s, enum mpd_chan_share share,
 	 * could see it waits for the doorbell (madpmd/chan.h) */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (s->doorbell >= 0 &&
-	    __atomic_load_n(&h->doorbell_armed, __ATOMIC_ACQUIRE)) {
-		uint64_t one = 1;
-
-		if (write(s->doorbell, &one, sizeof(one)) < 0) {
-			/* saturated: the daemon wakes anyway */
-		}
-	}
+	    __atomic_load_n(&h->doorbell_armed, __ATOMIC_ACQUIRE))
+		umad_pipe_kick(s->doorbell);
 	return 0;
 }
 

@@ -154,14 +154,14 @@ umad_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds,
 	       int max_fds, int *nfds)
 {
 	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
+		char buf[CMSG_SPACE(UMAD_CHAN_MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} cbuf;
 	struct mpd_chan_msg rep;
 	struct iovec iov;
 	struct msghdr mh;
 	struct cmsghdr *c;
-	int got[4], ngot, i;
+	int got[UMAD_CHAN_MAX_FDS], ngot, i;
 	ssize_t n;
 
 	if (nfds)
@@ -196,9 +196,16 @@ umad_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds,
 			    c->cmsg_type != SCM_RIGHTS)
 				continue;
 			k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			for (i = 0; i < (int)k && ngot < 4; i++)
-				memcpy(&got[ngot++], CMSG_DATA(c) + i * sizeof(int),
+			for (i = 0; i < (int)k; i++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int),
 				       sizeof(int));
+				if (ngot < UMAD_CHAN_MAX_FDS)
+					got[ngot++] = fd;
+				else
+					close(fd);
+			}
 		}
 		/* a reply to an earlier request that timed out: skip it */
 		if (n == (ssize_t)sizeof(rep) && rep.seq != m->seq) {
@@ -295,26 +302,41 @@ umad_hello_close(struct umad_hello *h)
 		close(h->memfd);
 	if (h->efd >= 0)
 		close(h->efd);
+	if (h->efd_w >= 0)
+		close(h->efd_w);
 	if (h->doorbell >= 0)
 		close(h->doorbell);
-	h->sock = h->memfd = h->efd = h->doorbell = -1;
+	if (h->doorbell_rd >= 0)
+		close(h->doorbell_rd);
+	h->sock = h->memfd = h->efd = h->efd_w = -1;
+	h->doorbell = h->doorbell_rd = -1;
 }
 
-/* The memfd is the regular file of the two. */
+/* HELLO's fds (madpmd/chan.h): the memfd, the wake-up socketpair, the
+ * doorbell pipe. */
 static int
-sort_fds(struct umad_hello *h, const int *fds)
+take_fds(struct umad_hello *h, int *fds, int nfds)
 {
 	struct stat st;
+	int i;
 
-	if (fstat(fds[0], &st) == 0 && S_ISREG(st.st_mode)) {
-		h->memfd = fds[0];
-		h->efd = fds[1];
-	} else {
-		h->memfd = fds[1];
-		h->efd = fds[0];
+	for (i = 0; i < nfds; i++) {
+		bool ok;
+
+		if (fstat(fds[i], &st) != 0)
+			return -EPROTO;
+		ok = i == 0 ? S_ISREG(st.st_mode) :
+		     i < 3 ? S_ISSOCK(st.st_mode) : S_ISFIFO(st.st_mode);
+		if (!ok)
+			return -EPROTO;
 	}
-	if (fstat(h->memfd, &st) != 0 || !S_ISREG(st.st_mode))
-		return -EPROTO;
+	h->memfd = fds[0];
+	h->efd = fds[1];
+	h->efd_w = fds[2];
+	if (nfds == 5) {
+		h->doorbell = fds[3];
+		h->doorbell_rd = fds[4];
+	}
 	return 0;
 }
 
@@ -323,10 +345,11 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 {
 	char path[UMAD_PATH_MAX + 2 * UMAD_NODE_MAX];
 	struct mpd_chan_msg m;
-	int fds[3], nfds, rc;
+	int fds[5], nfds, rc;
 
 	memset(h, 0, sizeof(*h));
-	h->sock = h->memfd = h->efd = h->doorbell = -1;
+	h->sock = h->memfd = h->efd = h->efd_w = -1;
+	h->doorbell = h->doorbell_rd = -1;
 	rc = chan_connect(n, port_num, path, sizeof(path));
 	/* no socket for a port past the first: a port nobody serves, as
 	 * hello refuses one (the node's first port says if a fabric runs) */
@@ -360,7 +383,7 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 	m.u.hello_req.version = MPD_CHAN_VERSION;
 	m.u.hello_req.port_num = (uint32_t)port_num;
 	m.u.hello_req.pid = (uint32_t)getpid();
-	rc = umad_chan_call(h->sock, &h->seq, &m, fds, 3, &nfds);
+	rc = umad_chan_call(h->sock, &h->seq, &m, fds, 5, &nfds);
 	if (rc < 0) {
 		umad_once(UMAD_ONCE_PROTOCOL,
 			  "the daemon at %s did not answer HELLO (%s); is it a madpmd of this version?",
@@ -378,22 +401,19 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 			  path, strerror(m.status));
 		goto fail;
 	}
-	if (nfds < 2 || m.len < sizeof(m.u.hello_rep) ||
+	if ((nfds != 3 && nfds != 5) || m.len < sizeof(m.u.hello_rep) ||
 	    m.u.hello_rep.version != MPD_CHAN_VERSION) {
 		close_fds(fds, nfds);
 		umad_once(UMAD_ONCE_PROTOCOL,
-			  "the daemon at %s answered HELLO with channel version %u and %d fds, not %u and 2 or 3",
+			  "the daemon at %s answered HELLO with channel version %u and %d fds, not %u and 3 or 5",
 			  path, m.u.hello_rep.version, nfds, MPD_CHAN_VERSION);
 		goto fail;
 	}
-	/* the doorbell, when the daemon has one, comes third */
-	if (nfds == 3)
-		h->doorbell = fds[2];
-	if (sort_fds(h, fds) < 0) {
-		close_fds(fds, 2);
-		h->memfd = h->efd = -1;
+	if (take_fds(h, fds, nfds) < 0) {
+		close_fds(fds, nfds);
 		umad_once(UMAD_ONCE_PROTOCOL,
-			  "the daemon at %s sent no shared memory with HELLO", path);
+			  "the daemon at %s sent HELLO fds that are not its shared memory, socket and pipe",
+			  path);
 		goto fail;
 	}
 	h->rep = m.u.hello_rep;

@@ -68,8 +68,10 @@ enum umad_lookup umad_node_lookup(const char *ca_name, struct umad_node *n);
 struct umad_hello {
 	int sock;
 	int memfd;
-	int efd;
+	int efd;			/* our end of the wake-ups: the port fd */
+	int efd_w;			/* the daemon's end, to wake ourselves */
 	int doorbell;			/* -1: the daemon has none */
+	int doorbell_rd;		/* a reader of it we keep: no SIGPIPE */
 	uint32_t seq;
 	struct mpd_chan_hello_rep rep;
 };
@@ -91,6 +93,9 @@ void umad_hello_close(struct umad_hello *h);
 int umad_map_rx(int memfd, uint32_t shm_size, void **shm,
 		struct mpd_ring_view *rx);
 
+/* The most fds one reply carries (HELLO's, madpmd/chan.h) */
+#define UMAD_CHAN_MAX_FDS	5
+
 /* One control request on a session's socket: 0 with the reply in *m, or
  * a negative errno for a transport failure (the reply's own status is
  * left in m->status). */
@@ -98,12 +103,13 @@ int umad_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m,
 		   int *fds, int max_fds, int *nfds);
 
 /*
- * The receive side of a session's eventfd (madpmd/chan.h, "Wake-ups"):
+ * The receive side of a session's wake-ups (madpmd/chan.h, "Wake-ups"):
  * readable exactly when records are queued. The caller holds whatever
  * lock serialises its consumer of the receive ring.
  */
 struct umad_rx_wake {
-	int efd;
+	int efd;			/* our end of the socketpair */
+	int efd_w;			/* the daemon's end, to wake ourselves */
 	const struct mpd_chan_shm *shm;
 	uint64_t kicks_seen;		/* the daemon's writes we read */
 	uint64_t efd_mine;		/* our writes since we last read it */
@@ -111,12 +117,15 @@ struct umad_rx_wake {
 					 * look before each read */
 };
 
-/* After the consumer found or left the ring empty: clear the eventfd if
+/* After the consumer found or left the ring empty: clear the fd if
  * it may be readable, look again, and re-arm it if a record slipped in.
  * True when the ring is (still) empty. */
 bool umad_rx_settle(struct umad_rx_wake *w, const struct mpd_ring_view *rx);
 /* Records stay queued after a take: make sure the fd says so. */
 void umad_rx_left_queued(struct umad_rx_wake *w);
+
+/* Ring a doorbell (or any pipe of the daemon's): one byte. */
+void umad_pipe_kick(int fd);
 
 /* Print a "madpmd: ..." sentence once per process (per kind). */
 enum umad_once {

@@ -1,57 +1,69 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A session's eventfd as the consumer of its receive ring keeps it
+ * A session's wake-up socket as the consumer of its receive ring keeps it
  * (madpmd/chan.h, "Wake-ups"): readable exactly when records are queued.
- * Shared by libibumad's port fds and libibverbs' async fd.
+ * Each write, the daemon's or ours, is one byte. Shared by libibumad's
+ * port fds, libibverbs' async fd and librdmacm's channel fd.
  */
 #include <errno.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "umad_priv.h"
 
-/* Read the eventfd empty: the writes it held (0 when it held none). */
+/* Read the socket empty: the writes it held (0 when it held none). */
 static uint64_t
 efd_clear(int efd, bool may_block)
 {
 	struct pollfd p = { .fd = efd, .events = POLLIN };
-	uint64_t v, sum = 0;
+	uint8_t buf[256];
+	uint64_t sum = 0;
 	int i;
 
-	/* one read clears a counter; a semaphore-mode eventfd gives 1 per
-	 * read, so read while reads give 1 */
+	/* bounded: the daemon writes at most once a record */
 	for (i = 0; i < 64; i++) {
 		ssize_t n;
 
 		if (may_block && poll(&p, 1, 0) != 1)
 			break;
-		n = read(efd, &v, sizeof(v));
-
+		n = read(efd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n != (ssize_t)sizeof(v))
+		if (n <= 0)
 			break;
-		sum += v;
-		if (v != 1)
+		sum += (uint64_t)n;
+		if (n < (ssize_t)sizeof(buf))
 			break;
 	}
 	return sum;
 }
 
-static void
-efd_signal(struct umad_rx_wake *w)
+void
+umad_pipe_kick(int fd)
 {
-	uint64_t one = 1;
+	static const uint8_t one = 1;
 	ssize_t n;
 
 	do
-		n = write(w->efd, &one, sizeof(one));
+		n = write(fd, &one, 1);
 	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(one))
+	/* full: the reader is readable anyway */
+}
+
+static void
+efd_signal(struct umad_rx_wake *w)
+{
+	static const uint8_t one = 1;
+	ssize_t n;
+
+	/* the daemon's end: flags of its open file mean nothing to send() */
+	n = send(w->efd_w, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n == 1)
 		w->efd_mine++;
 }
 
-/* Clear the eventfd if it may be readable (a write of ours, or one the
+/* Clear the fd if it may be readable (a write of ours, or one the
  * daemon counted and we have not read yet: it counts before it writes,
  * so a write that has not landed is read next time). */
 bool

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Completion channels: an eventfd the daemon writes 1 to for each event
+ * Completion channels: a socket the daemon sends a byte to for each event
  * it raises on a CQ of the channel, after adding 1 to that CQ's
  * comp_events (madpmd/verbs.h). Which CQ it was is found by comparing
  * each CQ's comp_events with the events handed out for it.
  *
- * The daemon's eventfd is non-blocking for good (a write of the daemon
- * must never wait on a client), and O_NONBLOCK belongs to the open file
- * both share. So channel->fd is an epoll fd of our own holding it: it
- * polls readable when the eventfd is, and its O_NONBLOCK is the
- * application's to set, as on the kernel's channel fd.
+ * We hold our end of the daemon's socketpair only, and an eventfd of our
+ * own that says "more events remain than were handed out".
+ * channel->fd is an epoll fd over both: readable when either is, and its
+ * O_NONBLOCK is the application's to set, as on the kernel's channel fd.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "verbs_priv.h"
@@ -23,7 +23,8 @@
 struct mpd_v_channel_priv {
 	struct mpd_v_channel ch;
 	uint32_t handle;
-	int efd;			/* the daemon's eventfd */
+	int efd;			/* our end of the daemon's socketpair */
+	int more;			/* our eventfd: events remain */
 };
 
 VERBS_EXPORT struct ibv_comp_channel *
@@ -49,20 +50,22 @@ ibv_create_comp_channel(struct ibv_context *context)
 	p->handle = m.u.v_handle.handle;
 	p->efd = fd;
 	p->ch.ch.context = context;
+	p->more = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	p->ch.ch.fd = epoll_create1(EPOLL_CLOEXEC);
-	if (p->ch.ch.fd < 0)
+	if (p->more < 0 || p->ch.ch.fd < 0 ||
+	    fcntl(fd, F_SETFL, O_NONBLOCK) != 0 ||
+	    epoll_ctl(p->ch.ch.fd, EPOLL_CTL_ADD, fd,
+		      &(struct epoll_event){ .events = EPOLLIN }) != 0 ||
+	    epoll_ctl(p->ch.ch.fd, EPOLL_CTL_ADD, p->more,
+		      &(struct epoll_event){ .events = EPOLLIN }) != 0)
 		goto fail;
-	{
-		struct epoll_event ev = { .events = EPOLLIN };
-
-		if (epoll_ctl(p->ch.ch.fd, EPOLL_CTL_ADD, fd, &ev) != 0)
-			goto fail;
-	}
 	return &p->ch.ch;
 fail:
 	rc = errno;
 	if (p->ch.ch.fd >= 0)
 		close(p->ch.ch.fd);
+	if (p->more >= 0)
+		close(p->more);
 	mpd_v_destroy(mpd_verbs_ctx(context), MPD_V_DESTROY_CHANNEL, p->handle,
 		      NULL);
 	close(fd);
@@ -103,6 +106,7 @@ ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	}
 	close(channel->fd);
 	close(p->efd);
+	close(p->more);
 	free(p);
 	return 0;
 }
@@ -133,10 +137,33 @@ take_event(struct mpd_v_channel *ch, bool *more)
 	return found;
 }
 
+/* Read the socket and our eventfd empty: whether anything was there. */
+static bool
+channel_clear(const struct mpd_v_channel_priv *p)
+{
+	uint8_t buf[256];
+	bool any = false;
+	uint64_t v;
+	ssize_t n;
+
+	for (;;) {
+		n = read(p->efd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0)
+			any = true;
+		if (n < (ssize_t)sizeof(buf))
+			break;
+	}
+	if (read(p->more, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		any = true;
+	return any;
+}
+
 /*
  * As the kernel's: blocks unless the fd was made O_NONBLOCK (EAGAIN).
  * The fd is readable while events are pending: it is read first (the
- * daemon counts an event before it writes the fd), and written 1 back
+ * daemon counts an event before it writes the pipe), and "more" written
  * when more remain than the one handed out.
  */
 VERBS_EXPORT int
@@ -144,40 +171,38 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 		 void **cq_context)
 {
 	struct mpd_v_channel *ch = (struct mpd_v_channel *)channel;
+	const struct mpd_v_channel_priv *p;
 	struct mpd_verbs_ctx *c;
 	struct mpd_v_cq *got;
-	uint64_t v, one = 1;
-	ssize_t n;
+	uint64_t one = 1;
 	bool more;
-	int efd;
 
 	if (!channel || !cq || !cq_context) {
 		errno = EINVAL;
 		return -1;
 	}
 	c = mpd_verbs_ctx(channel->context);
-	efd = ((struct mpd_v_channel_priv *)channel)->efd;
+	p = (const struct mpd_v_channel_priv *)channel;
 	for (;;) {
-		n = read(efd, &v, sizeof(v));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
+		if (!channel_clear(p)) {
 			struct epoll_event ev;
 			int fl = fcntl(channel->fd, F_GETFL);
 
-			if (fl < 0 || (fl & O_NONBLOCK))
-				return -1;	/* errno EAGAIN, or fcntl's */
+			if (fl < 0)
+				return -1;
+			if (fl & O_NONBLOCK) {
+				errno = EAGAIN;
+				return -1;
+			}
 			if (epoll_wait(channel->fd, &ev, 1, -1) < 0 &&
 			    errno != EINTR)
 				return -1;
 			continue;
 		}
-		if (n < 0)
-			return -1;
 		pthread_mutex_lock(&c->obj_lock);
 		got = take_event(ch, &more);
 		pthread_mutex_unlock(&c->obj_lock);
-		if (more && write(efd, &one, sizeof(one)) < 0) {
+		if (more && write(p->more, &one, sizeof(one)) < 0) {
 			/* saturated: readable anyway */
 		}
 		if (got) {

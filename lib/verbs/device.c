@@ -444,6 +444,8 @@ ctx_free(struct mpd_verbs_ctx *c)
 		close(c->vctx.context.async_fd);
 	if (c->wake.efd >= 0)
 		close(c->wake.efd);
+	if (c->wake.efd_w >= 0)
+		close(c->wake.efd_w);
 	pthread_mutex_destroy(&c->ctl_lock);
 	pthread_mutex_destroy(&c->rx_lock);
 	pthread_mutex_destroy(&c->obj_lock);
@@ -476,8 +478,8 @@ ibv_open_device(struct ibv_device *device)
 	c->vdev = d;
 	__atomic_add_fetch(&d->refs, 1, __ATOMIC_RELAXED);
 	c->vctx.context.async_fd = -1;
-	c->wake.efd = -1;
-	c->db.fd = -1;
+	c->wake.efd = c->wake.efd_w = -1;
+	c->db.fd = c->db_rd = -1;
 	pthread_mutex_init(&c->ctl_lock, NULL);
 	pthread_mutex_init(&c->rx_lock, NULL);
 	pthread_mutex_init(&c->obj_lock, NULL);

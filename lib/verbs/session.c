@@ -39,10 +39,10 @@ mpd_v_sess_open(struct mpd_verbs_ctx *c)
 		return rc;
 	}
 	/*
-	 * The async fd is an epoll fd of our own over the daemon's eventfd,
-	 * readable exactly when it is: blocking, as the kernel's, until the
-	 * application makes it O_NONBLOCK, which then says nothing of the
-	 * eventfd (its file description is the daemon's, non-blocking).
+	 * The async fd is an epoll fd of our own over the session's wake-up
+	 * socket, readable exactly when it is: blocking, as the kernel's,
+	 * until the application makes it O_NONBLOCK, which then says nothing
+	 * of the socket, which we read without blocking.
 	 */
 	fd = epoll_create1(EPOLL_CLOEXEC);
 	if (fd < 0 || epoll_ctl(fd, EPOLL_CTL_ADD, h.efd,
@@ -56,6 +56,8 @@ mpd_v_sess_open(struct mpd_verbs_ctx *c)
 	c->ctl_sock[0] = h.sock;
 	c->ctl_seq[0] = h.seq;
 	c->db.fd = h.doorbell;
+	c->db_rd = h.doorbell_rd;
+	c->wake.efd_w = h.efd_w;
 	c->db.armed = &((struct mpd_chan_shm *)c->shm)->doorbell_armed;
 	c->wake.efd = h.efd;
 	c->wake.shm = c->shm;
@@ -77,6 +79,9 @@ mpd_v_sess_close(struct mpd_verbs_ctx *c)
 		munmap(c->shm, c->shm_size);
 	if (c->db.fd >= 0)
 		close(c->db.fd);
+	if (c->db_rd >= 0)
+		close(c->db_rd);
+	c->db.fd = c->db_rd = -1;
 	while ((s = c->skips)) {
 		c->skips = s->next;
 		free(s);

@@ -63,9 +63,10 @@ struct mpd_verbs_ctx {
 	void *shm;
 	size_t shm_size;
 	struct mpd_v_doorbell db;
+	int db_rd;			/* a reader of it we keep: no SIGPIPE */
 	pthread_mutex_t rx_lock;	/* rx and wake */
 	struct mpd_ring_view rx;
-	struct umad_rx_wake wake;	/* wake.efd is the async_fd */
+	struct umad_rx_wake wake;	/* wake.efd is under the async_fd */
 	pthread_mutex_t obj_lock;	/* objs, skips, channels' CQ lists */
 	struct mpd_v_objref *objs;
 	struct mpd_v_skip *skips;

@@ -261,10 +261,10 @@ wq_publish(struct mpd_v_wq *wq, const struct mpd_v_doorbell *db)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (db && db->fd >= 0 && db->armed &&
 	    __atomic_load_n(db->armed, __ATOMIC_ACQUIRE)) {
-		uint64_t one = 1;
+		static const uint8_t one = 1;
 
-		if (write(db->fd, &one, sizeof(one)) < 0) {
-			/* saturated: the daemon wakes anyway */
+		if (write(db->fd, &one, 1) < 0) {
+			/* full: the daemon wakes anyway */
 		}
 	}
 }

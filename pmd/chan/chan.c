@@ -2,7 +2,7 @@
 /*
  * The client channel's socket and sessions (madpmd/chan.h). A control
  * thread of its own (epoll) accepts clients, answers HELLO with the
- * session's shared memory and eventfd, and hands every other request to
+ * session's shared memory and pipes (wake.c), and hands every other request to
  * the service's handler table; the lcore drains the send rings in
  * hca_chan_send_burst(). No client can hurt the others: connections that
  * never say HELLO are limited and timed out, one process holds a bounded
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -64,8 +63,7 @@ session_free(struct hca_session *s)
 {
 	if (s->sock >= 0)
 		close(s->sock);
-	if (s->efd >= 0)
-		close(s->efd);
+	chan_wake_close(s);
 	if (s->shm)
 		munmap(s->shm, s->shm_size);
 	hca_mad_client_fini(&s->mc);
@@ -165,7 +163,7 @@ session_shm(struct hca_session *s, int *memfd)
 static int
 do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
-	int fds[3], memfd = -1, rc;
+	int fds[CHAN_MAX_FDS], nfds = 0, memfd = -1, rc;
 
 	if (m->u.hello_req.version != MPD_CHAN_VERSION)
 		return EPROTONOSUPPORT;
@@ -183,11 +181,9 @@ do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	rc = session_shm(s, &memfd);
 	if (rc)
 		goto out;
-	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (s->efd < 0) {
-		rc = errno;
+	rc = chan_wake_open(s, ch->cfg.doorbells, fds + 1, &nfds);
+	if (rc)
 		goto out;
-	}
 	m->status = 0;
 	m->len = sizeof(m->u.hello_rep);
 	memset(&m->u, 0, sizeof(m->u));
@@ -199,13 +195,11 @@ do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	hca_chan_port_info(ch, &m->u.hello_rep.port);
 	rte_spinlock_unlock(ch->cfg.lock);
 	fds[0] = memfd;
-	fds[1] = s->efd;
-	fds[2] = ch->cfg.doorbell;
-	if (hca_chan_send_reply(s->sock, m, fds, ch->cfg.doorbell >= 0 ? 3 : 2) != 0) {
-		close(memfd);
-		return -1;
-	}
+	rc = hca_chan_send_reply(s->sock, m, fds, nfds + 1);
 	close(memfd);
+	chan_wake_sent(fds + 1, nfds);
+	if (rc != 0)
+		return -1;
 	/* only now does the data plane see the session */
 	TAILQ_REMOVE(&ch->pending, s, next);
 	ch->npending--;
@@ -393,7 +387,7 @@ accept_client(struct hca_chan *ch)
 	}
 	s->ch = ch;
 	s->sock = fd;
-	s->efd = -1;
+	s->wake_fd = s->db_r = -1;
 	s->refs = 1;
 	s->pid = cred.pid;
 	s->uid = cred.uid;
@@ -464,6 +458,11 @@ housekeeping(struct hca_chan *ch)
 		session_end(ch, s);
 	}
 	hca_issm_events(ch, now);
+	if (now >= ch->drain_ms) {
+		ch->drain_ms = now + CHAN_DRAIN_MS;
+		TAILQ_FOREACH(s, &ch->sessions, next)
+			chan_doorbell_drain(s);
+	}
 	if (now >= ch->trim_ms) {
 		ch->trim_ms = now + CHAN_TRIM_MS;
 		trim_sessions(ch);
@@ -727,7 +726,6 @@ hca_chan_wakes(struct hca_chan *ch, struct hca_session **w)
 void
 hca_chan_wake(struct hca_session **w, unsigned int n)
 {
-	uint64_t one = 1;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
@@ -738,9 +736,7 @@ hca_chan_wake(struct hca_session **w, unsigned int n)
 		 * move, and reads the fd until it has read as many writes */
 		__atomic_add_fetch(&((struct mpd_chan_shm *)s->shm)->rx_kicks, 1,
 				   __ATOMIC_RELEASE);
-		if (write(s->efd, &one, sizeof(one)) < 0) {
-			/* saturated: the client is readable anyway */
-		}
+		chan_sock_kick(s->wake_fd);
 		session_put(s);
 	}
 }

@@ -32,7 +32,10 @@ struct hca_chan_cfg {
 	const char *run_dir;
 	unsigned int mode;		/* permissions of socket and ISSM */
 	uint16_t port_id;
-	int doorbell;			/* the port's rx interrupt eventfd */
+	int doorbell;			/* an eventfd the port's rx interrupt
+					 * watches: the daemon's own rings */
+	int doorbells;			/* the epoll set that interrupt is:
+					 * sessions' doorbells join it; -1 */
 };
 
 /* 0 (also when run_dir is empty: no channel, *pc NULL) or -EIO. */

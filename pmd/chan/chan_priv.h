@@ -29,13 +29,16 @@ extern int hca_logtype;
 #define CHAN_HELLO_MS		1000	/* ... and their time to say it */
 #define CHAN_WAKE_MAX		HCA_CHAN_WAKE_MAX
 #define CHAN_TRIM_MS		1000	/* idle transfer memory given back */
+#define CHAN_DRAIN_MS		50	/* doorbells read empty */
+#define CHAN_MAX_FDS		5	/* handed over with one reply */
 
 struct hca_session {
 	TAILQ_ENTRY(hca_session) next;
 	struct hca_mad_client mc;	/* what the MAD layer knows of it */
 	struct hca_chan *ch;
 	int sock;
-	int efd;			/* the client's port fd */
+	int wake_fd;			/* our end of the wake-up socketpair */
+	int db_r;			/* our reader of its doorbell, or -1 */
 	void *shm;
 	size_t shm_size;
 	struct mpd_ring_view tx;	/* client -> daemon */
@@ -87,6 +90,7 @@ struct hca_chan {
 	int issm_wd;
 	uint64_t issm_retry_ms;		/* to make the FIFO again; 0 none */
 	uint64_t trim_ms;		/* next trim_sessions() */
+	uint64_t drain_ms;		/* next doorbell drain */
 	uint32_t next_pd;		/* PD numbers, unique on the port */
 	/* the port as verbs clients last heard of it (chan_verbs.c) */
 	uint8_t ev_state;
@@ -177,7 +181,7 @@ extern const struct hca_chan_service hca_chan_umad;
 extern const struct hca_chan_service hca_chan_verbs;
 extern const struct hca_chan_service hca_chan_cm;
 
-/* reply.c: a reply with nfds fds (at most 3); 0 or -1 */
+/* reply.c: a reply with nfds fds (at most CHAN_MAX_FDS); 0 or -1 */
 int hca_chan_send_reply(int sock, struct mpd_chan_msg *m, const int *fds,
 			int nfds);
 /* A successful reply carrying one fd (status 0); 0 or -1. */
@@ -191,6 +195,24 @@ void hca_chan_cm_end(struct hca_chan *ch, struct hca_session *s);
 /* The port as a client's HELLO and PORT_INFO see it; lock held. */
 void hca_chan_port_info(const struct hca_chan *ch,
 			struct mpd_chan_port_info *pi);
+
+/* ---- wake.c: what a session's client shares with us ---- */
+/* A stream socketpair, non-blocking: 0 or an errno. */
+int chan_sock_pair(int *ours, int *theirs);
+/* One byte on our end of one, never blocking, never SIGPIPE (dropped
+ * when the client's end is full or gone). */
+void chan_sock_kick(int fd);
+/* The session's wake-up socketpair, and its doorbell when doorbells (the
+ * port's interrupt epoll set) is one: 0 with the fds for the client in
+ * fds (its port fd, our end; then its doorbell's write end and a read end
+ * it keeps) and their number in *nfds (2 or 4), or an errno. */
+int chan_wake_open(struct hca_session *s, int doorbells, int *fds,
+		   int *nfds);
+/* After the reply: close what only the client keeps. */
+void chan_wake_sent(int *fds, int nfds);
+void chan_wake_close(struct hca_session *s);
+/* Read a session's doorbell empty (the lcore never reads them). */
+void chan_doorbell_drain(const struct hca_session *s);
 
 /* ---- issm.c: the SM's hold on the port (IsSM) ---- */
 int hca_issm_start(struct hca_chan *ch);

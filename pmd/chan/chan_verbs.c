@@ -13,7 +13,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -504,7 +503,7 @@ v_create_channel(struct hca_chan *ch, struct hca_session *s,
 {
 	struct hca_v_comp *c;
 	uint32_t h;
-	int rc = table(s);
+	int theirs, rc = table(s);
 
 	(void)ch;
 	if (rc || (rc = handle_new(s, &h)))
@@ -512,11 +511,10 @@ v_create_channel(struct hca_chan *ch, struct hca_session *s,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return ENOMEM;
-	/* non-blocking for good: a write of ours never waits for a client
-	 * (the library polls it through an epoll fd of its own) */
-	c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (c->efd < 0) {
-		rc = errno;
+	/* a socketpair: our sends never wait, whatever the client does
+	 * with the open file (wake.c) */
+	rc = chan_sock_pair(&c->fd, &theirs);
+	if (rc) {
 		free(c);
 		return rc;
 	}
@@ -524,7 +522,9 @@ v_create_channel(struct hca_chan *ch, struct hca_session *s,
 	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_COMP, .p = c };
 	m->len = sizeof(m->u.v_handle);
 	m->u.v_handle.handle = h;
-	return hca_chan_reply(s, m, c->efd) ? CHAN_GONE : CHAN_REPLIED;
+	rc = hca_chan_reply(s, m, theirs);
+	close(theirs);
+	return rc ? CHAN_GONE : CHAN_REPLIED;
 }
 
 static bool

@@ -13,13 +13,15 @@ int
 hca_chan_send_reply(int sock, struct mpd_chan_msg *m, const int *fds, int nfds)
 {
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(CHAN_MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
+	if (nfds > CHAN_MAX_FDS)
+		return -1;
 	if (nfds) {
 		struct cmsghdr *c;
 

@@ -56,10 +56,12 @@ struct hca_internals {
 	rte_spinlock_t lock;
 	struct rte_ring *egress;	/* responses waiting for rx_burst */
 	struct rte_ring *loop;		/* frames to the port itself */
-	/* rx interrupts: one eventfd for every queue, which clients ring
-	 * when they queue a send while the lcore sleeps */
+	/* rx interrupts: one epoll set for every queue, of our eventfd and
+	 * the sessions' doorbells, which clients ring when they queue a send
+	 * while the lcore sleeps */
 	struct rte_intr_handle *intr;
 	int doorbell;
+	int doorbells;			/* the epoll set of every doorbell */
 	struct hca_queue rxq[HCA_MAX_QUEUES];
 	struct hca_queue txq[HCA_MAX_QUEUES];
 	uint16_t port_id;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -437,9 +438,14 @@ eth_dev_configure(struct rte_eth_dev *dev)
 
 /*
  * Rx interrupts (the l3fwd-power model): every queue's vector is the
- * port's doorbell eventfd. Enabled, the port tells its clients to ring it
- * after queueing a send; a frame from the wire needs no ring, since the
- * application that sleeps is the one that would have brought it.
+ * port's doorbells, an epoll set of the daemon's own (counter size 0: the
+ * EAL reads nothing from it). It holds our eventfd, which the daemon's own
+ * threads ring, and the read end of each session's doorbell pipe (wake.c),
+ * which that session's client rings after queueing a send while the
+ * interrupt is enabled. No client holds an open file the lcore reads, so
+ * none can make that read block or spin. A frame from the wire needs no
+ * ring, since the application that sleeps is the one that would have
+ * brought it.
  */
 static int
 intr_vec_install(struct rte_eth_dev *dev)
@@ -476,14 +482,18 @@ static int
 eth_rx_intr_disable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 {
 	struct hca_internals *hi = dev->data->dev_private;
+	struct epoll_event ev[16];
 	uint64_t v;
 
 	if (hi->chan)
 		hca_chan_arm(hi->chan, false);
-	/* the EAL read it if it woke someone; else clear it here */
 	if (read(hi->doorbell, &v, sizeof(v)) < 0) {
 		/* nothing rang */
 	}
+	/* take what rang off the set's ready list (edge-triggered: each
+	 * ring is an edge); the channel thread reads the pipes empty */
+	while (epoll_wait(hi->doorbells, ev, RTE_DIM(ev), 0) == RTE_DIM(ev))
+		;
 	return 0;
 }
 
@@ -549,12 +559,16 @@ intr_alloc(struct rte_eth_dev *dev)
 {
 	struct hca_internals *hi = dev->data->dev_private;
 
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+
 	hi->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	hi->doorbells = epoll_create1(EPOLL_CLOEXEC);
 	hi->intr = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-	if (hi->doorbell < 0 || !hi->intr ||
+	if (hi->doorbell < 0 || hi->doorbells < 0 || !hi->intr ||
+	    epoll_ctl(hi->doorbells, EPOLL_CTL_ADD, hi->doorbell, &ev) != 0 ||
 	    rte_intr_type_set(hi->intr, RTE_INTR_HANDLE_VDEV) != 0 ||
-	    rte_intr_efd_counter_size_set(hi->intr, sizeof(uint64_t)) != 0 ||
-	    rte_intr_efds_index_set(hi->intr, 0, hi->doorbell) != 0 ||
+	    rte_intr_efd_counter_size_set(hi->intr, 0) != 0 ||
+	    rte_intr_efds_index_set(hi->intr, 0, hi->doorbells) != 0 ||
 	    rte_intr_nb_efd_set(hi->intr, 1) != 0 ||
 	    rte_intr_max_intr_set(hi->intr, 2) != 0)
 		return -1;
@@ -573,8 +587,10 @@ intr_free(struct rte_eth_dev *dev)
 	}
 	if (hi->doorbell >= 0)
 		close(hi->doorbell);
+	if (hi->doorbells >= 0)
+		close(hi->doorbells);
 	hi->intr = NULL;
-	hi->doorbell = -1;
+	hi->doorbell = hi->doorbells = -1;
 	dev->intr_handle = NULL;
 }
 
@@ -1019,6 +1035,7 @@ hca_probe(struct rte_vdev_device *vdev)
 		.mode = umad_mode,
 		.port_id = hi->port_id,
 		.doorbell = hi->doorbell,
+		.doorbells = hi->doorbells,
 	};
 	if (hca_chan_start(&hi->chan, &chan_cfg) != 0) {
 		hca_cm_destroy(hi->cm);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "qp_priv.h"
@@ -25,7 +26,7 @@ hca_v_comp_put(struct hca_v_comp *c)
 {
 	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL))
 		return;
-	close(c->efd);
+	close(c->fd);
 	free(c);
 }
 
@@ -187,13 +188,13 @@ hca_v_kicks(struct hca_verbs *v, struct hca_v_comp **k)
 void
 hca_v_kick(struct hca_v_comp **k, unsigned int n)
 {
-	uint64_t one = 1;
+	static const uint8_t one = 1;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		__atomic_store_n(&k[i]->queued, false, __ATOMIC_RELAXED);
-		if (write(k[i]->efd, &one, sizeof(one)) < 0) {
-			/* saturated: readable anyway */
+		if (send(k[i]->fd, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+			/* full: readable anyway; gone: nobody to tell */
 		}
 		hca_v_comp_put(k[i]);
 	}

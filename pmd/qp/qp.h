@@ -8,7 +8,7 @@
  * the port lock for every call but the *_new()/free ones and pass the
  * time in ns; frames leave through an emit callback. It knows a client
  * only as a struct hca_v_owner with one callback (an async event), and a
- * completion channel only as a refcounted eventfd it writes after the lock
+ * completion channel only as a refcounted socket it writes after the lock
  * is dropped (hca_v_kicks()). It includes no channel header.
  *
  * Memory the client shares (rings, MRs) is mapped by the channel; the
@@ -58,10 +58,11 @@ struct hca_v_owner {
 	bool dead;
 };
 
-/* A completion channel: an eventfd written after the lock is dropped.
- * Freed (fd closed) by whoever drops the last reference. */
+/* A completion channel: our end of a socketpair, a byte sent an event
+ * after the lock is dropped (never blocking, never SIGPIPE). Freed (fd
+ * closed) by whoever drops the last reference. */
 struct hca_v_comp {
-	int efd;
+	int fd;
 	uint32_t refs;
 	bool queued;			/* in the kick list */
 };

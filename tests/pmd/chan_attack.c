@@ -28,6 +28,10 @@
  *                                   umad_poll(); 0 when none waited 1 s
  *   chan_attack scribble            each ring position overwritten, one
  *                                   session per case
+ *   chan_attack fds N               HELLO's pipes filled and made blocking,
+ *                                   the doorbell rung and read back, N
+ *                                   answers owed; 0 when a bystander and
+ *                                   the attacker are still answered
  *   chan_attack rmpp-hog DLID N SIZE [MS]  N RMPP sends of SIZE bytes,
  *                                   MS each ACK's wait (20000); hold
  *   chan_attack sa-loop SMLID N     N SA GetTable(NodeRecord) in one session
@@ -255,7 +259,7 @@ my_lid(void)
 /* ---- the raw protocol ---------------------------------------------------- */
 
 struct raw {
-	int sock, efd, doorbell;
+	int sock, efd, efd_w, doorbell, db_rd;	/* HELLO's pipes */
 	uint8_t *shm;
 	size_t shm_size;
 	struct mpd_chan_ring *txr, *rxr;
@@ -290,7 +294,7 @@ static int
 raw_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds)
 {
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(5 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
@@ -304,11 +308,12 @@ raw_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds)
 		return -1;
 	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(*m))
 		return -1;
-	/* the memfd, the eventfd and (when the daemon has one) the doorbell */
+	/* the memfd, the wake-up socketpair's two ends and (when the daemon
+	 * has them) the doorbell pipe's */
 	cm = CMSG_FIRSTHDR(&mh);
 	if (fds && cm && cm->cmsg_type == SCM_RIGHTS &&
-	    (cm->cmsg_len == CMSG_LEN(2 * sizeof(int)) ||
-	     cm->cmsg_len == CMSG_LEN(3 * sizeof(int))))
+	    (cm->cmsg_len == CMSG_LEN(3 * sizeof(int)) ||
+	     cm->cmsg_len == CMSG_LEN(5 * sizeof(int))))
 		memcpy(fds, CMSG_DATA(cm),
 		       cm->cmsg_len - CMSG_LEN(0));
 	return m->status;
@@ -331,12 +336,16 @@ raw_close(struct raw *c)
 		munmap(c->shm, c->shm_size);
 	if (c->efd >= 0)
 		close(c->efd);
+	if (c->efd_w >= 0)
+		close(c->efd_w);
 	if (c->doorbell >= 0)
 		close(c->doorbell);
+	if (c->db_rd >= 0)
+		close(c->db_rd);
 	if (c->sock >= 0)
 		close(c->sock);
 	memset(c, 0, sizeof(*c));
-	c->sock = c->efd = c->doorbell = -1;
+	c->sock = c->efd = c->efd_w = c->doorbell = c->db_rd = -1;
 }
 
 static int
@@ -344,11 +353,11 @@ raw_open(struct raw *c, const char *node)
 {
 	struct mpd_chan_msg m;
 	struct mpd_chan_shm *h;
-	int fds[3] = { -1, -1, -1 };
+	int fds[5] = { -1, -1, -1, -1, -1 };
 	void *p;
 
 	memset(c, 0, sizeof(*c));
-	c->efd = c->doorbell = -1;
+	c->efd = c->efd_w = c->doorbell = c->db_rd = -1;
 	c->sock = raw_connect(node);
 	if (c->sock < 0)
 		return -1;
@@ -362,7 +371,9 @@ raw_open(struct raw *c, const char *node)
 		 fds[0], 0);
 	close(fds[0]);
 	c->efd = fds[1];
-	c->doorbell = fds[2];
+	c->efd_w = fds[2];
+	c->doorbell = fds[3];
+	c->db_rd = fds[4];
 	if (p == MAP_FAILED)
 		goto fail;
 	c->shm = p;
@@ -401,14 +412,14 @@ raw_send(struct raw *c, const struct ib_user_mad *h, const uint8_t *mad,
 	 uint32_t len)
 {
 	const struct mpd_chan_shm *s = (const void *)c->shm;
-	uint64_t one = 1;
+	uint8_t one = 1;
 	int rc = mpd_ring_put(&c->tx, MPD_CHAN_REC_UMAD, h, UMAD_HDR, mad, len);
 
 	/* ring the daemon's doorbell when its lcore sleeps (madpmd/chan.h) */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!rc && c->doorbell >= 0 &&
 	    __atomic_load_n(&s->doorbell_armed, __ATOMIC_ACQUIRE) &&
-	    write(c->doorbell, &one, sizeof(one)) < 0)
+	    write(c->doorbell, &one, 1) < 0 && errno != EAGAIN)
 		rc = -errno;
 	return rc;
 }
@@ -1376,6 +1387,114 @@ mode_victims(int n, uint16_t dlid)
 	return killed == n ? 0 : 1;
 }
 
+/* ---- fds: the pipes HELLO hands over, abused ------------------------------ */
+
+/* Write a byte at a time until it is full: how many went in. */
+static long
+fill_pipe(int fd)
+{
+	uint8_t b = 1;
+	long n = 0;
+
+	while (write(fd, &b, 1) == 1)
+		n++;
+	return errno == EAGAIN ? n : -1;
+}
+
+static bool
+make_blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0;
+}
+
+/*
+ * A session that fills its port fd (through the daemon's end of the
+ * socketpair, which it holds to wake itself) and its doorbell, makes every
+ * fd it was given blocking (O_NONBLOCK belongs to the open file: had the
+ * daemon used one of them as it is, its next write or read would now
+ * block), then sends N SMP Gets to its own port that the daemon must
+ * answer into its ring and wake it for, and rings its doorbell and reads
+ * it back for a second. A bystander session's SMP Get must come back
+ * meanwhile, and the attacker's N answers be in its ring.
+ */
+static int
+mode_fds(int n)
+{
+	struct raw a, by;
+	struct ib_user_mad h;
+	uint8_t mad[MPD_MAD_LEN];
+	long wake_fill, db_fill = 0;
+	int ida, idb, i, got = 0, ok = 0, steal = -1;
+	uint64_t t, end;
+	bool by_ok;
+
+	if (raw_open(&a, my_node()) != 0 || raw_open(&by, my_node()) != 0)
+		return 2;
+	ida = raw_register(&a, MPD_CLASS_SUBN_LID, 1, 0);
+	idb = raw_register(&by, MPD_CLASS_SUBN_LID, 1, 0);
+	if (ida < 0 || idb < 0)
+		return 2;
+	wake_fill = fill_pipe(a.efd_w);
+	if (a.doorbell >= 0)
+		db_fill = fill_pipe(a.doorbell);
+	if (wake_fill <= 0 || db_fill < 0 ||
+	    !make_blocking(a.efd) || !make_blocking(a.efd_w) ||
+	    (a.doorbell >= 0 && (!make_blocking(a.doorbell) ||
+				 !make_blocking(a.db_rd)))) {
+		printf("could not set the attack up (wake %ld, doorbell %ld): %s\n",
+		       wake_fill, db_fill, strerror(errno));
+		return 2;
+	}
+	/* room to ring again, read through a reader of our own that does
+	 * not block (the daemon may read it empty first) */
+	if (a.doorbell >= 0) {
+		char path[32];
+		uint8_t buf[4096];
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", a.db_rd);
+		steal = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (steal < 0)
+			return 2;
+		while (read(steal, buf, sizeof(buf)) > 0)
+			;
+	}
+	for (i = 0; i < n; i++)
+		if (raw_smp_get(&a, ida, (uint16_t)a.port.lid, 0x7000u + (unsigned)i))
+			return 2;
+	/* ring and take the ring back: the daemon's reader must neither
+	 * block nor spin on what we took */
+	end = now_ms() + 1000;
+	while (a.doorbell >= 0 && now_ms() < end) {
+		uint8_t b = 1;
+
+		if (write(a.doorbell, &b, 1) == 1 && read(steal, &b, 1) < 0 &&
+		    errno != EAGAIN)
+			break;
+	}
+	if (steal >= 0)
+		close(steal);
+	t = now_ms();
+	by_ok = raw_works(&by, idb, 0x7777u, 3000);
+	t = now_ms() - t;
+	end = now_ms() + 3000;
+	while (got < n && now_ms() < end) {
+		if (raw_recv(&a, &h, mad, 20) <= 0)
+			continue;
+		got++;
+		if (mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET_RESP &&
+		    mpd_get_be64(mad + MPD_SMP_DATA_OFF + 12) == a.port.node_guid)
+			ok++;
+	}
+	printf("port fd filled with %ld bytes, doorbell with %ld, all fds blocking; bystander's Get %s in %" PRIu64 " ms; attacker's answers %d of %d (%d NodeInfo)\n",
+	       wake_fill, db_fill, by_ok ? "answered" : "NOT answered", t, got,
+	       n, ok);
+	raw_close(&a);
+	raw_close(&by);
+	return by_ok && ok == n ? 0 : 1;
+}
+
 /* ---- DPDK telemetry ---------------------------------------------------------- */
 
 static int
@@ -1456,6 +1575,8 @@ main(int argc, char **argv)
 		return mode_flood(lid_arg(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "scribble") && argc == 2)
 		return mode_scribble();
+	if (!strcmp(m, "fds") && argc == 3)
+		return mode_fds(atoi(argv[2]));
 	if (!strcmp(m, "rmpp-hog") && (argc == 5 || argc == 6))
 		return mode_rmpp_hog(lid_arg(argv[2]), atoi(argv[3]),
 				     atoi(argv[4]),

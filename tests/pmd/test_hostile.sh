@@ -355,6 +355,19 @@ ok $? "all 13 ring-position cases reported ($(grep -c ': .*; bystander' "$tmp/sc
 	kill -0 $daemon 2>/dev/null && nodeinfo_is hca1 "$lid2" "$guid2"
 ok $? "the daemon survives the scribbling and others get right answers (helper exit $rc)"
 
+section "HELLO's pipes filled and made blocking"
+
+# O_NONBLOCK belongs to an open file: a client that shared one with the
+# daemon could make the daemon's next write (its wake-up) or read (the
+# lcore's doorbell) block, and every client of the port would hang
+"$run" --node hca2 "$attack" fds 64 > "$tmp/fds.out" 2>&1
+rc=$?
+echo "# $(head -1 "$tmp/fds.out")"
+[ $rc = 0 ] && grep -q "bystander's Get answered" "$tmp/fds.out"
+ok $? "a client that fills its pipes, makes them blocking and reads its own doorbell: $(head -1 "$tmp/fds.out") (exit $rc)"
+kill -0 $daemon 2>/dev/null && nodeinfo_is hca1 "$lid2" "$guid2"
+ok $? "then the daemon still serves stock smpquery from the other node"
+
 section "RMPP: the transfers and bytes of a share"
 
 rss0=$(rss_kb)

@@ -158,7 +158,8 @@ struct tsess {
 	bool gone;			/* the client hung up */
 	unsigned int gen;		/* order of HELLOs */
 	int sock;
-	int efd;
+	int efd;			/* the daemon's end of the wake-ups */
+	int efd_r;			/* the client's, until HELLO's reply */
 	uint8_t *shm;
 	size_t shm_size;
 	struct mpd_ring_view c2d;	/* the client's send ring */
@@ -223,7 +224,7 @@ static int
 srv_reply(struct tsess *s, struct mpd_chan_msg *m, const int *fds, int nfds)
 {
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(3 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
@@ -249,7 +250,7 @@ srv_hello(struct tsess *s, struct mpd_chan_msg *m)
 {
 	size_t rx_off = round_page(PAGE + RING_HDR + MPD_CHAN_RING_SIZE);
 	struct mpd_chan_shm *hdr;
-	int memfd, fds[2];
+	int memfd, fds[3];
 
 	if (s->shm)
 		return EBUSY;
@@ -282,7 +283,15 @@ srv_hello(struct tsess *s, struct mpd_chan_msg *m)
 			MPD_CHAN_RING_SIZE);
 	mpd_ring_attach(&s->d2c, (struct mpd_chan_ring *)(s->shm + rx_off),
 			MPD_CHAN_RING_SIZE);
-	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	{
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+			       SOCK_CLOEXEC, 0, sv) != 0)
+			return EIO;
+		s->efd = sv[0];
+		s->efd_r = sv[1];
+	}
 	m->status = 0;
 	m->len = sizeof(m->u.hello_rep);
 	memset(&m->u, 0, sizeof(m->u));
@@ -291,10 +300,15 @@ srv_hello(struct tsess *s, struct mpd_chan_msg *m)
 	m->u.hello_rep.port = srv.port;
 	m->u.hello_rep.share_out = SHARE_OUT;
 	m->u.hello_rep.share_xfer = SHARE_XFER;
+	/* the daemon's order (madpmd/chan.h): the memfd, the client's end
+	 * of the wake-ups, ours */
 	fds[0] = memfd;
-	fds[1] = s->efd;
-	srv_reply(s, m, fds, 2);
+	fds[1] = s->efd_r;
+	fds[2] = s->efd;
+	srv_reply(s, m, fds, 3);
 	close(memfd);
+	close(s->efd_r);
+	s->efd_r = -1;
 	srv.hellos++;
 	s->gen = ++srv.gen;
 	return 0;
@@ -362,7 +376,9 @@ srv_drop(struct tsess *s)
 	s->sock = -1;
 	if (s->efd >= 0)
 		close(s->efd);
-	s->efd = -1;
+	if (s->efd_r >= 0)
+		close(s->efd_r);
+	s->efd = s->efd_r = -1;
 	if (s->shm)
 		munmap(s->shm, s->shm_size);
 	s->shm = NULL;
@@ -454,7 +470,7 @@ srv_main(void *arg)
 				memset(&srv.s[i], 0, sizeof(srv.s[i]));
 				srv.s[i].used = true;
 				srv.s[i].sock = fd;
-				srv.s[i].efd = -1;
+				srv.s[i].efd = srv.s[i].efd_r = -1;
 				fd = -1;
 			}
 			if (fd >= 0)
@@ -511,6 +527,8 @@ srv_stop(void)
 			close(s->sock);
 		if (s->efd >= 0)
 			close(s->efd);
+		if (s->efd_r >= 0)
+			close(s->efd_r);
 		if (s->shm)
 			munmap(s->shm, s->shm_size);
 	}
@@ -542,7 +560,7 @@ srv_inject(struct tsess *s, uint32_t agent, uint32_t status,
 	   const void *mad, uint32_t len, bool wake)
 {
 	struct ib_user_mad hdr;
-	uint64_t one = 1;
+	static const uint8_t one = 1;
 	int rc;
 
 	memset(&hdr, 0, sizeof(hdr));
@@ -557,23 +575,23 @@ srv_inject(struct tsess *s, uint32_t agent, uint32_t status,
 	if (!rc && wake)
 		__atomic_add_fetch(&((struct mpd_chan_shm *)s->shm)->rx_kicks, 1,
 				   __ATOMIC_RELEASE);
-	if (!rc && wake && write(s->efd, &one, sizeof(one)) != sizeof(one))
+	if (!rc && wake && send(s->efd, &one, 1, MSG_DONTWAIT) != 1)
 		rc = -EIO;
 
 	pthread_mutex_unlock(&srv.lock);
 	return rc;
 }
 
-/* The daemon's wake-up: an eventfd write, then counted. */
+/* The daemon's wake-up: counted, then a byte into the pipe. */
 static void
 srv_kick(struct tsess *s)
 {
-	uint64_t one = 1;
+	static const uint8_t one = 1;
 
 	__atomic_add_fetch(&((struct mpd_chan_shm *)s->shm)->rx_kicks, 1,
 			   __ATOMIC_RELEASE);
-	if (write(s->efd, &one, sizeof(one)) != sizeof(one))
-		tap_diag("eventfd write failed");
+	if (send(s->efd, &one, 1, MSG_DONTWAIT) != 1)
+		tap_diag("wake-up send failed");
 }
 
 /* A daemon gone wrong: a record of any kind and length, whose header (if

@@ -10,8 +10,9 @@
  *   nodes           one line per node: "<node> <node_guid> <num_ports>"
  * All created 0600 by default (like /dev/infiniband/umad*).
  *
- * A session: connect, HELLO (the reply carries two fds: a memfd holding
- * struct mpd_chan_shm, and an eventfd), then control requests; the MADs
+ * A session: connect, HELLO (the reply carries a memfd holding struct
+ * mpd_chan_shm and the session's pipe ends, below), then control
+ * requests; the MADs
  * themselves travel in the two rings. Closing the socket (or dying) ends
  * the session; the daemon frees its agents and rings.
  *
@@ -43,7 +44,7 @@
 extern "C" {
 #endif
 
-#define MPD_CHAN_VERSION	5
+#define MPD_CHAN_VERSION	6
 #define MPD_CHAN_SOCK		"umad"
 #define MPD_CHAN_ISSM		"issm"
 #define MPD_CHAN_NODES		"nodes"
@@ -246,13 +247,13 @@ struct mpd_chan_shm {
 	 * off the ring and holds nothing for any more (enum mpd_chan_share) */
 	uint64_t share_done[3];
 	/* written by the daemon only: non-zero while its lcore sleeps until
-	 * the doorbell (HELLO's third fd) rings */
+	 * a doorbell (HELLO's fourth fd) rings */
 	uint32_t doorbell_armed;
-	/* written by the daemon only: its writes to the eventfd so far, each
-	 * counted once it is done (see "Wake-ups" below) */
+	/* written by the daemon only: its wake-up writes so far,
+	 * each counted once it is done (see "Wake-ups" below) */
 	uint64_t rx_kicks __attribute__((aligned(64)));
 	/* written by the client only: how many of its threads spin on the
-	 * receive ring now, looking at it without the eventfd */
+	 * receive ring now, looking at it without the port fd */
 	uint32_t rx_awake __attribute__((aligned(64)));
 };
 
@@ -287,37 +288,52 @@ mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
 #define MPD_CHAN_MAGIC	0x6d706463	/* "mpdc" */
 
 /*
- * Doorbell: while the daemon's lcore has nothing to do it may sleep on the
- * port's doorbell, an eventfd (the third fd of HELLO, when there is one;
- * the ethdev's rx interrupt). It sets doorbell_armed first, fences, and
- * looks at every send ring once more; a client publishes its record,
- * fences, and writes 1 to the doorbell when it finds doorbell_armed set.
- * One of the two sees the other, so no send waits for a timer.
+ * HELLO's reply carries, in this order: the session's shared memory (a
+ * memfd); the client's end of a stream socketpair (the "port fd" the
+ * client hands to poll()) and the daemon's end of it, on which the client
+ * makes its own end readable; and, when the port sleeps on interrupts,
+ * the write end of the session's doorbell pipe and a read end of it that
+ * the client only keeps open (so that its writes never raise SIGPIPE).
+ * No client can make a write or read of the daemon block: O_NONBLOCK
+ * belongs to an open file, so the daemon sends with MSG_DONTWAIT and
+ * reads the doorbell through an open file of its own. Each write is one
+ * byte; the client counts writes as the bytes it reads.
+ *
+ * Doorbell: while the daemon's lcore has nothing to do it may sleep until
+ * a doorbell rings (its port's rx interrupt watches the daemon's end of
+ * every session's doorbell pipe). It sets doorbell_armed first, fences,
+ * and looks at every send ring once more; a client publishes a send,
+ * fences, and writes a byte to its doorbell when it finds doorbell_armed
+ * set. One of the two sees the other, so no send waits for a timer. A
+ * client that rings without need wakes the lcore, as a send would; one
+ * that fills its doorbell silences only its own.
  *
  * Wake-ups: the daemon's lcore polls every send ring. For the other
- * direction the daemon writes 1 to the eventfd after queueing a record
- * into an empty receive ring (it publishes the record, fences, and finds
- * the client's tail where its head was), unless it then finds rx_awake
- * set: a client thread is spinning on the ring and will see the record.
- * It bumps rx_kicks before each write. The eventfd is the "port fd" the
- * client hands to poll(), and it must be readable whenever a record is
- * queued and no thread of the client looks at the ring:
+ * direction the daemon sends a byte to the port fd after queueing a
+ * record into an empty receive ring (it publishes the record, fences,
+ * and finds the client's tail where its head was), unless it then finds
+ * rx_awake set: a client thread is spinning on the ring and will see the
+ * record. It bumps rx_kicks before each write. The port fd must be
+ * readable whenever a record is queued and no thread of the client looks
+ * at the ring:
  *  - a spinning thread adds 1 to rx_awake, fences, spins, and before it
  *    stops takes its 1 back, fences and looks at the ring once more (of
  *    the daemon's fence and its own, one sees the other's store: a record
  *    the daemon did not wake it for is seen by that last look);
  *  - a client that takes a record and leaves others queued makes the fd
- *    readable itself, unless it wrote it already and has not cleared it
- *    since (a write counted in rx_kicks may be one it has cleared);
- *  - a client that empties its receive ring clears the eventfd when it
- *    may be readable (it wrote it, or rx_kicks is past the daemon's
- *    writes it has read: it counts what each read returns, less its own
+ *    readable itself (a byte sent on the daemon's end), unless it wrote
+ *    it already and has not cleared it since (a write counted in rx_kicks
+ *    may be one it has cleared);
+ *  - a client that empties its receive ring clears the fd when it may be
+ *    readable (it wrote it, or rx_kicks is past the daemon's writes it
+ *    has read: it counts the bytes each read returns, less its own
  *    writes, so a write counted but not landed is read the next time),
- *    fences, and looks at the ring once more, writing 1 back if a record
- *    slipped in.
+ *    fences, and looks at the ring once more, writing a byte back if a
+ *    record slipped in.
  * So a client that spins while the daemon answers makes no system call,
  * and neither does the daemon; a client that sleeps in poll() gets one
- * write per empty-to-queued edge, as before.
+ * write per empty-to-queued edge. A daemon write that finds the pipe full
+ * is dropped: the fd is readable anyway.
  */
 
 #ifdef __cplusplus

@@ -11,7 +11,7 @@
  * below travel on the session's control socket (one in flight per
  * session); events come as MPD_CHAN_REC_CM records (struct
  * mpd_cm_event_rec) in the session's receive ring, and the session's
- * eventfd is the channel's fd (readable while events are queued; the
+ * wake-up socket is under the channel's fd (readable while events are queued; the
  * rules of "Wake-ups" in madpmd/chan.h). A session's rx_awake stays 0:
  * the library never spins on it.
  *

@@ -49,7 +49,7 @@ enum mpd_v_type {
 	MPD_V_DEALLOC_PD = 33,
 	MPD_V_REG_MR = 34,		/* reply: one fd, the MR's memfd */
 	MPD_V_DEREG_MR = 35,
-	MPD_V_CREATE_CHANNEL = 36,	/* reply: one fd, an eventfd */
+	MPD_V_CREATE_CHANNEL = 36,	/* reply: one fd, a socket */
 	MPD_V_DESTROY_CHANNEL = 37,
 	MPD_V_CREATE_CQ = 38,		/* reply: one fd, the CQ's memfd */
 	MPD_V_DESTROY_CQ = 39,
@@ -294,8 +294,8 @@ struct mpd_v_destroy_rep {
 
 /*
  * Async events (ibv_get_async_event) travel in the session's receive
- * ring as records of kind MPD_CHAN_REC_ASYNC; the session's eventfd is
- * the context's async_fd.
+ * ring as records of kind MPD_CHAN_REC_ASYNC; the session's port fd is
+ * under the context's async_fd.
  */
 enum mpd_v_obj {
 	MPD_V_OBJ_PORT = 0,
@@ -387,7 +387,8 @@ struct mpd_v_cqe {
  * (release). The daemon raises one event for an armed count: when it
  * writes a completion that counts (any, or a solicited or error one when
  * bit 0 is set) and the count differs from the last it raised for, it
- * adds 1 to comp_events and writes 1 to the channel's eventfd.
+ * adds 1 to comp_events and sends a byte on the channel's socketpair (the
+ * client holds the other end).
  * An overrun (the daemon finds no room) sets error and stops the CQ.
  */
 struct mpd_v_cq_shm {

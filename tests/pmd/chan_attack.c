@@ -511,7 +511,7 @@ mode_sock(const char *what)
 	struct mpd_chan_msg m;
 	uint32_t seq = 0;
 	uint8_t *big = NULL;
-	int fd, fds[3] = { -1, -1, -1 }, ms, rc = 1;
+	int fd, fds[5] = { -1, -1, -1, -1, -1 }, ms, rc = 1, i;
 
 	fd = raw_connect(my_node());
 	if (fd < 0) {
@@ -548,10 +548,9 @@ mode_sock(const char *what)
 			fprintf(stderr, "chan_attack: HELLO refused\n");
 			return 2;
 		}
-		close(fds[0]);
-		close(fds[1]);
-		if (fds[2] >= 0)
-			close(fds[2]);
+		for (i = 0; i < 5; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		if (!strcmp(what, "hello2")) {
 			hello_msg(&m);
 		} else if (!strcmp(what, "badlen")) {

@@ -53,7 +53,7 @@ static int
 request(struct client *c, struct mpd_chan_msg *m, int *fds, int nfds)
 {
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(5 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
@@ -68,8 +68,12 @@ request(struct client *c, struct mpd_chan_msg *m, int *fds, int nfds)
 	if (recvmsg(c->sock, &mh, 0) != (ssize_t)sizeof(*m))
 		return -1;
 	cm = CMSG_FIRSTHDR(&mh);
-	if (nfds && cm && cm->cmsg_type == SCM_RIGHTS)
-		memcpy(fds, CMSG_DATA(cm), (size_t)nfds * sizeof(int));
+	if (nfds && cm && cm->cmsg_type == SCM_RIGHTS) {
+		size_t got = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		memcpy(fds, CMSG_DATA(cm),
+		       (got < (size_t)nfds ? got : (size_t)nfds) * sizeof(int));
+	}
 	return m->status;
 }
 
@@ -79,7 +83,7 @@ client_open(struct client *c, const char *node)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct mpd_chan_msg m;
 	struct mpd_chan_shm *h;
-	int fds[3] = { -1, -1, -1 };
+	int fds[5] = { -1, -1, -1, -1, -1 }, i;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s/%s", run_dir, node,
@@ -91,10 +95,12 @@ client_open(struct client *c, const char *node)
 	m.type = MPD_CHAN_HELLO;
 	m.u.hello_req.version = MPD_CHAN_VERSION;
 	m.u.hello_req.pid = (uint32_t)getpid();
-	if (request(c, &m, fds, 3) != 0 || fds[0] < 0)
+	/* the memfd, the port fd; the rest (madpmd/chan.h) unused here */
+	if (request(c, &m, fds, 5) != 0 || fds[0] < 0)
 		return -1;
-	if (fds[2] >= 0)
-		close(fds[2]);
+	for (i = 2; i < 5; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	c->port = m.u.hello_rep.port;
 	c->shm_size = m.u.hello_rep.shm_size;
 	c->shm = mmap(NULL, c->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED,

@@ -158,6 +158,10 @@ void fab_switches_start(struct fabric *f);
 void fab_switch_input(struct fabric *f, struct fab_port *b,
 		      struct rte_mbuf **m, uint16_t n);
 void fab_switches_free(struct fabric *f);
+/* A switch port's PortState, PortPhysicalState and its switch's LID and
+ * SM LID, as the polling lcore last left them (for the prompt). */
+void fab_switch_port_state(const struct fab_port *p, uint8_t *state,
+			   uint8_t *phys, uint16_t *lid, uint16_t *sm_lid);
 
 /* ---- what lossy wires select (lossy.c) ---- */
 

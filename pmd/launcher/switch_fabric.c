@@ -21,7 +21,7 @@
 #include "madpmd/topo.h"
 #include "node/switch.h"
 
-/* ibsim's caps (LinearFDBCap 48K, MulticastFDBCap 1024) */
+/* LinearFDBCap: every unicast LID (48K); MulticastFDBCap 1024, ibsim's */
 #define SW_LFT_CAP	0xc000u
 #define SW_MFT_CAP	1024u
 /* switches a frame may cross before it is taken for a loop: a DR path
@@ -139,6 +139,18 @@ fab_switches_free(struct fabric *f)
 		f->sw[i] = NULL;
 	}
 	f->nsw = 0;
+}
+
+void
+fab_switch_port_state(const struct fab_port *p, uint8_t *state,
+		      uint8_t *phys, uint16_t *lid, uint16_t *sm_lid)
+{
+	const struct hca_switch *sw = &p->sw->sw;
+
+	*state = (uint8_t)sw->port[p->num].port_state;
+	*phys = (uint8_t)sw->port[p->num].phys_state;
+	*lid = sw->port[0].lid;
+	*sm_lid = sw->port[0].sm_lid;
 }
 
 static void sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,

@@ -214,8 +214,11 @@ hca_mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
 /* Directed-route send-side processing at a CA port (IBA 14.2.2.2, as the
  * kernel's smi_handle_dr_smp_send()): a request starts its path (C14-9:1);
  * a client's response to a DR request it got leaves with the pointer at
- * the count (C14-13:1), or 0 when there was no hop (C14-13:3). False when
- * the SMP cannot leave by this port. */
+ * the count (C14-13:1), or 0 when there was no hop (C14-13:3). An SMP
+ * whose first leg is LID-routed (a request with a DrSLID, a response with
+ * a DrDLID: IBA 14.2.2.3) leaves as it is: the switch at the end of that
+ * leg takes the directed part (the kernel's handle_outgoing_dr_smp()).
+ * False when the SMP cannot leave by this port. */
 static bool
 dr_send(const struct hca_port *p, uint8_t *mad)
 {
@@ -224,6 +227,9 @@ dr_send(const struct hca_port *p, uint8_t *mad)
 
 	if (cnt > MPD_SMP_MAX_HOPS)
 		return false;
+	if (mpd_get_be16(mad + (d ? MPD_SMP_OFF_DR_DLID
+				  : MPD_SMP_OFF_DR_SLID)) != MPD_LID_PERMISSIVE)
+		return true;
 	if (!d) {
 		if (cnt == 0 || ptr != 0)
 			return ptr == 0;	/* hop count 0: local */

@@ -47,6 +47,26 @@ lid_out(const struct hca_switch *sw, uint16_t dlid, bool vl15, uint8_t *out)
 	return one_port(&to, out);
 }
 
+/* The directed part of a path travels between permissive LIDs, also
+ * after a LID-routed leg that ended here (IBA 14.2.2.3): an end port
+ * answers to the permissive LID, back along the path */
+static void
+directed_leg(struct mpd_pkt *pk)
+{
+	pk->lrh.dlid = MPD_LID_PERMISSIVE;
+	pk->lrh.slid = MPD_LID_PERMISSIVE;
+}
+
+/* A LID-routed leg from this switch to dlid (IBA 14.2.2.3): from the
+ * switch's LID when the directed part had none */
+static void
+lid_leg(const struct hca_switch *sw, struct mpd_pkt *pk, uint16_t dlid)
+{
+	pk->lrh.dlid = dlid;
+	if (pk->lrh.slid == MPD_LID_PERMISSIVE && sw->port[0].lid)
+		pk->lrh.slid = sw->port[0].lid;
+}
+
 /* The switch's SMA answered mad: the response out of the way it came */
 static unsigned int
 sma_response(struct hca_switch *sw, struct mpd_pkt *pk, uint8_t *mad,
@@ -61,8 +81,10 @@ sma_response(struct hca_switch *sw, struct mpd_pkt *pk, uint8_t *mad,
 		/* C14-13:1: from port 0, back along the return path */
 		fwd = hca_switch_dr(sw, mad, 0, lrh_dlid, &to);
 		if (fwd == HCA_FWD_LID)
-			pk->lrh.dlid = to.dlid;
-		else if (fwd != HCA_FWD_PORT)
+			lid_leg(sw, pk, to.dlid);
+		else if (fwd == HCA_FWD_PORT)
+			directed_leg(pk);
+		else
 			return 0;
 	}
 	if (!reencode(pk, mad, buf, cap, len))
@@ -91,12 +113,13 @@ dr_rx(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
 		return sma_response(sw, pk, mad, lrh_dlid, buf, cap, len,
 				    out);
 	case HCA_FWD_PORT:
+		directed_leg(pk);
 		if (!reencode(pk, mad, buf, cap, len))
 			return 0;
 		return one_port(&to, out);
 	case HCA_FWD_LID:
 		/* IBA 14.2.2.3: on LID-routed, from this switch */
-		pk->lrh.dlid = to.dlid;
+		lid_leg(sw, pk, to.dlid);
 		if (hca_switch_owns_lid(sw, to.dlid) ||
 		    !reencode(pk, mad, buf, cap, len))
 			return 0;

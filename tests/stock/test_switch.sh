@@ -3,11 +3,11 @@
 #
 # Switches: ibsim's example net.2sw2path4hca (two 8-port switches cabled
 # twice, two CAs on each) in madpmd, then its examples net and
-# net.2sw2path4hca2port. Stock `opensm -o` on Hca1 brings it
-# up; stock ibnetdiscover sees the same switches, CAs and cables as under
-# ibsim itself (when ibsim and libumad2sim are installed); LID-routed and
-# directed-route SMPs, ibroute, ibtracert and perfquery cross the
-# switches.
+# net.2sw2path4hca2port. Stock `opensm -o` on Hca1 brings each up; stock
+# ibnetdiscover sees the same switches, CAs and cables as under ibsim
+# itself (when ibsim and libumad2sim are installed); LID-routed,
+# directed-route and mixed SMPs, ibroute, ibtracert, ibportstate,
+# perfquery and a resident OpenSM's SA cross the switches.
 # Usage: test_switch.sh <madpmd> <madpmd-run>
 set -u
 madpmd=$1
@@ -131,6 +131,29 @@ xp=$(awk -F. '/^PortXmitPkts/ {print $NF}' "$tmp/pq")
 rp=$(awk -F. '/^PortRcvPkts/ {print $NF}' "$tmp/pq")
 grep -q "PortSelect:\.*1$" "$tmp/pq" && [ "${xp:-0}" -gt 0 ] && [ "${rp:-0}" -gt 0 ]
 ok $? "perfquery $sw1 1: the switch's PMA counts port 1 (PortXmitPkts $xp, PortRcvPkts $rp)"
+
+# a mixed route (IBA 14.2.2.3, which ibsim refuses): LID-routed to the
+# switch, then directed out of the port to its peer
+"$run" --node Hca1 ibportstate "$sw1" 3 query > "$tmp/ps" 2>&1
+grep -q "Peer PortInfo" "$tmp/ps" && grep -q "DR path slid $hca1; dlid 65535; 0,3 port 3" "$tmp/ps" &&
+	[ "$(grep -c 'LinkState:\.*Active' "$tmp/ps")" = 2 ]
+ok $? "ibportstate $sw1 3 query: Switch1's port 3 and its peer over a LID-then-directed route"
+
+# a resident OpenSM: its SA answers across the switches
+"$run" --node Hca1 opensm -f "$tmp/opensm-res.log" > /dev/null 2>&1 &
+osm=$!
+pids+=($osm)
+for i in $(seq 100); do grep -q "SUBNET UP" "$tmp/opensm-res.log" 2>/dev/null && break; sleep 0.1; done
+"$run" --node Hca4 sminfo > "$tmp/sminfo" 2>&1
+grep -q "sm lid $hca1 .*SMINFO_MASTER" "$tmp/sminfo"
+ok $? "sminfo from Hca4: $(cat "$tmp/sminfo")"
+"$run" --node Hca4 saquery -p > "$tmp/sa.p" 2>&1
+[ "$(grep -c 'PathRecord dump' "$tmp/sa.p")" = 36 ]
+ok $? "saquery -p from Hca4: a PathRecord between each pair of the 6 ports ($(grep -c 'PathRecord dump' "$tmp/sa.p"))"
+"$run" --node Hca4 saquery -N > "$tmp/sa.N" 2>&1
+[ "$(grep -c 'NodeRecord dump' "$tmp/sa.N")" = 6 ]
+ok $? "saquery -N from Hca4: the 6 NodeRecords (RMPP across both switches)"
+stop "$osm"
 
 daemon_stop_check "$daemon" "$tmp/madpmd.log"
 ok $? "madpmd stops cleanly on SIGTERM"

@@ -742,10 +742,29 @@ test_rx(void)
 	   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET,
 	   "pointer 2, ReturnPath[1] 2, CRCs made again");
 
-	/* data through the LFT: only between Active ports */
+	/* IBA 14.2.2.3: LID-routed to the switch, directed from there */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path2, 9, MPD_LID_PERMISSIVE);
+	len = frame(buf, mad, 0, 9, SW_LID);
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 1,
+	   "DR SMP LID-routed to the switch (DrSLID 9): the directed part starts here, out of port 1");
+	ok(unframe(buf, len, &pk, mad) && mad[MPD_SMP_OFF_HOP_PTR] == 1 &&
+	   pk.lrh.dlid == MPD_LID_PERMISSIVE &&
+	   pk.lrh.slid == MPD_LID_PERMISSIVE,
+	   "pointer 1, and the directed part between permissive LIDs");
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
 	sw.lft_top = 100;
-	sw.lft[20] = 7;
 	sw.lft[9] = 2;
+	ok(hca_switch_rx(&sw, 1, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 2 &&
+	   unframe(buf, len, &pk, mad) && pk.lrh.dlid == 9 &&
+	   pk.lrh.slid == SW_LID && mad[MPD_SMP_OFF_HOP_PTR] == 0,
+	   "its response (C14-13:3): LID-routed back to DrSLID 9 from the switch's LID");
+
+	/* data through the LFT: only between Active ports */
+	sw.lft[20] = 7;
 	memset(mad, 0xab, sizeof(mad));
 	len = frame(buf, mad, 5, 9, 20);
 	is_int(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,

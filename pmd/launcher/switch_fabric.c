@@ -65,7 +65,7 @@ fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd)
 	int rc;
 
 	if (f->opts.link != MPD_LINK_IB) {
-		fprintf(stderr, "madpmd: switch \"%s\": switches forward native IB frames: start the fabric with link=ib (the default), not RoCE\n",
+		fprintf(stderr, "madpmd: switch \"%s\": switches forward native IB frames: leave out --link roce (every port of a fabric with switches is native IB)\n",
 			nd->name);
 		return -1;
 	}

@@ -517,14 +517,24 @@ replay_step(struct fabric *f, struct fab_port *p)
 	return (uint16_t)(n + got);
 }
 
+#define SW_LINKS_MS	10	/* how often switch ports look at their peers */
+
 /* One round over every port: what moved. */
 static uint64_t
 poll_once(struct fabric *f)
 {
-	uint64_t moved = 0;
+	uint64_t moved = 0, now;
 	unsigned int i;
 
 	apply_capture_request(f);
+	if (f->nsw) {
+		now = rte_get_tsc_cycles();
+		if (now >= f->sw_links_next) {
+			fab_switches_links(f);
+			f->sw_links_next = now + rte_get_tsc_hz() *
+					   SW_LINKS_MS / 1000;
+		}
+	}
 	for (i = 0; i < f->nports; i++) {
 		struct fab_port *p = &f->port[i];
 

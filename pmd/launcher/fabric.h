@@ -122,6 +122,7 @@ struct fabric {
 	volatile unsigned int replays_left;	/* replays not done yet */
 	struct fab_switch *sw[FAB_MAX_SWITCHES];
 	unsigned int nsw;
+	uint64_t sw_links_next;		/* TSC: next look at their links */
 };
 
 /* Add a net_hca port for node/port number (devargs may add keys);
@@ -158,6 +159,11 @@ void fab_switches_start(struct fabric *f);
 void fab_switch_input(struct fabric *f, struct fab_port *b,
 		      struct rte_mbuf **m, uint16_t n);
 void fab_switches_free(struct fabric *f);
+/* A switch port follows the link of the net_hca port at the other end of
+ * its cable (`link NODE:PORT down|up` at the prompt): Down when it goes,
+ * Init when it trains again, PortStateChange set either way. The polling
+ * lcore, every few ms. */
+void fab_switches_links(struct fabric *f);
 /* A switch port's PortState, PortPhysicalState and its switch's LID and
  * SM LID, as the polling lcore last left them (for the prompt). */
 void fab_switch_port_state(const struct fab_port *p, uint8_t *state,

@@ -20,6 +20,7 @@
 #include "madpmd/pcapng.h"
 #include "madpmd/topo.h"
 #include "node/switch.h"
+#include "rte_pmd_hca.h"
 
 /* LinearFDBCap: every unicast LID (48K); MulticastFDBCap 1024, ibsim's */
 #define SW_LFT_CAP	0xc000u
@@ -125,6 +126,30 @@ fab_switches_start(struct fabric *f)
 				hca_switch_link(&s->sw, (uint8_t)p, true);
 		/* the links trained before any SM looked */
 		s->sw.port_state_change = 0;
+	}
+}
+
+void
+fab_switches_links(struct fabric *f)
+{
+	struct rte_pmd_hca_port_info pi;
+	unsigned int i, p;
+
+	for (i = 0; i < f->nsw; i++) {
+		struct fab_switch *s = f->sw[i];
+
+		for (p = 1; p <= s->sw.num_ports; p++) {
+			int q = f->port[s->first + (int)p - 1].peer;
+			bool up;
+
+			if (q < 0 || !f->port[q].hca ||
+			    rte_pmd_hca_port_info_get(f->port[q].port_id,
+						      &pi) != 0)
+				continue;
+			up = pi.phys_state == HCA_PHYS_LINKUP;
+			/* hca_switch_link() does nothing when it is so */
+			hca_switch_link(&s->sw, (uint8_t)p, up);
+		}
 	}
 }
 

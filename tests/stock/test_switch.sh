@@ -7,7 +7,8 @@
 # ibnetdiscover sees the same switches, CAs and cables as under ibsim
 # itself (when ibsim and libumad2sim are installed); LID-routed,
 # directed-route and mixed SMPs, ibroute, ibtracert, ibportstate,
-# perfquery and a resident OpenSM's SA cross the switches.
+# perfquery and a resident OpenSM's SA cross the switches; a switch port
+# follows its peer CA's link set down and up at the prompt.
 # Usage: test_switch.sh <madpmd> <madpmd-run>
 set -u
 madpmd=$1
@@ -186,4 +187,43 @@ for f in net net.2sw2path4hca2port; do
 	daemon_stop_check "$daemon" "$tmp/madpmd.$f.log"
 	ok $? "$f: madpmd stops cleanly"
 done
+
+# a CA's link at the prompt: the switch port at the other end follows
+net=$(dirname "$net")/net.2sw2path4hca
+rm -rf "$MADPMD_RUN_DIR" "$OSM_CACHE_DIR"
+mkdir -p "$OSM_CACHE_DIR"
+mkfifo "$tmp/prompt"
+exec 7<> "$tmp/prompt"
+"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-switch-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" -i \
+	< "$tmp/prompt" > "$tmp/madpmd.prompt.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca4/umad" ] && break; sleep 0.1; done
+timeout 60 "$run" --node Hca1 opensm -o -f "$tmp/opensm.link1.log" > /dev/null 2>&1
+echo "set link Hca3:1 down" >&7
+for i in $(seq 50); do
+	"$run" --node Hca1 smpquery -D portinfo 0,1 2 > "$tmp/pi.down" 2>&1
+	grep -q "^LinkState:\.*Down" "$tmp/pi.down" && break
+	sleep 0.1
+done
+"$run" --node Hca1 smpquery -D switchinfo 0,1 > "$tmp/si" 2>&1
+grep -q "^LinkState:\.*Down" "$tmp/pi.down" && grep -q "StateChange:\.*1" "$tmp/si"
+ok $? "set link Hca3:1 down: Switch1's port 2 goes Down, SwitchInfo:PortStateChange 1"
+echo "set link Hca3:1 up" >&7
+for i in $(seq 50); do
+	"$run" --node Hca1 smpquery -D portinfo 0,1 2 > "$tmp/pi.up" 2>&1
+	grep -q "^LinkState:\.*Initialize" "$tmp/pi.up" && break
+	sleep 0.1
+done
+timeout 60 "$run" --node Hca1 opensm -o -f "$tmp/opensm.link2.log" > /dev/null 2>&1
+"$run" --node Hca1 smpquery -D portinfo 0,1 2 > "$tmp/pi.again" 2>&1
+grep -q "^LinkState:\.*Initialize" "$tmp/pi.up" &&
+	grep -q "^LinkState:\.*Active" "$tmp/pi.again"
+ok $? "set link Hca3:1 up: the port trains again (Init), and opensm -o makes it Active"
+echo quit >&7
+for i in $(seq 100); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done
+wait "$daemon"
+ok $? "quit at the prompt: madpmd exits 0"
+exec 7>&-
 tap_done

@@ -191,6 +191,7 @@ sw_deliver(struct fabric *f, int q, struct rte_mbuf *m, unsigned int hops)
 		sw_frame(f, p, m, hops + 1);
 		return;
 	}
+	/* the net_hca port's side of the cable: what it receives */
 	if (fab_capturing(f))
 		fab_capture_packets(f, p, MPD_PCAPNG_DIR_IN, &m, 1,
 				    clock_ns(CLOCK_REALTIME));
@@ -212,6 +213,10 @@ sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 	if (hops > SW_HOPS_MAX || (!rte_pktmbuf_is_contiguous(m) &&
 				   rte_pktmbuf_linearize(m) != 0))
 		goto drop;
+	/* captured as it came in, before the switch rewrites it */
+	if (fab_capturing(f))
+		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, &m, 1,
+				    clock_ns(CLOCK_REALTIME));
 	len = rte_pktmbuf_data_len(m);
 	cap = (uint16_t)RTE_MIN(65535u, (uint32_t)len +
 				rte_pktmbuf_tailroom(m));
@@ -230,6 +235,12 @@ sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 	for (i = 0; i < n; i++) {
 		if (!copy[i])
 			continue;
+		/* and as it leaves by each port */
+		if (fab_capturing(f))
+			fab_capture_packets(f,
+					    &f->port[s->first + out[i] - 1],
+					    MPD_PCAPNG_DIR_OUT, &copy[i], 1,
+					    clock_ns(CLOCK_REALTIME));
 		if (peer[i] < 0)
 			rte_pktmbuf_free(copy[i]);
 		else

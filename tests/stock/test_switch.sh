@@ -7,8 +7,9 @@
 # ibnetdiscover sees the same switches, CAs and cables as under ibsim
 # itself (when ibsim and libumad2sim are installed); LID-routed,
 # directed-route and mixed SMPs, ibroute, ibtracert, ibportstate,
-# perfquery and a resident OpenSM's SA cross the switches; a switch port
-# follows its peer CA's link set down and up at the prompt.
+# perfquery and a resident OpenSM's SA cross the switches; the capture
+# has the switch ports' frames; a switch port follows its peer CA's link
+# set down and up at the prompt.
 # Usage: test_switch.sh <madpmd> <madpmd-run>
 set -u
 madpmd=$1
@@ -40,7 +41,7 @@ topo_norm() {
 
 "$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-switch-$$ \
 	-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" \
-	> "$tmp/madpmd.log" 2>&1 &
+	--capture "$tmp/fabric.pcapng" > "$tmp/madpmd.log" 2>&1 &
 daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca4/umad" ] && break; sleep 0.1; done
@@ -158,6 +159,24 @@ stop "$osm"
 
 daemon_stop_check "$daemon" "$tmp/madpmd.log"
 ok $? "madpmd stops cleanly on SIGTERM"
+
+# the capture: an interface for each cabled switch port, the frames in
+# and out of it, decoded by stock tshark
+if command -v tshark > /dev/null; then
+	tshark -r "$tmp/fabric.pcapng" -T fields -e frame.interface_name \
+		-e frame.packet_flags_direction -e infiniband.mad.attributeid \
+		> "$tmp/cap.fields" 2> "$tmp/cap.err"
+	swifs=$(awk -F'\t' '$1 ~ /^Switch/ {print $1}' "$tmp/cap.fields" | sort -u | tr '\n' ' ')
+	[ "$(echo $swifs | wc -w)" = 8 ] &&
+		grep -q $'^Switch2/3\t0x00000001\t0x0010' "$tmp/cap.fields" &&
+		grep -q $'^Switch2/3\t0x00000002\t0x0010' "$tmp/cap.fields"
+	ok $? "capture: frames in and out of the 8 cabled switch ports ($swifs), NodeDescription both ways on Switch2/3"
+	tshark -r "$tmp/fabric.pcapng" > "$tmp/cap.txt" 2>&1
+	! grep -qi "malformed" "$tmp/cap.txt" && [ -s "$tmp/cap.txt" ]
+	ok $? "capture: stock tshark decodes its $(wc -l < "$tmp/cap.txt") frames without a malformed one"
+else
+	skip "capture of switch ports" "tshark not installed"
+fi
 
 # ibsim's other examples with switches: up, and seen as under ibsim
 for f in net net.2sw2path4hca2port; do

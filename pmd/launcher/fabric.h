@@ -160,9 +160,9 @@ void fab_switch_input(struct fabric *f, struct fab_port *b,
 		      struct rte_mbuf **m, uint16_t n);
 void fab_switches_free(struct fabric *f);
 /* A switch port follows the link of the net_hca port at the other end of
- * its cable (`link NODE:PORT down|up` at the prompt): Down when it goes,
- * Init when it trains again, PortStateChange set either way. The polling
- * lcore, every few ms. */
+ * its cable (`set link NODE:PORT down|up` at the prompt): Down when it
+ * goes, Init when it trains again, PortStateChange set and trap 128 sent
+ * to the SM either way. The polling lcore, every few ms. */
 void fab_switches_links(struct fabric *f);
 /* A switch port's PortState, PortPhysicalState and its switch's LID and
  * SM LID, as the polling lcore last left them (for the prompt). */

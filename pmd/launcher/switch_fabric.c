@@ -129,6 +129,8 @@ fab_switches_start(struct fabric *f)
 	}
 }
 
+static void sw_trap_link(struct fabric *f, struct fab_switch *s);
+
 void
 fab_switches_links(struct fabric *f)
 {
@@ -147,8 +149,10 @@ fab_switches_links(struct fabric *f)
 						      &pi) != 0)
 				continue;
 			up = pi.phys_state == HCA_PHYS_LINKUP;
-			/* hca_switch_link() does nothing when it is so */
+			if (up == (s->sw.port[p].port_state != HCA_PORT_DOWN))
+				continue;
 			hca_switch_link(&s->sw, (uint8_t)p, up);
+			sw_trap_link(f, s);
 		}
 	}
 }
@@ -249,6 +253,34 @@ sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 	return;
 drop:
 	rte_pktmbuf_free(m);
+}
+
+/* Trap 128 to the SM for a link that changed (IBA 14.2.5.1) */
+static void
+sw_trap_link(struct fabric *f, struct fab_switch *s)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(f->pool);
+	uint8_t out[1];
+	uint16_t len = 0;
+	int q;
+
+	if (!m)
+		return;
+	if (hca_switch_trap_link(&s->sw, rte_pktmbuf_mtod(m, uint8_t *),
+				 (uint16_t)RTE_MIN(65535u,
+						   rte_pktmbuf_tailroom(m)),
+				 &len, out) != 1 ||
+	    (q = f->port[s->first + out[0] - 1].peer) < 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	m->data_len = len;
+	m->pkt_len = len;
+	if (fab_capturing(f))
+		fab_capture_packets(f, &f->port[s->first + out[0] - 1],
+				    MPD_PCAPNG_DIR_OUT, &m, 1,
+				    clock_ns(CLOCK_REALTIME));
+	sw_deliver(f, q, m, 0);
 }
 
 void

@@ -129,5 +129,12 @@ enum hca_fwd hca_switch_dr(const struct hca_switch *sw, uint8_t *mad,
 unsigned int hca_switch_rx(struct hca_switch *sw, uint8_t in_port,
 			   uint8_t *buf, uint16_t *len, uint16_t cap,
 			   uint64_t now_ns, uint8_t *out, unsigned int out_cap);
+/*
+ * Trap 128 (a port's link state changed) to the master SM, into buf (cap
+ * bytes), LID-routed from the switch's LID: the port it leaves by in
+ * out[0], 1; 0 when the switch has no LID, no SM or no route to it yet.
+ */
+unsigned int hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf,
+				  uint16_t cap, uint16_t *len, uint8_t *out);
 
 #endif

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "madpmd/attr.h"
 #include "madpmd/mad.h"
 #include "madpmd/wire.h"
 #include "switch.h"
@@ -247,6 +248,10 @@ hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
 		   hca_switch_owns_lid(sw, pk.lrh.dlid)) {
 		n = local_rx(sw, in_port, &pk, mad, buf, cap, len, out,
 			     now_ns);
+		/* the SM's TrapRepress for the switch's trap: taken */
+		if (!n && pk.bth.dest_qp == 0 &&
+		    mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_TRAP_REPRESS)
+			return 0;
 	} else {
 		struct hca_fwd_to to = { 0 };
 
@@ -270,4 +275,62 @@ hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
 	}
 	count_xmit(sw, out, n, *len, mcast);
 	return n;
+}
+
+/*
+ * Trap 128 (IBA 14.2.5.1): "the link state of at least one port of the
+ * switch changed", LID-routed to the master SM from the switch's LID;
+ * DataDetails: the switch's LID (OpenSM's ntc_128). Once per change: no
+ * repeat until TrapRepress yet.
+ */
+unsigned int
+hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
+		     uint16_t *len, uint8_t *out)
+{
+	struct hca_port *p0 = &sw->port[0];
+	uint8_t notice[MPD_NOTICE_LEN], mad[MPD_MAD_LEN];
+	struct mpd_notice n;
+	struct mpd_pkt pk;
+	struct mpd_mad t;
+	unsigned int k;
+
+	if (!p0->lid || !p0->sm_lid || p0->port_state != HCA_PORT_ACTIVE)
+		return 0;
+	memset(&n, 0, sizeof(n));
+	n.is_generic = 1;
+	n.type = 1;			/* urgent */
+	n.producer_type = MPD_NODE_TYPE_SWITCH;
+	n.trap_number = 128;
+	n.issuer_lid = p0->lid;
+	mpd_put_be16(n.data_details, p0->lid);
+	mpd_layout_encode(&mpd_notice_layout, &n, notice, sizeof(notice));
+
+	memset(&t, 0, sizeof(t));
+	t.hdr.base_version = MPD_BASE_VERSION;
+	t.hdr.mgmt_class = MPD_CLASS_SUBN_LID;
+	t.hdr.class_version = MPD_SMP_CLASS_VERSION;
+	t.hdr.method = MPD_METHOD_TRAP;
+	t.hdr.tid = ++p0->trap_tid;
+	t.hdr.attr_id = MPD_ATTR_NOTICE;
+	t.mkey = p0->mkey;
+	/* an SMP has room for the Notice up to, not including, IssuerGID */
+	if (mpd_mad_encode(&t, notice, MPD_NOTICE_SMP_LEN, mad,
+			   sizeof(mad)) < 0)
+		return 0;
+
+	memset(&pk, 0, sizeof(pk));
+	pk.link = MPD_LINK_IB;
+	pk.lrh.vl = MPD_VL15;
+	pk.lrh.dlid = p0->sm_lid;
+	pk.lrh.slid = p0->lid;
+	pk.bth.opcode = MPD_OP_UD_SEND_ONLY;
+	pk.bth.pkey = 0xffff;
+	pk.bth.dest_qp = 0;
+	pk.deth.src_qp = 0;
+	if (!reencode(&pk, mad, buf, cap, len))
+		return 0;
+	k = lid_out(sw, p0->sm_lid, true, out);
+	if (k)
+		count_xmit(sw, out, k, *len, false);
+	return k;
 }

@@ -207,7 +207,9 @@ for f in net net.2sw2path4hca2port; do
 	ok $? "$f: madpmd stops cleanly"
 done
 
-# a CA's link at the prompt: the switch port at the other end follows
+# a CA's link at the prompt: the switch port at the other end follows,
+# and its trap 128 has a resident OpenSM without periodic sweeps (-s 0)
+# bring it back
 net=$(dirname "$net")/net.2sw2path4hca
 rm -rf "$MADPMD_RUN_DIR" "$OSM_CACHE_DIR"
 mkdir -p "$OSM_CACHE_DIR"
@@ -219,27 +221,31 @@ exec 7<> "$tmp/prompt"
 daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca4/umad" ] && break; sleep 0.1; done
-timeout 60 "$run" --node Hca1 opensm -o -f "$tmp/opensm.link1.log" > /dev/null 2>&1
+"$run" --node Hca1 opensm -s 0 -f "$tmp/opensm.link.log" > /dev/null 2>&1 &
+osm=$!
+pids+=($osm)
+for i in $(seq 100); do grep -q "SUBNET UP" "$tmp/opensm.link.log" 2>/dev/null && break; sleep 0.1; done
 echo "set link Hca3:1 down" >&7
 for i in $(seq 50); do
 	"$run" --node Hca1 smpquery -D portinfo 0,1 2 > "$tmp/pi.down" 2>&1
 	grep -q "^LinkState:\.*Down" "$tmp/pi.down" && break
 	sleep 0.1
 done
-"$run" --node Hca1 smpquery -D switchinfo 0,1 > "$tmp/si" 2>&1
-grep -q "^LinkState:\.*Down" "$tmp/pi.down" && grep -q "StateChange:\.*1" "$tmp/si"
-ok $? "set link Hca3:1 down: Switch1's port 2 goes Down, SwitchInfo:PortStateChange 1"
+for i in $(seq 50); do grep -q "num:128" "$tmp/opensm.link.log" && break; sleep 0.1; done
+grep -q "^LinkState:\.*Down" "$tmp/pi.down" &&
+	grep -q "num:128 (Link state change) Producer:2 (Switch)" "$tmp/opensm.link.log"
+ok $? "set link Hca3:1 down: Switch1's port 2 goes Down, and the switch sends OpenSM trap 128"
+
 echo "set link Hca3:1 up" >&7
 for i in $(seq 50); do
-	"$run" --node Hca1 smpquery -D portinfo 0,1 2 > "$tmp/pi.up" 2>&1
-	grep -q "^LinkState:\.*Initialize" "$tmp/pi.up" && break
+	"$run" --node Hca1 smpquery -D portinfo 0,1 2 > "$tmp/pi.again" 2>&1
+	grep -q "^LinkState:\.*Active" "$tmp/pi.again" && break
 	sleep 0.1
 done
-timeout 60 "$run" --node Hca1 opensm -o -f "$tmp/opensm.link2.log" > /dev/null 2>&1
-"$run" --node Hca1 smpquery -D portinfo 0,1 2 > "$tmp/pi.again" 2>&1
-grep -q "^LinkState:\.*Initialize" "$tmp/pi.up" &&
-	grep -q "^LinkState:\.*Active" "$tmp/pi.again"
-ok $? "set link Hca3:1 up: the port trains again (Init), and opensm -o makes it Active"
+grep -q "^LinkState:\.*Active" "$tmp/pi.again" &&
+	grep -q "num:128 (Link state change) Producer:2 (Switch)" "$tmp/opensm.link.log"
+ok $? "set link Hca3:1 up: Switch1's trap 128 has OpenSM (no periodic sweep) make port 2 Active again ($(grep -c 'num:128' "$tmp/opensm.link.log") traps logged)"
+stop "$osm"
 echo quit >&7
 for i in $(seq 100); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done
 wait "$daemon"

@@ -815,6 +815,36 @@ test_rx(void)
 	   pk.lrh.slid == SW_LID && mad[MPD_MAD_OFF_METHOD] ==
 	   MPD_METHOD_GET_RESP && mad[MPD_PERF_DATA_OFF + 1] == 7,
 	   "GetResp from the switch's LID, PortSelect 7");
+
+	/* trap 128 to the SM at LID 9 once port 0 is Active */
+	is_int(hca_switch_trap_link(&sw, buf, sizeof(buf), &len, out), 0,
+	       "no trap while port 0 is not Active (no SM has set it up)");
+	sw.port[0].sm_lid = 9;
+	sw.port[0].port_state = HCA_PORT_ACTIVE;
+	ok(hca_switch_trap_link(&sw, buf, sizeof(buf), &len, out) == 1 &&
+	   out[0] == 2, "trap 128: out of port 2, toward the SM's LID 9");
+	if (unframe(buf, len, &pk, mad)) {
+		uint8_t notice[MPD_NOTICE_LEN] = { 0 };
+		struct mpd_notice n;
+
+		/* the SMP carries the Notice up to IssuerGID */
+		memcpy(notice, mad + MPD_SMP_DATA_OFF, MPD_NOTICE_SMP_LEN);
+		mpd_layout_decode(&mpd_notice_layout, notice, sizeof(notice),
+				  &n);
+		ok(pk.lrh.dlid == 9 && pk.lrh.slid == SW_LID &&
+		   pk.lrh.vl == MPD_VL15 &&
+		   mad[MPD_MAD_OFF_CLASS] == MPD_CLASS_SUBN_LID &&
+		   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_TRAP &&
+		   mpd_get_be16(mad + MPD_MAD_OFF_ATTR_ID) == MPD_ATTR_NOTICE,
+		   "a LID-routed Trap(Notice) on VL15 from the switch's LID");
+		ok(n.is_generic && n.type == 1 &&
+		   n.producer_type == MPD_NODE_TYPE_SWITCH &&
+		   n.trap_number == 128 && n.issuer_lid == SW_LID &&
+		   mpd_get_be16(n.data_details) == SW_LID,
+		   "generic, urgent, from a switch, number 128, the switch's LID in its details");
+	} else {
+		ok(false, "the trap's frame decodes");
+	}
 	hca_switch_fini(&sw);
 }
 

@@ -225,7 +225,8 @@ sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 	cap = (uint16_t)RTE_MIN(65535u, (uint32_t)len +
 				rte_pktmbuf_tailroom(m));
 	n = hca_switch_rx(&s->sw, b->num, rte_pktmbuf_mtod(m, uint8_t *),
-			  &len, cap, clock_ns(CLOCK_MONOTONIC), out, RTE_DIM(out));
+			  &len, cap, clock_ns(CLOCK_MONOTONIC), out,
+			  RTE_DIM(out));
 	if (!n)
 		goto drop;
 	m->data_len = len;

@@ -64,7 +64,8 @@ fab_sink_new(const struct fabric *f, struct mpd_pcapng *w, uint32_t kinds,
 		char name[2 * FAB_NAME_LEN + 16], desc[192];
 		bool ib = p->link == MPD_LINK_IB;
 
-		if (!p->hca || (ports && !ports[i]))
+		/* net_hca ports, and switch ports (their frames in and out) */
+		if ((!p->hca && !p->sw) || (ports && !ports[i]))
 			continue;
 		snprintf(name, sizeof(name), "%s/%u", p->node, p->num);
 		snprintf(desc, sizeof(desc), "%s port %u (%s, link=%s)",

@@ -267,6 +267,8 @@ fab_start(struct fabric *f)
 		uint16_t pid = f->port[i].port_id;
 		int rc;
 
+		if (f->port[i].sw)
+			continue;	/* a switch's: no ethdev */
 		/* an HCA port wakes a sleeping lcore when a client sends */
 		memset(&conf, 0, sizeof(conf));
 		conf.intr_conf.rxq = f->port[i].hca;
@@ -284,7 +286,8 @@ fab_start(struct fabric *f)
 		 * replayed capture carries someone else's MACs */
 		if (!rc && (!f->port[i].hca || f->port[i].replay ||
 			    (f->port[i].peer >= 0 &&
-			     !f->port[f->port[i].peer].hca)))
+			     !f->port[f->port[i].peer].hca &&
+			     !f->port[f->port[i].peer].sw)))
 			rc = rte_eth_promiscuous_enable(pid);
 		if (rc) {
 			fprintf(stderr, "madpmd: cannot start %s: %s\n",
@@ -292,6 +295,7 @@ fab_start(struct fabric *f)
 			return -1;
 		}
 	}
+	fab_switches_start(f);
 	return 0;
 }
 
@@ -301,9 +305,12 @@ fab_stop(struct fabric *f)
 	unsigned int i;
 
 	for (i = 0; i < f->nports; i++) {
+		if (f->port[i].sw)
+			continue;
 		rte_eth_dev_stop(f->port[i].port_id);
 		rte_eth_dev_close(f->port[i].port_id);
 	}
+	fab_switches_free(f);
 }
 
 static uint64_t
@@ -440,6 +447,10 @@ forward(struct fabric *f, struct fab_port *a)
 		}
 		tx = out;
 	}
+	if (b->sw) {
+		fab_switch_input(f, b, tx, k);
+		return RTE_MAX(n, k);
+	}
 	if (fab_capturing(f))
 		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, tx, k, ts);
 	sent = rte_eth_tx_burst(b->port_id, 0, tx, k);
@@ -506,17 +517,29 @@ replay_step(struct fabric *f, struct fab_port *p)
 	return (uint16_t)(n + got);
 }
 
+#define SW_LINKS_MS	10	/* how often switch ports look at their peers */
+
 /* One round over every port: what moved. */
 static uint64_t
 poll_once(struct fabric *f)
 {
-	uint64_t moved = 0;
+	uint64_t moved = 0, now;
 	unsigned int i;
 
 	apply_capture_request(f);
+	if (f->nsw) {
+		now = rte_get_tsc_cycles();
+		if (now >= f->sw_links_next) {
+			fab_switches_links(f);
+			f->sw_links_next = now + rte_get_tsc_hz() *
+					   SW_LINKS_MS / 1000;
+		}
+	}
 	for (i = 0; i < f->nports; i++) {
 		struct fab_port *p = &f->port[i];
 
+		if (p->sw)
+			continue;	/* moved by what its peers send */
 		if (p->replay)
 			moved += replay_step(f, p);
 		else if (p->peer >= 0)
@@ -543,10 +566,11 @@ intr_sleep_setup(struct fabric *f)
 	if (f->opts.no_intr || f->opts.lossy.reorder)
 		return false;
 	for (i = 0; i < f->nports; i++)
-		if (!f->port[i].hca || f->port[i].replay)
+		if ((!f->port[i].hca && !f->port[i].sw) || f->port[i].replay)
 			return false;
 	for (i = 0; i < f->nports; i++)
-		if (rte_eth_dev_rx_intr_ctl_q(f->port[i].port_id, 0,
+		if (f->port[i].hca &&
+		    rte_eth_dev_rx_intr_ctl_q(f->port[i].port_id, 0,
 					      RTE_EPOLL_PER_THREAD,
 					      RTE_INTR_EVENT_ADD, NULL) != 0)
 			return false;
@@ -563,7 +587,11 @@ intr_sleep(struct fabric *f)
 	unsigned int i;
 
 	for (i = 0; i < f->nports; i++) {
-		int ms = rte_pmd_hca_idle_ms(f->port[i].port_id);
+		int ms;
+
+		if (f->port[i].sw)
+			continue;
+		ms = rte_pmd_hca_idle_ms(f->port[i].port_id);
 
 		if (ms >= 0 && ms < timeout)
 			timeout = ms;
@@ -576,7 +604,8 @@ intr_sleep(struct fabric *f)
 		f->idle_sleeps++;
 	}
 	for (i = 0; i < f->nports; i++)
-		rte_eth_dev_rx_intr_disable(f->port[i].port_id, 0);
+		if (!f->port[i].sw)
+			rte_eth_dev_rx_intr_disable(f->port[i].port_id, 0);
 }
 
 /*

@@ -18,9 +18,12 @@
 struct mpd_pcapng;
 struct rte_mbuf;
 struct fab_replay;
+struct fab_switch;
+struct mpd_topo_node;
 
 #define FAB_MAX_PORTS	256
 #define FAB_NAME_LEN	64
+#define FAB_MAX_SWITCHES	64
 /* a frame of the largest path MTU whole (IBA 7.7.8: 4096 bytes of
  * payload, LRH, GRH, BTH, RETH, ICRC and VCRC; or its RoCEv2 headers) */
 #define FAB_FRAME_MAX	(4096 + 256)
@@ -30,7 +33,9 @@ struct fab_port {
 	uint8_t num;			/* port number on the node */
 	uint16_t port_id;		/* ethdev */
 	char dev[FAB_NAME_LEN];		/* ethdev name, e.g. net_hca0 */
-	bool hca;			/* a net_hca port (else external) */
+	bool hca;			/* a net_hca port (else external or a
+					 * switch's) */
+	struct fab_switch *sw;		/* a switch's external port: no ethdev */
 	enum mpd_link link;
 	int peer;			/* index of the port at the other end */
 	bool recording;			/* the port makes capture records */
@@ -115,6 +120,9 @@ struct fabric {
 	uint64_t idle_sleeps;
 	uint64_t rng;			/* lossy wires' state, lcore-owned */
 	volatile unsigned int replays_left;	/* replays not done yet */
+	struct fab_switch *sw[FAB_MAX_SWITCHES];
+	unsigned int nsw;
+	uint64_t sw_links_next;		/* TSC: next look at their links */
 };
 
 /* Add a net_hca port for node/port number (devargs may add keys);
@@ -136,6 +144,30 @@ int fab_find(const struct fabric *f, const char *spec);
  * [,mad=CLASS[:ATTR]]..." with P a probability (0.05 or 5%), or "off". 0,
  * or -1 with a message on stderr. Before fab_poll_loop() starts. */
 int fab_set_lossy(struct fabric *f, const char *spec);
+
+/* ---- switches (switch_fabric.c) ---- */
+
+/* Add a switch of the topology: its external ports 1..N become fabric
+ * ports (no ethdev); returns the index of port 1, or -1 with a message
+ * on stderr. link=ib only. */
+int fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd);
+/* The links of cabled switch ports train; from fab_start(). */
+void fab_switches_start(struct fabric *f);
+/* Frames a cable brought to switch port b: forwarded to the peers of the
+ * ports the switch names, answered (its SMA, its PMA) or dropped; every
+ * mbuf is passed on or freed. The polling lcore only. */
+void fab_switch_input(struct fabric *f, struct fab_port *b,
+		      struct rte_mbuf **m, uint16_t n);
+void fab_switches_free(struct fabric *f);
+/* A switch port follows the link of the net_hca port at the other end of
+ * its cable (`set link NODE:PORT down|up` at the prompt): Down when it
+ * goes, Init when it trains again, PortStateChange set and trap 128 sent
+ * to the SM either way. The polling lcore, every few ms. */
+void fab_switches_links(struct fabric *f);
+/* A switch port's PortState, PortPhysicalState and its switch's LID and
+ * SM LID, as the polling lcore last left them (for the prompt). */
+void fab_switch_port_state(const struct fab_port *p, uint8_t *state,
+			   uint8_t *phys, uint16_t *lid, uint16_t *sm_lid);
 
 /* ---- what lossy wires select (lossy.c) ---- */
 

@@ -39,18 +39,29 @@ launcher_show_ports(const struct fabric *f, FILE *out)
 		struct rte_pmd_hca_port_info pi;
 		char name[FAB_NAME_LEN + 8], peer[FAB_NAME_LEN + 8];
 
-		if (p->hca)
+		if (p->hca || p->sw)
 			snprintf(name, sizeof(name), "%s:%u", p->node, p->num);
 		else
 			snprintf(name, sizeof(name), "%s", p->dev);
 		if (p->peer < 0)
 			snprintf(peer, sizeof(peer), "-");
-		else if (f->port[p->peer].hca)
+		else if (f->port[p->peer].hca || f->port[p->peer].sw)
 			snprintf(peer, sizeof(peer), "%s:%u",
 				 f->port[p->peer].node, f->port[p->peer].num);
 		else
 			snprintf(peer, sizeof(peer), "%s",
 				 f->port[p->peer].dev);
+		if (p->sw) {
+			uint8_t st, ph;
+			uint16_t lid, sm;
+
+			fab_switch_port_state(p, &st, &ph, &lid, &sm);
+			fprintf(out, "%-4u %-20s %-10s %-5s %-7s %-9s %-6u %-6u %s\n",
+				i, name, "switch", "ib",
+				st < 5 ? port_states[st] : "?",
+				ph < 8 ? phys_states[ph] : "?", lid, sm, peer);
+			continue;
+		}
 		if (!p->hca ||
 		    rte_pmd_hca_port_info_get(p->port_id, &pi) != 0) {
 			fprintf(out, "%-4u %-20s %-10s %-5s %-7s %-9s %-6s %-6s %s\n",

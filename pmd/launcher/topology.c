@@ -69,8 +69,17 @@ topology_load(struct fabric *f, const char *path)
 	for (n = 0; n < t->num_nodes; n++) {
 		const struct mpd_topo_node *nd = &t->node[n];
 
+		if (nd->type == MPD_TOPO_SWITCH) {
+			first[n] = fab_add_switch(f, nd);
+			if (first[n] < 0) {
+				fprintf(stderr, "madpmd: %s:%u: cannot start switch \"%s\"\n",
+					src, nd->line, nd->name);
+				goto out;
+			}
+			continue;
+		}
 		if (nd->type != MPD_TOPO_CA) {
-			fprintf(stderr, "madpmd: %s:%u: %s \"%s\": only Hca nodes can be started yet (switches and routers come with a later release)\n",
+			fprintf(stderr, "madpmd: %s:%u: %s \"%s\": only Hca and Switch nodes can be started yet (routers come with a later release)\n",
 				src, nd->line, mpd_topo_type_name(nd->type),
 				nd->name);
 			goto out;

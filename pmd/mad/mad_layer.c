@@ -160,9 +160,9 @@ unmatched(struct hca_port *p, uint8_t *mad)
 	return HCA_REPLY;
 }
 
-enum hca_reply
-hca_mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
-	      uint8_t *mad, uint64_t now_ns)
+static enum hca_reply
+mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk, uint8_t *mad,
+	  uint64_t now_ns)
 {
 	struct hca_port *p = ml->port;
 	uint32_t qp = pk->bth.dest_qp;
@@ -189,28 +189,63 @@ hca_mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
 	return HCA_NO_REPLY;
 }
 
+enum hca_reply
+hca_mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
+	      uint8_t *mad, uint64_t now_ns)
+{
+	bool dr = pk->bth.dest_qp == 0 &&
+		  mpd_mad_class(mad) == MPD_CLASS_SUBN_DR;
+	enum hca_reply r;
+
+	/* the end port's SMI (IBA 14.2.2.2), before anyone sees it */
+	if (dr && !hca_port_dr_recv(ml->port, mad)) {
+		ml->port->cnt.drop_bad_header++;
+		return HCA_NO_REPLY;
+	}
+	r = mad_input(ml, pk, mad, now_ns);
+	/* a DR response leaves with the pointer at the count (C14-13:1) */
+	if (r == HCA_REPLY && mpd_mad_class(mad) == MPD_CLASS_SUBN_DR)
+		hca_port_dr_reply(mad);
+	return r;
+}
+
 /* ---- sending ------------------------------------------------------------ */
 
-/* Directed-route send-side processing at the source (IBA 14.2.2.2-3,
- * C14-9:1 and C14-13): false when the SMP cannot leave by this port. */
+/* Directed-route send-side processing at a CA port (IBA 14.2.2.2, as the
+ * kernel's smi_handle_dr_smp_send()): a request starts its path (C14-9:1);
+ * a client's response to a DR request it got leaves with the pointer at
+ * the count (C14-13:1), or 0 when there was no hop (C14-13:3). An SMP
+ * whose first leg is LID-routed (a request with a DrSLID, a response with
+ * a DrDLID: IBA 14.2.2.3) leaves as it is: the switch at the end of that
+ * leg takes the directed part (the kernel's handle_outgoing_dr_smp()).
+ * False when the SMP cannot leave by this port. */
 static bool
 dr_send(const struct hca_port *p, uint8_t *mad)
 {
 	uint8_t ptr = mad[MPD_SMP_OFF_HOP_PTR], cnt = mad[MPD_SMP_OFF_HOP_CNT];
 	bool d = mad[MPD_MAD_OFF_STATUS] & (MPD_SMP_STATUS_D >> 8);
 
-	if (cnt > 63)
+	if (cnt > MPD_SMP_MAX_HOPS)
 		return false;
+	if (mpd_get_be16(mad + (d ? MPD_SMP_OFF_DR_DLID
+				  : MPD_SMP_OFF_DR_SLID)) != MPD_LID_PERMISSIVE)
+		return true;
 	if (!d) {
 		if (cnt == 0 || ptr != 0)
 			return ptr == 0;	/* hop count 0: local */
 		mad[MPD_SMP_OFF_HOP_PTR] = 1;
 		return mad[MPD_SMP_OFF_INIT_PATH + 1] == p->port_num;
 	}
-	if (ptr == 0)
-		return false;
-	mad[MPD_SMP_OFF_HOP_PTR] = (uint8_t)(ptr - 1);
-	return true;
+	if (cnt && ptr == cnt + 1) {
+		mad[MPD_SMP_OFF_HOP_PTR] = cnt;
+		return mad[MPD_SMP_OFF_RET_PATH + cnt] == p->port_num;
+	}
+	if (ptr == 1) {
+		mad[MPD_SMP_OFF_HOP_PTR] = 0;
+		return mpd_get_be16(mad + MPD_SMP_OFF_DR_SLID) ==
+		       MPD_LID_PERMISSIVE;
+	}
+	return ptr == 0;
 }
 
 /* Where a send goes: true when to the port itself (no wire). */

@@ -217,6 +217,12 @@ bool hca_port_resolve(const struct hca_port *p, const uint8_t gid[16],
 bool hca_gid_ip4_mapped(const uint8_t gid[16]);
 /* The port's own entry in an address table. */
 void hca_port_neigh(const struct hca_port *p, struct hca_neigh *n);
+/* A DR SMP (class 0x81) the port received, by IBA 14.2.2.2 at an end
+ * port (C14-9:3-4, C14-13:3-4): the pointer moved, the return path noted;
+ * false when it must be dropped. */
+bool hca_port_dr_recv(const struct hca_port *p, uint8_t *mad);
+/* The pointer of the response to such a request as it leaves (C14-13:1). */
+void hca_port_dr_reply(uint8_t *mad);
 /* Count one frame the port sends, of len bytes (IBA 16.1.3.5). */
 void hca_port_count_xmit(struct hca_port *p, uint32_t len);
 /* Undo hca_port_count_xmit() for a frame that could not leave after all. */

@@ -353,24 +353,24 @@ hca_sma_init(struct hca_port *p)
 }
 
 /*
- * Directed route at an end port (IBA 14.2.2.2-3, C14-9, C14-13): a request
- * arrives with the hop pointer at the hop count (or one past it after a
- * LID-routed last leg); the port notes where it came in on the return path.
- * The response goes back with D set and the hop pointer one less.
+ * Directed route at an end port (IBA 14.2.2.2-3): the request is the
+ * SMA's once the port's SMI moved its pointer past the path (C14-9:3-4,
+ * hca_port_dr_recv(), which a direct caller may leave to the SMA); the
+ * response keeps the pointer, which hca_port_dr_reply() moves as it
+ * leaves (C14-13:1).
  */
 static bool
 dr_request_ok(const struct hca_port *p, struct mpd_mad *m, uint8_t *mad)
 {
-	uint8_t ptr = mpd_smp_hop_ptr(&m->hdr), cnt = mpd_smp_hop_cnt(&m->hdr);
-
 	if (m->hdr.status & MPD_SMP_STATUS_D)
 		return false;		/* a response travelling the wrong way */
-	if (ptr != cnt && ptr != cnt + 1)
-		return false;		/* only switches forward */
-	if (ptr == cnt && m->dr_dlid != MPD_LID_PERMISSIVE)
-		return false;		/* the LID-routed leg is a switch's */
-	if (cnt && ptr == cnt)
-		mad[MPD_SMP_OFF_RET_PATH + ptr] = p->port_num;
+	if (mad[MPD_SMP_OFF_HOP_PTR] != mad[MPD_SMP_OFF_HOP_CNT] + 1 &&
+	    !hca_port_dr_recv(p, mad))
+		return false;
+	m->hdr.class_specific = (uint16_t)(mad[MPD_SMP_OFF_HOP_PTR] << 8 |
+					   mad[MPD_SMP_OFF_HOP_CNT]);
+	memcpy(m->return_path, mad + MPD_SMP_OFF_RET_PATH,
+	       sizeof(m->return_path));
 	return true;
 }
 
@@ -475,10 +475,5 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
 		status = sma_attr(p, &m, data, hide);
 
 	hca_sma_reply(mad, status, dr);
-	if (dr) {
-		uint8_t ptr = mpd_smp_hop_ptr(&m.hdr);
-
-		mad[MPD_SMP_OFF_HOP_PTR] = ptr ? (uint8_t)(ptr - 1) : 0;
-	}
 	return HCA_REPLY;
 }

@@ -6,8 +6,8 @@
  * forwarding decisions. Like the CA's port, pure functions of the node's
  * state and the packet's bytes: no DPDK, no clock, no lock.
  *
- * Not wired yet: nothing moves frames between nodes, no SM sits on port 0,
- * and the switch sends no traps (see docs/switch.md).
+ * The launcher's fabric hands it what its ports receive (hca_switch_rx());
+ * no SM sits on port 0 yet and the switch sends no traps (docs/switch.md).
  */
 #ifndef NET_HCA_SWITCH_H
 #define NET_HCA_SWITCH_H
@@ -114,5 +114,27 @@ unsigned int hca_switch_route_mcast(const struct hca_switch *sw,
 enum hca_fwd hca_switch_dr(const struct hca_switch *sw, uint8_t *mad,
 			   uint8_t in_port, uint16_t lrh_dlid,
 			   struct hca_fwd_to *to);
+
+/* ---- a frame a switch port received (switch_rx.c) ---- */
+
+/*
+ * The frame buf (len bytes, link=ib, cap bytes of room) came in on
+ * external port in_port: the ports it leaves by, in out (room for
+ * out_cap), and how many; 0 when it was dropped or taken. Checked and
+ * counted on the ports (PortRcv*, PortXmit*, PortRcvSwitchRelayErrors);
+ * SMPs and PerfMgt MADs for the switch are answered: the frame becomes
+ * the response. Rewritten in place (*len updated) when it changes: a DR
+ * SMP's pointer and return path, a LID-routed leg's DLID, a response.
+ */
+unsigned int hca_switch_rx(struct hca_switch *sw, uint8_t in_port,
+			   uint8_t *buf, uint16_t *len, uint16_t cap,
+			   uint64_t now_ns, uint8_t *out, unsigned int out_cap);
+/*
+ * Trap 128 (a port's link state changed) to the master SM, into buf (cap
+ * bytes), LID-routed from the switch's LID: the port it leaves by in
+ * out[0], 1; 0 when the switch has no LID, no SM or no route to it yet.
+ */
+unsigned int hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf,
+				  uint16_t cap, uint16_t *len, uint8_t *out);
 
 #endif

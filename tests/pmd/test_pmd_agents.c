@@ -89,7 +89,8 @@ test_dr_node_info(void)
 	is_int(r.hdr.tid, m.hdr.tid, "TID echoed");
 	ok(r.hdr.status & MPD_SMP_STATUS_D, "D bit set on the response");
 	is_int(r.hdr.status & 0x7fff, 0, "status 0");
-	is_int(mpd_smp_hop_ptr(&r.hdr), 0, "hop pointer decremented (C14-13:3)");
+	is_int(mpd_smp_hop_ptr(&r.hdr), 1,
+	       "hop pointer back at the count: the requester takes it to 0 (C14-13:1)");
 	is_int(r.return_path[1], 1, "ReturnPath[1] is the arrival port");
 	mpd_layout_decode(&mpd_node_info_layout, rmad + r.data_off,
 			  r.data_len, &ni);

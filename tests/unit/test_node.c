@@ -272,6 +272,87 @@ test_reverse(void)
 	       "RoCEv2 response: to UDP port 4791");
 }
 
+/* A DR Get(NodeInfo) of hop count cnt, as its sender built it */
+static void
+dr_smp(uint8_t *mad, uint8_t cnt, uint8_t ptr, bool d)
+{
+	memset(mad, 0, MPD_MAD_LEN);
+	mad[MPD_MAD_OFF_BASE_VER] = MPD_BASE_VERSION;
+	mad[MPD_MAD_OFF_CLASS] = MPD_CLASS_SUBN_DR;
+	mad[MPD_MAD_OFF_CLASS_VER] = MPD_SMP_CLASS_VERSION;
+	mad[MPD_MAD_OFF_METHOD] = d ? MPD_METHOD_GET_RESP : MPD_METHOD_GET;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, d ? MPD_SMP_STATUS_D : 0);
+	mad[MPD_SMP_OFF_HOP_PTR] = ptr;
+	mad[MPD_SMP_OFF_HOP_CNT] = cnt;
+	mpd_put_be16(mad + MPD_MAD_OFF_ATTR_ID, MPD_ATTR_NODE_INFO);
+	mpd_put_be16(mad + MPD_SMP_OFF_DR_SLID, MPD_LID_PERMISSIVE);
+	mpd_put_be16(mad + MPD_SMP_OFF_DR_DLID, MPD_LID_PERMISSIVE);
+}
+
+/*
+ * The end port's SMI (IBA 14.2.2.2, the kernel's smi.c): a request at the
+ * end of its path leaves the SMI at count + 1 (C14-9:3), its response
+ * leaves at count (C14-13:1), and the requester takes 1 to 0 (C14-13:3).
+ */
+static void
+test_dr_end_port(void)
+{
+	struct hca_port p;
+	struct mpd_pkt pk;
+	uint8_t mad[MPD_MAD_LEN];
+
+	port_init(&p);
+	memset(&pk, 0, sizeof(pk));
+	dr_smp(mad, 3, 3, false);
+	ok(hca_port_dr_recv(&p, mad) && mad[MPD_SMP_OFF_HOP_PTR] == 4 &&
+	   mad[MPD_SMP_OFF_RET_PATH + 3] == 1,
+	   "C14-9:3: a request at the end: pointer 4, ReturnPath[3] = port 1");
+	is_int(hca_sma_handle(&p, mad, &pk, 0), HCA_REPLY,
+	       "the SMA answers it");
+	is_int(mad[MPD_SMP_OFF_HOP_PTR], 4, "the SMA keeps the pointer");
+	hca_port_dr_reply(mad);
+	is_int(mad[MPD_SMP_OFF_HOP_PTR], 3,
+	       "C14-13:1: the response leaves with the pointer at the count");
+
+	dr_smp(mad, 3, 3, false);
+	is_int(hca_sma_handle(&p, mad, &pk, 0), HCA_REPLY,
+	       "a caller that skipped the SMI: the SMA takes the step itself");
+	is_int(mad[MPD_SMP_OFF_HOP_PTR], 4, "pointer 4 there too");
+
+	dr_smp(mad, 3, 1, true);
+	ok(hca_port_dr_recv(&p, mad) && mad[MPD_SMP_OFF_HOP_PTR] == 0,
+	   "C14-13:3: a response back at the requester: 1 to 0 for the SM");
+	dr_smp(mad, 3, 1, true);
+	mpd_put_be16(mad + MPD_SMP_OFF_DR_SLID, 7);
+	ok(!hca_port_dr_recv(&p, mad),
+	   "C14-13:3 with a DrSLID: a switch's to route, dropped at a CA");
+	dr_smp(mad, 3, 0, true);
+	ok(hca_port_dr_recv(&p, mad), "C14-13:4: pointer 0, for the SM");
+	dr_smp(mad, 3, 2, true);
+	ok(!hca_port_dr_recv(&p, mad), "C14-13:2 at a CA: dropped");
+
+	dr_smp(mad, 0, 0, false);
+	ok(hca_port_dr_recv(&p, mad) && mad[MPD_SMP_OFF_HOP_PTR] == 1,
+	   "hop count 0 (the port itself): pointer 1");
+	hca_port_dr_reply(mad);
+	is_int(mad[MPD_SMP_OFF_HOP_PTR], 0, "and its response 0 (C14-13:3)");
+
+	dr_smp(mad, 3, 0, false);
+	ok(!hca_port_dr_recv(&p, mad),
+	   "C14-9:1: a sender should have moved the pointer: dropped");
+	dr_smp(mad, 3, 2, false);
+	ok(!hca_port_dr_recv(&p, mad), "C14-9:2 at a CA: dropped");
+	dr_smp(mad, 3, 3, false);
+	mpd_put_be16(mad + MPD_SMP_OFF_DR_DLID, 7);
+	ok(!hca_port_dr_recv(&p, mad),
+	   "C14-9:3 with a DrDLID: the LID-routed leg is a switch's");
+	dr_smp(mad, 3, 4, false);
+	ok(hca_port_dr_recv(&p, mad) && mad[MPD_SMP_OFF_HOP_PTR] == 4,
+	   "C14-9:4: at count + 1 after a LID-routed leg: taken as it is");
+	dr_smp(mad, 3, 5, false);
+	ok(!hca_port_dr_recv(&p, mad), "C14-9:5: past count + 1: dropped");
+}
+
 int
 main(void)
 {
@@ -280,5 +361,6 @@ main(void)
 	test_mkey_lease();
 	test_sl2vl();
 	test_reverse();
+	test_dr_end_port();
 	return tap_done();
 }

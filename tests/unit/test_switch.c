@@ -2,7 +2,8 @@
 /*
  * A switch node alone (pmd/node/switch*.c): its SMA, its forwarding tables
  * and its forwarding decisions, directed route as IBA 14.2.2.2 walks it,
- * with the switches' functions called hop by hop. No EAL, no frames.
+ * with the switches' functions called hop by hop, and whole frames
+ * through hca_switch_rx(). No EAL.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -655,6 +656,198 @@ test_mkey(void)
 	hca_switch_fini(&sw);
 }
 
+/* ---- frames through hca_switch_rx() ---- */
+
+#define FRAME_CAP	512
+
+/* A UD frame of mad on link=ib: QP qp (VL15 for QP0) from slid to dlid */
+static uint16_t
+frame(uint8_t *buf, const uint8_t *mad, uint32_t qp, uint16_t slid,
+      uint16_t dlid)
+{
+	struct mpd_pkt pk;
+	int n;
+
+	memset(&pk, 0, sizeof(pk));
+	pk.link = MPD_LINK_IB;
+	pk.lrh.vl = qp == 0 ? MPD_VL15 : 0;
+	pk.lrh.dlid = dlid;
+	pk.lrh.slid = slid;
+	pk.bth.opcode = MPD_OP_UD_SEND_ONLY;
+	pk.bth.pkey = 0xffff;
+	pk.bth.dest_qp = qp;
+	pk.deth.qkey = qp == 1 ? MPD_QP1_QKEY : qp == 0 ? 0 : 0x1234;
+	pk.deth.src_qp = qp;
+	n = mpd_pkt_encode(&pk, mad, MPD_MAD_LEN, buf, FRAME_CAP);
+	return n > 0 ? (uint16_t)n : 0;
+}
+
+/* The frame decodes (its ICRC and VCRC right): its MAD in mad */
+static bool
+unframe(const uint8_t *buf, uint16_t len, struct mpd_pkt *pk, uint8_t *mad)
+{
+	if (mpd_pkt_decode(MPD_LINK_IB, buf, len, 0, pk) != MPD_OK ||
+	    pk->payload_len != MPD_MAD_LEN)
+		return false;
+	memcpy(mad, pk->payload, MPD_MAD_LEN);
+	return true;
+}
+
+static void
+test_rx(void)
+{
+	static const uint8_t path1[] = { 0, 1 }, path2[] = { 0, 1, 5 };
+	uint8_t buf[FRAME_CAP], mad[MPD_MAD_LEN], out[SW_PORTS + 1];
+	struct mpd_node_info ni;
+	struct hca_switch sw;
+	struct mpd_pkt pk;
+	uint16_t len, *m;
+	uint64_t errs;
+	unsigned int i;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	/* a DR Get(NodeInfo) of one hop, as a CA sent it (pointer 1) */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path1, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_rx(&sw, 3, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 3,
+	   "DR Get(NodeInfo) on port 3: answered back out of port 3");
+	ok(unframe(buf, len, &pk, mad), "the response's ICRC and VCRC hold");
+	ok(mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET_RESP &&
+	   (mpd_get_be16(mad + MPD_MAD_OFF_STATUS) & MPD_SMP_STATUS_D) &&
+	   mad[MPD_SMP_OFF_HOP_PTR] == 1 && pk.lrh.vl == MPD_VL15 &&
+	   pk.lrh.dlid == MPD_LID_PERMISSIVE,
+	   "GetResp, D set, pointer at the count (C14-13:1), VL15, DLID permissive");
+	mpd_layout_decode(&mpd_node_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &ni);
+	ok(ni.node_type == MPD_NODE_TYPE_SWITCH && ni.local_port_num == 3,
+	   "NodeInfo: a switch, LocalPortNum 3");
+	ok(sw.port[3].cnt.rcv_pkts == 1 && sw.port[3].cnt.xmit_pkts == 1 &&
+	   sw.port[3].cnt.rcv_data == sw.port[3].cnt.xmit_data &&
+	   sw.port[3].cnt.xmit_data > 0,
+	   "port 3 counts one packet in and one out, and their words");
+
+	/* on through the switch: the pointer moved, the return path noted */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 2, path2, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 5,
+	   "DR SMP of two hops on port 2: on out of port 5 (C14-9:2)");
+	ok(unframe(buf, len, &pk, mad) && mad[MPD_SMP_OFF_HOP_PTR] == 2 &&
+	   mad[MPD_SMP_OFF_RET_PATH + 1] == 2 &&
+	   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET,
+	   "pointer 2, ReturnPath[1] 2, CRCs made again");
+
+	/* IBA 14.2.2.3: LID-routed to the switch, directed from there */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path2, 9, MPD_LID_PERMISSIVE);
+	len = frame(buf, mad, 0, 9, SW_LID);
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 1,
+	   "DR SMP LID-routed to the switch (DrSLID 9): the directed part starts here, out of port 1");
+	ok(unframe(buf, len, &pk, mad) && mad[MPD_SMP_OFF_HOP_PTR] == 1 &&
+	   pk.lrh.dlid == MPD_LID_PERMISSIVE &&
+	   pk.lrh.slid == MPD_LID_PERMISSIVE,
+	   "pointer 1, and the directed part between permissive LIDs");
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	sw.lft_top = 100;
+	sw.lft[9] = 2;
+	ok(hca_switch_rx(&sw, 1, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 2 &&
+	   unframe(buf, len, &pk, mad) && pk.lrh.dlid == 9 &&
+	   pk.lrh.slid == SW_LID && mad[MPD_SMP_OFF_HOP_PTR] == 0,
+	   "its response (C14-13:3): LID-routed back to DrSLID 9 from the switch's LID");
+
+	/* data through the LFT: only between Active ports */
+	sw.lft[20] = 7;
+	memset(mad, 0xab, sizeof(mad));
+	len = frame(buf, mad, 5, 9, 20);
+	is_int(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			     sizeof(out)), 0,
+	       "data in on a port not Active: dropped (IBA 7.2)");
+	for (i = 1; i <= SW_PORTS; i++)
+		sw.port[i].port_state = HCA_PORT_ACTIVE;
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 7,
+	   "data for LID 20: out of port 7, as the LFT says");
+	ok(unframe(buf, len, &pk, mad) && mad[0] == 0xab,
+	   "the frame is left as it came");
+	len = frame(buf, mad, 5, 9, 21);
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 0 &&
+	   sw.port[2].cnt.rcv_switch_relay_errors == 1,
+	   "no route for LID 21: dropped, PortRcvSwitchRelayErrors");
+	len = frame(buf, mad, 5, 9, 20);
+	buf[len / 2] ^= 1;
+	errs = sw.port[2].cnt.rcv_errors;
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 0 && sw.port[2].cnt.rcv_errors == errs + 1,
+	   "a bad CRC: dropped, PortRcvErrors");
+
+	/* multicast: MLID 0xC001 on ports 0, 2, 7, 17 */
+	m = &sw.mft[1 * sw.mft_positions];
+	m[0] = 1u << 0 | 1u << 2 | 1u << 7;
+	m[1] = 1u << (17 - 16);
+	len = frame(buf, mad, 0xffffff, 9, 0xc001);
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 2 && out[0] == 7 && out[1] == 17 &&
+	   sw.port[7].cnt.multicast_xmit_pkts == 1,
+	   "MLID 0xC001 from port 2: to ports 7 and 17, none to port 0");
+
+	/* the PMA of the port PortSelect names, LID-routed back */
+	memset(mad, 0, sizeof(mad));
+	mad[MPD_MAD_OFF_BASE_VER] = MPD_BASE_VERSION;
+	mad[MPD_MAD_OFF_CLASS] = MPD_CLASS_PERF;
+	mad[MPD_MAD_OFF_CLASS_VER] = MPD_PERF_CLASS_VERSION;
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET;
+	mpd_put_be16(mad + MPD_MAD_OFF_ATTR_ID, MPD_ATTR_PERF_PORT_COUNTERS);
+	mad[MPD_PERF_DATA_OFF + 1] = 7;
+	len = frame(buf, mad, 1, 9, SW_LID);
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 2,
+	   "PortCounters for port 7 to the switch's LID: answered, out of port 2 to LID 9");
+	ok(unframe(buf, len, &pk, mad) && pk.lrh.dlid == 9 &&
+	   pk.lrh.slid == SW_LID && mad[MPD_MAD_OFF_METHOD] ==
+	   MPD_METHOD_GET_RESP && mad[MPD_PERF_DATA_OFF + 1] == 7,
+	   "GetResp from the switch's LID, PortSelect 7");
+
+	/* trap 128 to the SM at LID 9 once port 0 is Active */
+	is_int(hca_switch_trap_link(&sw, buf, sizeof(buf), &len, out), 0,
+	       "no trap while port 0 is not Active (no SM has set it up)");
+	sw.port[0].sm_lid = 9;
+	sw.port[0].port_state = HCA_PORT_ACTIVE;
+	ok(hca_switch_trap_link(&sw, buf, sizeof(buf), &len, out) == 1 &&
+	   out[0] == 2, "trap 128: out of port 2, toward the SM's LID 9");
+	if (unframe(buf, len, &pk, mad)) {
+		uint8_t notice[MPD_NOTICE_LEN] = { 0 };
+		struct mpd_notice n;
+
+		/* the SMP carries the Notice up to IssuerGID */
+		memcpy(notice, mad + MPD_SMP_DATA_OFF, MPD_NOTICE_SMP_LEN);
+		mpd_layout_decode(&mpd_notice_layout, notice, sizeof(notice),
+				  &n);
+		ok(pk.lrh.dlid == 9 && pk.lrh.slid == SW_LID &&
+		   pk.lrh.vl == MPD_VL15 &&
+		   mad[MPD_MAD_OFF_CLASS] == MPD_CLASS_SUBN_LID &&
+		   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_TRAP &&
+		   mpd_get_be16(mad + MPD_MAD_OFF_ATTR_ID) == MPD_ATTR_NOTICE,
+		   "a LID-routed Trap(Notice) on VL15 from the switch's LID");
+		ok(n.is_generic && n.type == 1 &&
+		   n.producer_type == MPD_NODE_TYPE_SWITCH &&
+		   n.trap_number == 128 && n.issuer_lid == SW_LID &&
+		   mpd_get_be16(n.data_details) == SW_LID,
+		   "generic, urgent, from a switch, number 128, the switch's LID in its details");
+	} else {
+		ok(false, "the trap's frame decodes");
+	}
+	hca_switch_fini(&sw);
+}
+
 int
 main(void)
 {
@@ -675,5 +868,6 @@ main(void)
 	test_dr_mixed();
 	test_dr_bad();
 	test_mkey();
+	test_rx();
 	return tap_done();
 }

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Switches in the launcher's fabric. A switch is a node of the node layer
+ * (pmd/node/switch.h) whose external ports are fabric ports without an
+ * ethdev: what a cable brings to one goes through hca_switch_rx() on the
+ * polling lcore, and out of the ports it names to their peers (a net_hca
+ * port's tx_burst, or the next switch). Only the polling lcore touches a
+ * switch once the fabric runs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "fabric.h"
+#include "madpmd/pcapng.h"
+#include "madpmd/topo.h"
+#include "node/switch.h"
+#include "rte_pmd_hca.h"
+
+/* LinearFDBCap: every unicast LID (48K); MulticastFDBCap 1024, ibsim's */
+#define SW_LFT_CAP	0xc000u
+#define SW_MFT_CAP	1024u
+/* switches a frame may cross before it is taken for a loop: a DR path
+ * has at most 63 hops (IBA 14.2.2.1) */
+#define SW_HOPS_MAX	64
+
+struct fab_switch {
+	struct hca_switch sw;
+	int first;		/* fabric index of external port 1 */
+};
+
+static uint64_t
+clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void
+port_link(struct hca_port *p, const struct mpd_topo_port *tp)
+{
+	if (!tp->link_given)
+		return;
+	if (tp->width_enabled)
+		p->link_width_enabled = tp->width_enabled;
+	if (tp->width_active)
+		p->link_width_active = tp->width_active;
+	if (tp->speed_enabled)
+		p->link_speed_enabled = tp->speed_enabled;
+	if (tp->speed_active)
+		p->link_speed_active = tp->speed_active;
+}
+
+int
+fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd)
+{
+	struct fab_switch *s;
+	unsigned int p;
+	int rc;
+
+	if (f->opts.link != MPD_LINK_IB) {
+		fprintf(stderr, "madpmd: switch \"%s\": switches forward native IB frames: leave out --link roce (every port of a fabric with switches is native IB)\n",
+			nd->name);
+		return -1;
+	}
+	if (f->nsw == FAB_MAX_SWITCHES ||
+	    f->nports + nd->num_ports > FAB_MAX_PORTS) {
+		fprintf(stderr, "madpmd: too many switches or ports (at most %d switches, %d ports)\n",
+			FAB_MAX_SWITCHES, FAB_MAX_PORTS);
+		return -1;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -1;
+	rc = hca_switch_init(&s->sw, nd->num_ports, nd->guid, nd->desc,
+			     SW_LFT_CAP, SW_MFT_CAP);
+	if (rc) {
+		fprintf(stderr, "madpmd: switch \"%s\": %s\n", nd->name,
+			strerror(rc));
+		free(s);
+		return -1;
+	}
+	s->sw.sys_guid = nd->sys_guid ? nd->sys_guid : nd->guid;
+	for (p = 0; p <= nd->num_ports; p++) {
+		s->sw.port[p].sys_guid = s->sw.sys_guid;
+		port_link(&s->sw.port[p], &nd->port[p]);
+	}
+	/* port 0's LID as an ibnetdiscover file gives it (the SM may
+	 * keep it) */
+	s->sw.port[0].lid = nd->port[0].lid;
+	s->sw.port[0].lmc = nd->port[0].lmc;
+	s->first = (int)f->nports;
+	for (p = 1; p <= nd->num_ports; p++) {
+		struct fab_port *fp = &f->port[f->nports++];
+
+		memset(fp, 0, sizeof(*fp));
+		snprintf(fp->node, sizeof(fp->node), "%.63s", nd->name);
+		snprintf(fp->dev, sizeof(fp->dev), "%.40s[%u]", nd->name,
+			 p & 0xffu);
+		fp->num = (uint8_t)p;
+		fp->link = MPD_LINK_IB;
+		fp->peer = -1;
+		fp->sw = s;
+	}
+	f->sw[f->nsw++] = s;
+	return s->first;
+}
+
+void
+fab_switches_start(struct fabric *f)
+{
+	unsigned int i, p;
+
+	for (i = 0; i < f->nsw; i++) {
+		struct fab_switch *s = f->sw[i];
+
+		for (p = 1; p <= s->sw.num_ports; p++)
+			if (f->port[s->first + (int)p - 1].peer >= 0)
+				hca_switch_link(&s->sw, (uint8_t)p, true);
+		/* the links trained before any SM looked */
+		s->sw.port_state_change = 0;
+	}
+}
+
+static void sw_trap_link(struct fabric *f, struct fab_switch *s);
+
+void
+fab_switches_links(struct fabric *f)
+{
+	struct rte_pmd_hca_port_info pi;
+	unsigned int i, p;
+
+	for (i = 0; i < f->nsw; i++) {
+		struct fab_switch *s = f->sw[i];
+
+		for (p = 1; p <= s->sw.num_ports; p++) {
+			int q = f->port[s->first + (int)p - 1].peer;
+			bool up;
+
+			if (q < 0 || !f->port[q].hca ||
+			    rte_pmd_hca_port_info_get(f->port[q].port_id,
+						      &pi) != 0)
+				continue;
+			up = pi.phys_state == HCA_PHYS_LINKUP;
+			if (up == (s->sw.port[p].port_state != HCA_PORT_DOWN))
+				continue;
+			hca_switch_link(&s->sw, (uint8_t)p, up);
+			sw_trap_link(f, s);
+		}
+	}
+}
+
+void
+fab_switches_free(struct fabric *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nsw; i++) {
+		hca_switch_fini(&f->sw[i]->sw);
+		free(f->sw[i]);
+		f->sw[i] = NULL;
+	}
+	f->nsw = 0;
+}
+
+void
+fab_switch_port_state(const struct fab_port *p, uint8_t *state,
+		      uint8_t *phys, uint16_t *lid, uint16_t *sm_lid)
+{
+	const struct hca_switch *sw = &p->sw->sw;
+
+	*state = (uint8_t)sw->port[p->num].port_state;
+	*phys = (uint8_t)sw->port[p->num].phys_state;
+	*lid = sw->port[0].lid;
+	*sm_lid = sw->port[0].sm_lid;
+}
+
+static void sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
+		     unsigned int hops);
+
+/* A frame leaves a switch port for the port at the other end: q */
+static void
+sw_deliver(struct fabric *f, int q, struct rte_mbuf *m, unsigned int hops)
+{
+	struct fab_port *p = &f->port[q];
+
+	if (p->sw) {
+		sw_frame(f, p, m, hops + 1);
+		return;
+	}
+	/* the net_hca port's side of the cable: what it receives */
+	if (fab_capturing(f))
+		fab_capture_packets(f, p, MPD_PCAPNG_DIR_IN, &m, 1,
+				    clock_ns(CLOCK_REALTIME));
+	if (rte_eth_tx_burst(p->port_id, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m);
+}
+
+static void
+sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
+	 unsigned int hops)
+{
+	struct fab_switch *s = b->sw;
+	struct rte_mbuf *copy[HCA_SW_PORTS_MAX + 1];
+	uint8_t out[HCA_SW_PORTS_MAX + 1];
+	unsigned int n, i;
+	uint16_t len, cap;
+	int peer[HCA_SW_PORTS_MAX + 1];
+
+	if (hops > SW_HOPS_MAX || (!rte_pktmbuf_is_contiguous(m) &&
+				   rte_pktmbuf_linearize(m) != 0))
+		goto drop;
+	/* captured as it came in, before the switch rewrites it */
+	if (fab_capturing(f))
+		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, &m, 1,
+				    clock_ns(CLOCK_REALTIME));
+	len = rte_pktmbuf_data_len(m);
+	cap = (uint16_t)RTE_MIN(65535u, (uint32_t)len +
+				rte_pktmbuf_tailroom(m));
+	n = hca_switch_rx(&s->sw, b->num, rte_pktmbuf_mtod(m, uint8_t *),
+			  &len, cap, clock_ns(CLOCK_MONOTONIC), out,
+			  RTE_DIM(out));
+	if (!n)
+		goto drop;
+	m->data_len = len;
+	m->pkt_len = len;
+	/* the copies first: a switch the first goes to rewrites it */
+	for (i = 0; i < n; i++) {
+		peer[i] = f->port[s->first + out[i] - 1].peer;
+		copy[i] = i == 0 ? m :
+			  rte_pktmbuf_copy(m, f->pool, 0, UINT32_MAX);
+	}
+	for (i = 0; i < n; i++) {
+		if (!copy[i])
+			continue;
+		/* and as it leaves by each port */
+		if (fab_capturing(f))
+			fab_capture_packets(f,
+					    &f->port[s->first + out[i] - 1],
+					    MPD_PCAPNG_DIR_OUT, &copy[i], 1,
+					    clock_ns(CLOCK_REALTIME));
+		if (peer[i] < 0)
+			rte_pktmbuf_free(copy[i]);
+		else
+			sw_deliver(f, peer[i], copy[i], hops);
+	}
+	return;
+drop:
+	rte_pktmbuf_free(m);
+}
+
+/* Trap 128 to the SM for a link that changed (IBA 14.2.5.1) */
+static void
+sw_trap_link(struct fabric *f, struct fab_switch *s)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(f->pool);
+	uint8_t out[1];
+	uint16_t len = 0;
+	int q;
+
+	if (!m)
+		return;
+	if (hca_switch_trap_link(&s->sw, rte_pktmbuf_mtod(m, uint8_t *),
+				 (uint16_t)RTE_MIN(65535u,
+						   rte_pktmbuf_tailroom(m)),
+				 &len, out) != 1 ||
+	    (q = f->port[s->first + out[0] - 1].peer) < 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	m->data_len = len;
+	m->pkt_len = len;
+	if (fab_capturing(f))
+		fab_capture_packets(f, &f->port[s->first + out[0] - 1],
+				    MPD_PCAPNG_DIR_OUT, &m, 1,
+				    clock_ns(CLOCK_REALTIME));
+	sw_deliver(f, q, m, 0);
+}
+
+void
+fab_switch_input(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
+		 uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		sw_frame(f, b, m[i], 0);
+}

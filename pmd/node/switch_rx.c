@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A frame a switch port received (link=ib): where it goes. VL15 SMPs for
+ * the switch (permissive DLID or one of its LIDs) through the DR rules and
+ * its SMA, PerfMgt for the switch through the PMA of the port it names,
+ * other unicast through the LFT, multicast through the MFT (IBA 18.2.4).
+ * The frame is rewritten in place when it changes (a DR SMP's hop pointer
+ * and return path, a LID-routed leg's DLID, a response), CRCs recomputed.
+ */
+#include <string.h>
+
+#include "madpmd/attr.h"
+#include "madpmd/mad.h"
+#include "madpmd/wire.h"
+#include "switch.h"
+
+/* Re-encode the frame after its headers or MAD changed (ICRC, VCRC) */
+static bool
+reencode(struct mpd_pkt *pk, const uint8_t *mad, uint8_t *buf, uint16_t cap,
+	 uint16_t *len)
+{
+	uint8_t m[MPD_MAD_LEN];
+	int rc;
+
+	memcpy(m, mad, sizeof(m));
+	rc = mpd_pkt_encode(pk, m, sizeof(m), buf, cap);
+	if (rc < 0)
+		return false;
+	*len = (uint16_t)rc;
+	return true;
+}
+
+static unsigned int
+one_port(const struct hca_fwd_to *to, uint8_t *out)
+{
+	out[0] = to->port;
+	return 1;
+}
+
+/* A LID-routed SMP or a DR leg to dlid: out of the port the LFT names */
+static unsigned int
+lid_out(const struct hca_switch *sw, uint16_t dlid, bool vl15, uint8_t *out)
+{
+	struct hca_fwd_to to = { 0 };
+
+	if (hca_switch_route_lid(sw, dlid, vl15, &to) != HCA_FWD_PORT)
+		return 0;
+	return one_port(&to, out);
+}
+
+/* The directed part of a path travels between permissive LIDs, also
+ * after a LID-routed leg that ended here (IBA 14.2.2.3): an end port
+ * answers to the permissive LID, back along the path */
+static void
+directed_leg(struct mpd_pkt *pk)
+{
+	pk->lrh.dlid = MPD_LID_PERMISSIVE;
+	pk->lrh.slid = MPD_LID_PERMISSIVE;
+}
+
+/* A LID-routed leg from this switch to dlid (IBA 14.2.2.3): from the
+ * switch's LID when the directed part had none */
+static void
+lid_leg(const struct hca_switch *sw, struct mpd_pkt *pk, uint16_t dlid)
+{
+	pk->lrh.dlid = dlid;
+	if (pk->lrh.slid == MPD_LID_PERMISSIVE && sw->port[0].lid)
+		pk->lrh.slid = sw->port[0].lid;
+}
+
+/* The switch's SMA answered mad: the response out of the way it came */
+static unsigned int
+sma_response(struct hca_switch *sw, struct mpd_pkt *pk, uint8_t *mad,
+	     uint16_t lrh_dlid, uint8_t *buf, uint16_t cap, uint16_t *len,
+	     uint8_t *out)
+{
+	struct hca_fwd_to to = { 0 };
+	enum hca_fwd fwd = HCA_FWD_DROP;
+
+	hca_port_reverse(&sw->port[0], pk, 0);
+	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR) {
+		/* C14-13:1: from port 0, back along the return path */
+		fwd = hca_switch_dr(sw, mad, 0, lrh_dlid, &to);
+		if (fwd == HCA_FWD_LID)
+			lid_leg(sw, pk, to.dlid);
+		else if (fwd == HCA_FWD_PORT)
+			directed_leg(pk);
+		else
+			return 0;
+	}
+	if (!reencode(pk, mad, buf, cap, len))
+		return 0;
+	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR && fwd == HCA_FWD_PORT)
+		return one_port(&to, out);
+	return lid_out(sw, pk->lrh.dlid, true, out);
+}
+
+/* A DR SMP on VL15 for this switch (IBA 14.2.2.2) */
+static unsigned int
+dr_rx(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
+      uint8_t *mad, uint8_t *buf, uint16_t cap, uint16_t *len, uint8_t *out,
+      uint64_t now_ns)
+{
+	struct hca_fwd_to to = { 0 };
+	uint16_t lrh_dlid = pk->lrh.dlid;
+
+	switch (hca_switch_dr(sw, mad, in_port, lrh_dlid, &to)) {
+	case HCA_FWD_LOCAL:
+		/* requests to the SMA; responses and traps for an SM on
+		 * port 0, which there is not yet */
+		if (!mpd_mad_is_get_set(mad) ||
+		    hca_switch_sma(sw, mad, in_port, now_ns) != HCA_REPLY)
+			return 0;
+		return sma_response(sw, pk, mad, lrh_dlid, buf, cap, len,
+				    out);
+	case HCA_FWD_PORT:
+		directed_leg(pk);
+		if (!reencode(pk, mad, buf, cap, len))
+			return 0;
+		return one_port(&to, out);
+	case HCA_FWD_LID:
+		/* IBA 14.2.2.3: on LID-routed, from this switch */
+		lid_leg(sw, pk, to.dlid);
+		if (hca_switch_owns_lid(sw, to.dlid) ||
+		    !reencode(pk, mad, buf, cap, len))
+			return 0;
+		return lid_out(sw, to.dlid, true, out);
+	default:
+		return 0;
+	}
+}
+
+/* PerfMgt for the switch: the PMA of the port PortSelect names (IBA
+ * 16.1.3.5: a switch answers for each of its ports) */
+static unsigned int
+pma_rx(struct hca_switch *sw, struct mpd_pkt *pk, uint8_t *mad,
+       uint8_t *buf, uint16_t cap, uint16_t *len, uint8_t *out)
+{
+	uint8_t sel = mad[MPD_PERF_DATA_OFF + 1];
+	struct hca_port *p = sel <= sw->num_ports ? &sw->port[sel]
+						  : &sw->port[0];
+
+	if (pk->deth.qkey != MPD_QP1_QKEY ||
+	    !hca_port_pkey_ok(&sw->port[0], pk->bth.pkey) ||
+	    !hca_pma_handle(p, mad))
+		return 0;
+	hca_port_reverse(&sw->port[0], pk, 1);
+	if (!reencode(pk, mad, buf, cap, len))
+		return 0;
+	return lid_out(sw, pk->lrh.dlid, false, out);
+}
+
+/* For the switch itself (port 0): its SMA and its PMA */
+static unsigned int
+local_rx(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
+	 uint8_t *mad, uint8_t *buf, uint16_t cap, uint16_t *len,
+	 uint8_t *out, uint64_t now_ns)
+{
+	uint32_t qp = pk->bth.dest_qp;
+
+	if (pk->bth.opcode != MPD_OP_UD_SEND_ONLY ||
+	    pk->payload_len != MPD_MAD_LEN)
+		return 0;
+	/* DR SMPs pass with the permissive DLID both ways */
+	if (qp == 0 && mpd_mad_class(mad) == MPD_CLASS_SUBN_DR)
+		return dr_rx(sw, in_port, pk, mad, buf, cap, len, out, now_ns);
+	/* the switch's agents answer requests; nothing else is for it */
+	if (!mpd_mad_is_get_set(mad))
+		return 0;
+	if (qp == 0 && mpd_mad_class(mad) == MPD_CLASS_SUBN_LID) {
+		if (hca_switch_sma(sw, mad, in_port, now_ns) != HCA_REPLY)
+			return 0;
+		return sma_response(sw, pk, mad, pk->lrh.dlid, buf, cap, len,
+				    out);
+	}
+	if (qp == 1 && mpd_mad_class(mad) == MPD_CLASS_PERF)
+		return pma_rx(sw, pk, mad, buf, cap, len, out);
+	return 0;
+}
+
+static void
+count_xmit(struct hca_switch *sw, const uint8_t *out, unsigned int n,
+	   uint16_t len, bool mcast)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct hca_port *p = &sw->port[out[i]];
+
+		p->cnt.xmit_pkts++;
+		p->cnt.xmit_data += hca_data_words(MPD_LINK_IB, len);
+		if (mcast)
+			p->cnt.multicast_xmit_pkts++;
+		else
+			p->cnt.unicast_xmit_pkts++;
+	}
+}
+
+unsigned int
+hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
+	      uint16_t *len, uint16_t cap, uint64_t now_ns, uint8_t *out,
+	      unsigned int out_cap)
+{
+	struct hca_port *ip;
+	struct mpd_pkt pk;
+	uint8_t *mad;
+	unsigned int n;
+	bool vl15, mcast;
+	int rc;
+
+	if (in_port == 0 || in_port > sw->num_ports || out_cap == 0)
+		return 0;
+	ip = &sw->port[in_port];
+	rc = mpd_pkt_decode(MPD_LINK_IB, buf, *len, 0, &pk);
+	if (rc != MPD_OK) {
+		ip->cnt.rcv_errors++;
+		return 0;
+	}
+	vl15 = pk.lrh.vl == MPD_VL15;
+	mcast = pk.lrh.dlid >= MPD_LID_MCAST_LO &&
+		pk.lrh.dlid != MPD_LID_PERMISSIVE;
+	/* a link not up takes nothing; one not Active only SMPs (IBA 7.2) */
+	if (ip->port_state == HCA_PORT_DOWN ||
+	    (!vl15 && ip->port_state != HCA_PORT_ACTIVE)) {
+		ip->cnt.rcv_errors++;
+		return 0;
+	}
+	ip->cnt.rcv_pkts++;
+	ip->cnt.rcv_data += hca_data_words(MPD_LINK_IB, *len);
+	if (mcast)
+		ip->cnt.multicast_rcv_pkts++;
+	else
+		ip->cnt.unicast_rcv_pkts++;
+	/* IBA 7.6.5: VL15 carries QP0 only */
+	if (vl15 != (pk.bth.dest_qp == 0)) {
+		ip->cnt.rcv_errors++;
+		return 0;
+	}
+	mad = buf + (pk.payload - buf);
+
+	if (mcast) {
+		n = hca_switch_route_mcast(sw, pk.lrh.dlid, in_port, out,
+					   out_cap);
+		/* port 0 is a member only for an SM or a client there */
+		if (n && out[0] == 0)
+			memmove(out, out + 1, --n);
+	} else if (pk.lrh.dlid == MPD_LID_PERMISSIVE ||
+		   hca_switch_owns_lid(sw, pk.lrh.dlid)) {
+		n = local_rx(sw, in_port, &pk, mad, buf, cap, len, out,
+			     now_ns);
+		/* the SM's TrapRepress for the switch's trap: taken */
+		if (!n && pk.bth.dest_qp == 0 &&
+		    mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_TRAP_REPRESS)
+			return 0;
+	} else {
+		struct hca_fwd_to to = { 0 };
+
+		switch (hca_switch_route_lid(sw, pk.lrh.dlid, vl15, &to)) {
+		case HCA_FWD_PORT:
+			n = one_port(&to, out);
+			break;
+		case HCA_FWD_LOCAL:	/* the LFT names port 0 */
+			n = local_rx(sw, in_port, &pk, mad, buf, cap, len,
+				     out, now_ns);
+			break;
+		default:
+			n = 0;
+		}
+	}
+	/* PortRcvSwitchRelayErrors (IBA 16.1.3.5): could not be
+	 * forwarded; what the switch itself took counts as well */
+	if (!n) {
+		ip->cnt.rcv_switch_relay_errors++;
+		return 0;
+	}
+	count_xmit(sw, out, n, *len, mcast);
+	return n;
+}
+
+/*
+ * Trap 128 (IBA 14.2.5.1): "the link state of at least one port of the
+ * switch changed", LID-routed to the master SM from the switch's LID;
+ * DataDetails: the switch's LID (OpenSM's ntc_128). Once per change: no
+ * repeat until TrapRepress yet.
+ */
+unsigned int
+hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
+		     uint16_t *len, uint8_t *out)
+{
+	struct hca_port *p0 = &sw->port[0];
+	uint8_t notice[MPD_NOTICE_LEN], mad[MPD_MAD_LEN];
+	struct mpd_notice n;
+	struct mpd_pkt pk;
+	struct mpd_mad t;
+	unsigned int k;
+
+	if (!p0->lid || !p0->sm_lid || p0->port_state != HCA_PORT_ACTIVE)
+		return 0;
+	memset(&n, 0, sizeof(n));
+	n.is_generic = 1;
+	n.type = 1;			/* urgent */
+	n.producer_type = MPD_NODE_TYPE_SWITCH;
+	n.trap_number = 128;
+	n.issuer_lid = p0->lid;
+	mpd_put_be16(n.data_details, p0->lid);
+	mpd_layout_encode(&mpd_notice_layout, &n, notice, sizeof(notice));
+
+	memset(&t, 0, sizeof(t));
+	t.hdr.base_version = MPD_BASE_VERSION;
+	t.hdr.mgmt_class = MPD_CLASS_SUBN_LID;
+	t.hdr.class_version = MPD_SMP_CLASS_VERSION;
+	t.hdr.method = MPD_METHOD_TRAP;
+	t.hdr.tid = ++p0->trap_tid;
+	t.hdr.attr_id = MPD_ATTR_NOTICE;
+	t.mkey = p0->mkey;
+	/* an SMP has room for the Notice up to, not including, IssuerGID */
+	if (mpd_mad_encode(&t, notice, MPD_NOTICE_SMP_LEN, mad,
+			   sizeof(mad)) < 0)
+		return 0;
+
+	memset(&pk, 0, sizeof(pk));
+	pk.link = MPD_LINK_IB;
+	pk.lrh.vl = MPD_VL15;
+	pk.lrh.dlid = p0->sm_lid;
+	pk.lrh.slid = p0->lid;
+	pk.bth.opcode = MPD_OP_UD_SEND_ONLY;
+	pk.bth.pkey = 0xffff;
+	pk.bth.dest_qp = 0;
+	pk.deth.src_qp = 0;
+	if (!reencode(&pk, mad, buf, cap, len))
+		return 0;
+	k = lid_out(sw, p0->sm_lid, true, out);
+	if (k)
+		count_xmit(sw, out, k, *len, false);
+	return k;
+}

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Switches: ibsim's example net.2sw2path4hca (two 8-port switches cabled
+# twice, two CAs on each) in madpmd, then its examples net and
+# net.2sw2path4hca2port. Stock `opensm -o` on Hca1 brings each up; stock
+# ibnetdiscover sees the same switches, CAs and cables as under ibsim
+# itself (when ibsim and libumad2sim are installed); LID-routed,
+# directed-route and mixed SMPs, ibroute, ibtracert, ibportstate,
+# perfquery and a resident OpenSM's SA cross the switches; the capture
+# has the switch ports' frames; a switch port follows its peer CA's link
+# set down and up at the prompt.
+# Usage: test_switch.sh <madpmd> <madpmd-run>
+set -u
+madpmd=$1
+run=$2
+. "$(dirname "$0")/../common/tap.sh"
+
+net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
+if [ ! -r "$net" ] || ! command -v opensm > /dev/null ||
+   ! command -v ibnetdiscover > /dev/null; then
+	echo "1..0 # SKIP $net, opensm or infiniband-diags missing (apt-get install ibsim-utils opensm infiniband-diags)"
+	exit 0
+fi
+
+tmp=$(mktemp -d /tmp/madpmd-switch.XXXXXX)
+eal_prefixes=(madpmd-switch-$$)
+export MADPMD_RUN_DIR=$tmp/run
+# our own OpenSM cache: a neighbour table of another fabric confuses it
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
+
+# ibnetdiscover's nodes and cables, whatever the LIDs, speeds, vendor
+# and the order of discovery: one line per cable end
+topo_norm() {
+	awk '/^(Switch|Ca)[ \t]/ { node = $0; sub(/[ \t]*#.*/, "", node)
+				     gsub(/[ \t]+/, " ", node); next }
+	     /^\[/ { l = $0; sub(/[ \t]*#.*/, "", l); gsub(/[ \t]+/, " ", l)
+		     print node " " l }' "$1" | sort
+}
+
+"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-switch-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" \
+	--capture "$tmp/fabric.pcapng" > "$tmp/madpmd.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca4/umad" ] && break; sleep 0.1; done
+[ -S "$MADPMD_RUN_DIR/Hca4/umad" ]
+ok $? "madpmd starts $(basename "$net") with its two switches"
+
+timeout 60 "$run" --node Hca1 opensm -o -f "$tmp/opensm.log" > "$tmp/opensm.out" 2>&1
+grep -q "SUBNET UP" "$tmp/opensm.log" && ! grep -q "ERR" "$tmp/opensm.log"
+ok $? "opensm -o on Hca1 reaches SUBNET UP without errors"
+grep ERR "$tmp/opensm.log" | head -n 5 | sed 's/^/# /'
+
+timeout 30 "$run" --node Hca1 ibnetdiscover > "$tmp/ibnd" 2> "$tmp/ibnd.err"
+topo_norm "$tmp/ibnd" > "$tmp/ibnd.norm"
+[ "$(grep -c '^Switch' "$tmp/ibnd")" = 2 ] && [ "$(grep -c '^Ca' "$tmp/ibnd")" = 4 ] &&
+	[ "$(wc -l < "$tmp/ibnd.norm")" = 12 ] && [ ! -s "$tmp/ibnd.err" ]
+ok $? "ibnetdiscover: 2 switches, 4 CAs, 12 cable ends (6 cables) ($(wc -l < "$tmp/ibnd.norm"))"
+grep -q '^Switch 8 "S-0000000000200000" \[3\] "S-0000000000200001"\[3\]$' "$tmp/ibnd.norm" &&
+	grep -q '^Switch 8 "S-0000000000200000" \[5\] "S-0000000000200001"\[5\]$' "$tmp/ibnd.norm" &&
+	grep -q '^Ca 2 "H-0000000000100009" \[1\](10000a) "S-0000000000200001"\[2\]$' "$tmp/ibnd.norm"
+ok $? "ibnetdiscover: both cables Switch1[3,5]--Switch2[3,5], Hca4 on Switch2[2]"
+
+# the same file under ibsim, the reference: $1 the net file, $2 where
+# ibnetdiscover's view goes (normalized)
+umad2sim=$(dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim\.so$' | head -n 1)
+have_ibsim=0
+command -v ibsim > /dev/null && [ -n "$umad2sim" ] && have_ibsim=1
+ibsim_view() {
+	local sim i
+	export IBSIM_SOCKNAME=ibsim-switch-$$
+	ibsim -s -n "$1" > "$tmp/ibsim.log" 2>&1 < /dev/null &
+	sim=$!
+	pids+=($sim)
+	for i in $(seq 100); do grep -q "simulator ready" "$tmp/ibsim.log" && break; sleep 0.1; done
+	sleep 0.2
+	rm -rf "$tmp/sim-cache"
+	mkdir -p "$tmp/sim-cache"
+	OSM_CACHE_DIR=$tmp/sim-cache SIM_HOST=Hca1 LD_PRELOAD=$umad2sim \
+		timeout 60 opensm -o -f "$tmp/opensm.sim.log" > /dev/null 2>&1
+	SIM_HOST=Hca1 LD_PRELOAD=$umad2sim timeout 30 ibnetdiscover \
+		> "$tmp/ibnd.sim" 2> /dev/null
+	stop "$sim"
+	topo_norm "$tmp/ibnd.sim" > "$2"
+}
+if [ "$have_ibsim" = 1 ]; then
+	ibsim_view "$net" "$tmp/ibnd.sim.norm"
+	[ -s "$tmp/ibnd.sim.norm" ] && diff "$tmp/ibnd.sim.norm" "$tmp/ibnd.norm" > "$tmp/ibnd.diff"
+	ok $? "ibnetdiscover's nodes and cables are ibsim's ($(wc -l < "$tmp/ibnd.sim.norm") cable ends there)"
+	sed 's/^/# /' "$tmp/ibnd.diff"
+else
+	skip "ibnetdiscover under ibsim" "ibsim or libumad2sim not installed"
+fi
+
+# LIDs the SM gave
+sw1=$(sed -n 's/^Switch.*# "Switch1" .*port 0 lid \([0-9]*\) .*/\1/p' "$tmp/ibnd")
+"$run" --node Hca2 ibstat > "$tmp/ibstat.Hca2" 2>&1
+hca2=$(awk '/Base lid/ {print $3; exit}' "$tmp/ibstat.Hca2")
+"$run" --node Hca1 ibstat > "$tmp/ibstat.Hca1" 2>&1
+hca1=$(awk '/Base lid/ {print $3; exit}' "$tmp/ibstat.Hca1")
+[ -n "$sw1" ] && [ -n "$hca1" ] && [ -n "$hca2" ] && [ "$hca2" != 0 ]
+ok $? "LIDs: Switch1 $sw1, Hca1 $hca1, Hca2 $hca2"
+
+"$run" --node Hca1 smpquery nodedesc "$hca2" > "$tmp/nd" 2>&1
+grep -q "Hca2" "$tmp/nd"
+ok $? "smpquery nodedesc $hca2 from Hca1: LID-routed through both switches to Hca2"
+"$run" --node Hca1 smpquery -D nodedesc 0,1,3,1 > "$tmp/nd.dr" 2>&1
+grep -q "Hca2" "$tmp/nd.dr"
+ok $? "smpquery -D nodedesc 0,1,3,1: directed route through both switches to Hca2"
+"$run" --node Hca3 smpquery -D nodeinfo 0,1,5,2 > "$tmp/ni.dr" 2>&1
+grep -q "Guid:\.*0x0000000000100009" "$tmp/ni.dr" && grep -q "LocalPort:\.*1" "$tmp/ni.dr"
+ok $? "smpquery -D nodeinfo 0,1,5,2 from Hca3 (no SM there): Hca4 over the second cable"
+"$run" --node Hca1 smpquery -D nodeinfo 0,1,3 > "$tmp/ni.sw" 2>&1
+grep -q "NodeType:\.*Switch" "$tmp/ni.sw" && grep -q "LocalPort:\.*3" "$tmp/ni.sw"
+ok $? "smpquery -D nodeinfo 0,1,3: Switch2, LocalPortNum 3"
+
+"$run" --node Hca1 ibroute "$sw1" > "$tmp/ibroute" 2>&1
+grep -q "6 valid lids dumped" "$tmp/ibroute" &&
+	grep -Eq "^0x0*$(printf '%x' "$hca1") 001 " "$tmp/ibroute" &&
+	grep -Eq "^0x0*$(printf '%x' "$hca2") 00[35] " "$tmp/ibroute"
+ok $? "ibroute $sw1: Switch1's LFT as OpenSM set it (Hca1 on port 1, Hca2 over port 3 or 5)"
+sed 's/^/# /' "$tmp/ibroute"
+
+"$run" --node Hca1 ibtracert "$hca1" "$hca2" > "$tmp/trace" 2>&1
+grep -q '"Switch1"' "$tmp/trace" && grep -q '"Switch2"' "$tmp/trace" &&
+	grep -q 'To ca .*"Hca2"' "$tmp/trace"
+ok $? "ibtracert $hca1 $hca2: Hca1 -> Switch1 -> Switch2 -> Hca2"
+
+"$run" --node Hca1 perfquery "$sw1" 1 > "$tmp/pq" 2>&1
+xp=$(awk -F. '/^PortXmitPkts/ {print $NF}' "$tmp/pq")
+rp=$(awk -F. '/^PortRcvPkts/ {print $NF}' "$tmp/pq")
+grep -q "PortSelect:\.*1$" "$tmp/pq" && [ "${xp:-0}" -gt 0 ] && [ "${rp:-0}" -gt 0 ]
+ok $? "perfquery $sw1 1: the switch's PMA counts port 1 (PortXmitPkts $xp, PortRcvPkts $rp)"
+
+# a mixed route (IBA 14.2.2.3, which ibsim refuses): LID-routed to the
+# switch, then directed out of the port to its peer
+"$run" --node Hca1 ibportstate "$sw1" 3 query > "$tmp/ps" 2>&1
+grep -q "Peer PortInfo" "$tmp/ps" && grep -q "DR path slid $hca1; dlid 65535; 0,3 port 3" "$tmp/ps" &&
+	[ "$(grep -c 'LinkState:\.*Active' "$tmp/ps")" = 2 ]
+ok $? "ibportstate $sw1 3 query: Switch1's port 3 and its peer over a LID-then-directed route"
+
+# a resident OpenSM: its SA answers across the switches
+"$run" --node Hca1 opensm -f "$tmp/opensm-res.log" > /dev/null 2>&1 &
+osm=$!
+pids+=($osm)
+for i in $(seq 100); do grep -q "SUBNET UP" "$tmp/opensm-res.log" 2>/dev/null && break; sleep 0.1; done
+"$run" --node Hca4 sminfo > "$tmp/sminfo" 2>&1
+grep -q "sm lid $hca1 .*SMINFO_MASTER" "$tmp/sminfo"
+ok $? "sminfo from Hca4: $(cat "$tmp/sminfo")"
+"$run" --node Hca4 saquery -p > "$tmp/sa.p" 2>&1
+[ "$(grep -c 'PathRecord dump' "$tmp/sa.p")" = 36 ]
+ok $? "saquery -p from Hca4: a PathRecord between each pair of the 6 ports ($(grep -c 'PathRecord dump' "$tmp/sa.p"))"
+"$run" --node Hca4 saquery -N > "$tmp/sa.N" 2>&1
+[ "$(grep -c 'NodeRecord dump' "$tmp/sa.N")" = 6 ]
+ok $? "saquery -N from Hca4: the 6 NodeRecords (RMPP across both switches)"
+stop "$osm"
+
+daemon_stop_check "$daemon" "$tmp/madpmd.log"
+ok $? "madpmd stops cleanly on SIGTERM"
+
+# the capture: an interface for each cabled switch port, the frames in
+# and out of it, decoded by stock tshark
+if command -v tshark > /dev/null; then
+	tshark -r "$tmp/fabric.pcapng" -T fields -e frame.interface_name \
+		-e frame.packet_flags_direction -e infiniband.mad.attributeid \
+		> "$tmp/cap.fields" 2> "$tmp/cap.err"
+	swifs=$(awk -F'\t' '$1 ~ /^Switch/ {print $1}' "$tmp/cap.fields" | sort -u | tr '\n' ' ')
+	[ "$(echo $swifs | wc -w)" = 8 ] &&
+		grep -q $'^Switch2/3\t0x00000001\t0x0010' "$tmp/cap.fields" &&
+		grep -q $'^Switch2/3\t0x00000002\t0x0010' "$tmp/cap.fields"
+	ok $? "capture: frames in and out of the 8 cabled switch ports ($swifs), NodeDescription both ways on Switch2/3"
+	tshark -r "$tmp/fabric.pcapng" > "$tmp/cap.txt" 2>&1
+	! grep -qi "malformed" "$tmp/cap.txt" && [ -s "$tmp/cap.txt" ]
+	ok $? "capture: stock tshark decodes its $(wc -l < "$tmp/cap.txt") frames without a malformed one"
+else
+	skip "capture of switch ports" "tshark not installed"
+fi
+
+# ibsim's other examples with switches: up, and seen as under ibsim
+for f in net net.2sw2path4hca2port; do
+	net=$(dirname "$net")/$f
+	[ -r "$net" ] || { skip "$f" "not installed"; continue; }
+	rm -rf "$MADPMD_RUN_DIR" "$OSM_CACHE_DIR"
+	mkdir -p "$OSM_CACHE_DIR"
+	"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-switch-$$ \
+		-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" \
+		> "$tmp/madpmd.$f.log" 2>&1 &
+	daemon=$!
+	pids+=($daemon)
+	for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca1/umad" ] && break; sleep 0.1; done
+	timeout 60 "$run" --node Hca1 opensm -o -f "$tmp/opensm.$f.log" > /dev/null 2>&1
+	timeout 30 "$run" --node Hca1 ibnetdiscover > "$tmp/ibnd.$f" 2> /dev/null
+	topo_norm "$tmp/ibnd.$f" > "$tmp/ibnd.$f.norm"
+	grep -q "SUBNET UP" "$tmp/opensm.$f.log" && ! grep -q "ERR" "$tmp/opensm.$f.log" &&
+		[ "$(grep -c '^Switch' "$tmp/ibnd.$f")" = 2 ]
+	ok $? "$f: opensm -o reaches SUBNET UP; ibnetdiscover sees $(grep -c '^Switch' "$tmp/ibnd.$f") switches, $(grep -c '^Ca' "$tmp/ibnd.$f") CAs, $(wc -l < "$tmp/ibnd.$f.norm") cable ends"
+	if [ "$have_ibsim" = 1 ]; then
+		ibsim_view "$net" "$tmp/ibnd.sim.$f.norm"
+		[ -s "$tmp/ibnd.sim.$f.norm" ] &&
+			diff "$tmp/ibnd.sim.$f.norm" "$tmp/ibnd.$f.norm" > "$tmp/ibnd.$f.diff"
+		ok $? "$f: ibnetdiscover's nodes and cables are ibsim's"
+		sed 's/^/# /' "$tmp/ibnd.$f.diff"
+	fi
+	daemon_stop_check "$daemon" "$tmp/madpmd.$f.log"
+	ok $? "$f: madpmd stops cleanly"
+done
+
+# a CA's link at the prompt: the switch port at the other end follows,
+# and its trap 128 has a resident OpenSM without periodic sweeps (-s 0)
+# bring it back
+net=$(dirname "$net")/net.2sw2path4hca
+rm -rf "$MADPMD_RUN_DIR" "$OSM_CACHE_DIR"
+mkdir -p "$OSM_CACHE_DIR"
+mkfifo "$tmp/prompt"
+exec 7<> "$tmp/prompt"
+"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-switch-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" -i \
+	< "$tmp/prompt" > "$tmp/madpmd.prompt.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca4/umad" ] && break; sleep 0.1; done
+"$run" --node Hca1 opensm -s 0 -f "$tmp/opensm.link.log" > /dev/null 2>&1 &
+osm=$!
+pids+=($osm)
+for i in $(seq 100); do grep -q "SUBNET UP" "$tmp/opensm.link.log" 2>/dev/null && break; sleep 0.1; done
+echo "set link Hca3:1 down" >&7
+for i in $(seq 50); do
+	"$run" --node Hca1 smpquery -D portinfo 0,1 2 > "$tmp/pi.down" 2>&1
+	grep -q "^LinkState:\.*Down" "$tmp/pi.down" && break
+	sleep 0.1
+done
+for i in $(seq 50); do grep -q "num:128" "$tmp/opensm.link.log" && break; sleep 0.1; done
+grep -q "^LinkState:\.*Down" "$tmp/pi.down" &&
+	grep -q "num:128 (Link state change) Producer:2 (Switch)" "$tmp/opensm.link.log"
+ok $? "set link Hca3:1 down: Switch1's port 2 goes Down, and the switch sends OpenSM trap 128"
+
+echo "set link Hca3:1 up" >&7
+for i in $(seq 50); do
+	"$run" --node Hca1 smpquery -D portinfo 0,1 2 > "$tmp/pi.again" 2>&1
+	grep -q "^LinkState:\.*Active" "$tmp/pi.again" && break
+	sleep 0.1
+done
+grep -q "^LinkState:\.*Active" "$tmp/pi.again" &&
+	grep -q "num:128 (Link state change) Producer:2 (Switch)" "$tmp/opensm.link.log"
+ok $? "set link Hca3:1 up: Switch1's trap 128 has OpenSM (no periodic sweep) make port 2 Active again ($(grep -c 'num:128' "$tmp/opensm.link.log") traps logged)"
+stop "$osm"
+echo quit >&7
+for i in $(seq 100); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done
+wait "$daemon"
+ok $? "quit at the prompt: madpmd exits 0"
+exec 7>&-
+tap_done

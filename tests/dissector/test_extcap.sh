@@ -16,6 +16,9 @@ run=$3
 . "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-extcap.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 prefix=madpmd-extcap-$$
 eal_prefixes=("$prefix")
 export MADPMD_RUN_DIR=$tmp/run

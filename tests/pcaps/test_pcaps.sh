@@ -34,6 +34,9 @@ fi
 command -v tshark > /dev/null || { echo "1..0 # SKIP tshark is not installed"; exit 0; }
 
 tmp=$(mktemp -d /tmp/madpmd-pcaps-test.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
 mkdir -p "$tmp/plugins/4.0/epan" "$tmp/home" "$tmp/no-extcap" "$tmp/pcaps"

@@ -13,6 +13,9 @@ run=$2
 . "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-replay.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 eal_prefixes=(madpmd-replay-$$ madpmd-replay2-$$)
 
 # 1. the original: OpenSM's sweep, captured

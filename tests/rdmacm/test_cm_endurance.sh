@@ -41,6 +41,9 @@ half_slack_kb=512
 . "$(dirname "$0")/../common/pair.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-cm-endurance.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 prefix=madpmd-cmend-$$
 eal_prefixes=($prefix)
 port=$((20000 + $$ % 20000))

@@ -15,6 +15,9 @@ prog=$3
 . "$(dirname "$0")/../common/pair.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-notify.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 eal_prefixes=(madpmd-notify-ib-$$ madpmd-notify-roce-$$)
 port=$((20000 + $$ % 20000))
 

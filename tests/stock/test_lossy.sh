@@ -15,6 +15,9 @@ peer=$3
 
 lossy=${MADPMD_TEST_LOSSY:-drop=4%,dup=3%,reorder=3%,seed=20261121}
 tmp=$(mktemp -d /tmp/madpmd-lossy.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 eal_prefixes=(madpmd-lossy-$$)
 export MADPMD_RUN_DIR=$tmp/run
 

@@ -13,6 +13,9 @@ run=$2
 . "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-multiport.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 eal_prefixes=(madpmd-mp-$$)
 export MADPMD_RUN_DIR=$tmp/run
 printf 'Hca 2 "hca1"\n[1] "hca2"[1]\n[2] "hca2"[2]\n\nHca 2 "hca2"\n[1] "hca1"[1]\n[2] "hca1"[2]\n' > "$tmp/net"

@@ -14,6 +14,9 @@ pktgen=$3
 . "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-perfquery.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 eal_prefixes=(madpmd-perfquery-$$)
 export MADPMD_RUN_DIR=$tmp/run
 

@@ -59,6 +59,9 @@ run=$2
 . "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-pyverbs.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 eal_prefixes=(madpmd-pyv-$$)
 src=/usr/share/doc/rdma-core/tests
 py=/usr/bin/python3	# the interpreter python3-pyverbs is built for

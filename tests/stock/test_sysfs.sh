@@ -19,6 +19,9 @@ run=$2
 . "$(dirname "$0")/../common/stage.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-sysfs.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 chmod 755 "$tmp"
 eal_prefixes=(madpmd-sysfs-$$)
 export MADPMD_RUN_DIR=$tmp/run

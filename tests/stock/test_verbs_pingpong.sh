@@ -17,6 +17,9 @@ run=$2
 . "$(dirname "$0")/../common/pair.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-pingpong.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 eal_prefixes=(madpmd-pp-$$ madpmd-pp-roce-$$ madpmd-pp-lossy-$$)
 port=$((20000 + $$ % 20000))
 

@@ -11,6 +11,9 @@ prog=$3
 . "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-vapi.XXXXXX)
+# OpenSM keeps its cache and dumps in the test's directory, not /var
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 eal_prefixes=(madpmd-vapi-$$)
 export MADPMD_RUN_DIR=$tmp/run
 "$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-vapi-$$ \

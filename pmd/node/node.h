@@ -250,10 +250,18 @@ void hca_sma_init(struct hca_port *p);
 struct mpd_mad;
 struct mpd_port_info;
 struct mpd_node_info;
+struct mpd_notice;
 /* NodeInfo's fields that are the product's, not the node's (versions,
  * PartitionCap, VendorID, DeviceID, Revision), and the node type; the
  * rest zeroed for the caller (IBA 14.2.5.3). */
 void hca_sma_node_info_init(struct mpd_node_info *ni, uint8_t node_type);
+/*
+ * A Trap(Notice) SMP from p's SMA (IBA 13.4.8.2, 14.2.5.1): n encoded
+ * into mad (MPD_MAD_LEN bytes) with p's next trap TID and its M_Key, the
+ * Notice up to IssuerGID. 0 or -1. Shared by the CA's traps and the
+ * switch's (port 0).
+ */
+int hca_sma_trap(struct hca_port *p, const struct mpd_notice *n, uint8_t *mad);
 /* M_Key check (IBA 14.2.4.1-3): false when the SMP must not be answered;
  * *hide when a Get is answered with the M_Key hidden. */
 bool hca_sma_mkey_ok(struct hca_port *p, const struct mpd_mad *m,

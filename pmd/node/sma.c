@@ -374,6 +374,26 @@ dr_request_ok(const struct hca_port *p, struct mpd_mad *m, uint8_t *mad)
 	return true;
 }
 
+int
+hca_sma_trap(struct hca_port *p, const struct mpd_notice *n, uint8_t *mad)
+{
+	uint8_t notice[MPD_NOTICE_LEN];
+	struct mpd_mad t;
+
+	mpd_layout_encode(&mpd_notice_layout, n, notice, sizeof(notice));
+	memset(&t, 0, sizeof(t));
+	t.hdr.base_version = MPD_BASE_VERSION;
+	t.hdr.mgmt_class = MPD_CLASS_SUBN_LID;
+	t.hdr.class_version = MPD_SMP_CLASS_VERSION;
+	t.hdr.method = MPD_METHOD_TRAP;
+	t.hdr.tid = ++p->trap_tid;
+	t.hdr.attr_id = MPD_ATTR_NOTICE;
+	t.mkey = p->mkey;
+	/* an SMP has room for the Notice up to, not including, IssuerGID */
+	return mpd_mad_encode(&t, notice, MPD_NOTICE_SMP_LEN, mad,
+			      MPD_MAD_LEN) < 0 ? -1 : 0;
+}
+
 /*
  * Trap 256, Bad M_Key (IBA 14.2.4.2, 14.2.5.1): the SMP with the wrong key
  * is not answered; the master SM hears of it instead. DataDetails as
@@ -385,9 +405,8 @@ static void
 bad_mkey_trap(struct hca_port *p, uint8_t *mad, const struct mpd_mad *m,
 	      uint16_t requester_lid)
 {
-	uint8_t notice[MPD_NOTICE_LEN], *d;
 	struct mpd_notice n;
-	struct mpd_mad t;
+	uint8_t *d;
 
 	memset(&n, 0, sizeof(n));
 	n.is_generic = 1;
@@ -409,18 +428,7 @@ bad_mkey_trap(struct hca_port *p, uint8_t *mad, const struct mpd_mad *m,
 		d[22] = (uint8_t)(0x80 | (cnt > 30 ? 0x40 : 0) | (cnt & 0x3f));
 		memcpy(d + 23, m->return_path, 30);
 	}
-	mpd_layout_encode(&mpd_notice_layout, &n, notice, sizeof(notice));
-
-	memset(&t, 0, sizeof(t));
-	t.hdr.base_version = MPD_BASE_VERSION;
-	t.hdr.mgmt_class = MPD_CLASS_SUBN_LID;
-	t.hdr.class_version = MPD_SMP_CLASS_VERSION;
-	t.hdr.method = MPD_METHOD_TRAP;
-	t.hdr.tid = ++p->trap_tid;
-	t.hdr.attr_id = MPD_ATTR_NOTICE;
-	t.mkey = p->mkey;
-	/* an SMP has room for the Notice up to, not including, IssuerGID */
-	mpd_mad_encode(&t, notice, MPD_NOTICE_SMP_LEN, mad, MPD_MAD_LEN);
+	hca_sma_trap(p, &n, mad);
 }
 
 bool

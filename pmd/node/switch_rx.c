@@ -288,10 +288,9 @@ hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 		     uint16_t *len, uint8_t *out)
 {
 	struct hca_port *p0 = &sw->port[0];
-	uint8_t notice[MPD_NOTICE_LEN], mad[MPD_MAD_LEN];
+	uint8_t mad[MPD_MAD_LEN];
 	struct mpd_notice n;
 	struct mpd_pkt pk;
-	struct mpd_mad t;
 	unsigned int k;
 
 	if (!p0->lid || !p0->sm_lid || p0->port_state != HCA_PORT_ACTIVE)
@@ -303,19 +302,7 @@ hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 	n.trap_number = 128;
 	n.issuer_lid = p0->lid;
 	mpd_put_be16(n.data_details, p0->lid);
-	mpd_layout_encode(&mpd_notice_layout, &n, notice, sizeof(notice));
-
-	memset(&t, 0, sizeof(t));
-	t.hdr.base_version = MPD_BASE_VERSION;
-	t.hdr.mgmt_class = MPD_CLASS_SUBN_LID;
-	t.hdr.class_version = MPD_SMP_CLASS_VERSION;
-	t.hdr.method = MPD_METHOD_TRAP;
-	t.hdr.tid = ++p0->trap_tid;
-	t.hdr.attr_id = MPD_ATTR_NOTICE;
-	t.mkey = p0->mkey;
-	/* an SMP has room for the Notice up to, not including, IssuerGID */
-	if (mpd_mad_encode(&t, notice, MPD_NOTICE_SMP_LEN, mad,
-			   sizeof(mad)) < 0)
+	if (hca_sma_trap(p0, &n, mad) != 0)
 		return 0;
 
 	memset(&pk, 0, sizeof(pk));

@@ -119,6 +119,14 @@ if [ -z "$node" ]; then
 	node=$first
 	[ -n "$node" ] || die "no fabric running: no node listed in $nodes (start madpmd, or give --run-dir)"
 elif [ -z "$found" ]; then
+	# a CA past --client-ports is in the ports table, served by the
+	# daemon alone
+	if [ -r "$run_dir/ports" ] &&
+	   awk -v n="$node" '$3 == "served" { p = $2; sub(/:[0-9]+$/, "", p)
+					       if (p == n) f = 1 }
+			     END { exit !f }' "$run_dir/ports"; then
+		die "node \"$node\" is served by madpmd alone (SMA and PMA, no clients): clients open the topology's first --client-ports CA ports ($known)"
+	fi
 	die "no node \"$node\" in $nodes (known: $known)"
 fi
 sock=$run_dir/$node/umad

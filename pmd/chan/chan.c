@@ -664,6 +664,12 @@ session_sends(struct hca_chan *ch, struct hca_session *s, uint64_t now_ns,
 	return !s->mc.dead;
 }
 
+bool
+hca_chan_idle(const struct hca_chan *ch)
+{
+	return TAILQ_EMPTY(&ch->sessions);
+}
+
 void
 hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 		    struct hca_mad_out *out)

@@ -46,6 +46,9 @@ void hca_chan_stop(struct hca_chan *ch);
  * layer; frames into out. */
 void hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 			 struct hca_mad_out *out);
+/* Port lock held: true when no client has a session (nothing of theirs
+ * to send, to deliver or to wake). */
+bool hca_chan_idle(const struct hca_chan *ch);
 /* The lcore goes to sleep on the doorbell (on) or is awake again: every
  * session's client is told to ring it after queueing a send. Takes the
  * port lock. true when sends are queued already (a client that did not

@@ -261,6 +261,18 @@ emit_frame(void *arg, const struct mpd_pkt *tmpl, const uint8_t *mad)
 	return emit_data(arg, &pk, mad, MPD_MAD_LEN);
 }
 
+/* Port lock held: nothing for a poll of the clients and timers to find
+ * (no session, no MAD-layer or QP timer, nothing the CM owes). A fabric
+ * of many ports has most of them so, and this is cheaper than the poll. */
+static bool
+port_quiet(struct hca_internals *hi)
+{
+	return hca_chan_idle(hi->chan) && !hca_mad_timers(&hi->ml) &&
+	       !hca_verbs_busy(&hi->verbs) &&
+	       (!hi->cm || (!hca_cm_busy(hi->cm) &&
+			    hca_cm_idle_ms(hi->cm) < 0));
+}
+
 uint16_t
 hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 {
@@ -300,6 +312,10 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		uint64_t now = now_ns();
 
 		rte_spinlock_lock(&hi->lock);
+		if (port_quiet(hi)) {
+			rte_spinlock_unlock(&hi->lock);
+			goto done;
+		}
 		hca_mad_poll(&hi->ml, now, &out);
 		if (hi->cm && out.room)
 			hca_cm_poll(hi->cm, now, &out);
@@ -319,6 +335,7 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		unlock_and_wake(hi);
 		got += e.n;
 	}
+done:
 	if (!got)
 		return 0;
 	for (i = 0; i < got; i++)

@@ -265,58 +265,6 @@ arg_umad_mode(const char *key, const char *val, void *opaque)
 	return 0;
 }
 
-/* FNV-1a: stable default GUIDs from the device name. */
-static uint32_t
-name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 16777619u;
-	return h;
-}
-
-static void
-port_defaults(struct hca_port *p, const char *name)
-{
-	uint32_t h = name_hash(name);
-
-	memset(p, 0, sizeof(*p));
-	snprintf(p->node_name, sizeof(p->node_name), "%s", name);
-	p->link = MPD_LINK_IB;
-	/* "madpmd" vendor-style prefix, 24 bits of name hash, port in the
-	 * low byte: unique per vdev name and stable across runs */
-	p->node_guid = 0x6d61640000000000ull | (uint64_t)(h & 0xffffff) << 8;
-	p->port_num = 1;
-	p->num_ports = 1;
-	p->port_state = HCA_PORT_DOWN;
-	p->phys_state = HCA_PHYS_POLLING;
-	p->admin_up = 1;
-	p->gid_prefix = 0xfe80000000000000ull;
-	p->subnet_timeout = 18;
-	p->resp_time = 16;
-	p->link_width_supported = 1 | 2;
-	p->link_width_enabled = 1 | 2;
-	p->link_width_active = 2;		/* 4x */
-	p->link_speed_supported = 1 | 2 | 4;
-	p->link_speed_enabled = 1 | 2 | 4;
-	p->link_speed_active = 4;		/* QDR */
-	p->mtu_cap = 5;				/* 4096 */
-	p->neighbor_mtu = 5;
-	p->vl_cap = 1;				/* VL0 */
-	p->op_vls = 1;
-	p->pkeys[0] = 0xffff;
-	p->mac[0] = 0x02;		/* locally administered */
-	p->mac[2] = (uint8_t)(h >> 24);
-	p->mac[3] = (uint8_t)(h >> 16);
-	p->mac[4] = (uint8_t)(h >> 8);
-	p->mac[5] = (uint8_t)h;
-	p->ip4[0] = 10;
-	p->ip4[1] = 77;
-	p->ip4[2] = (uint8_t)(h >> 8);
-	p->ip4[3] = (uint8_t)(1 + (h & 0xfd));
-}
-
 static int
 parse_devargs(struct hca_port *p, const char *name, const char *params,
 	      char *run_dir, unsigned int *umad_mode)
@@ -326,7 +274,7 @@ parse_devargs(struct hca_port *p, const char *name, const char *params,
 	struct rte_kvargs *kv;
 	int rc = 0;
 
-	port_defaults(p, name);
+	hca_port_defaults(p, name);
 	if (!params || !*params)
 		goto derive;
 	kv = rte_kvargs_parse(params, valid_args);

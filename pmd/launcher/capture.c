@@ -64,8 +64,9 @@ fab_sink_new(const struct fabric *f, struct mpd_pcapng *w, uint32_t kinds,
 		char name[2 * FAB_NAME_LEN + 16], desc[192];
 		bool ib = p->link == MPD_LINK_IB;
 
-		/* net_hca ports, and switch ports (their frames in and out) */
-		if ((!p->hca && !p->sw) || (ports && !ports[i]))
+		/* net_hca ports, switch ports and served CAs' (their frames
+		 * in and out) */
+		if ((!p->hca && fab_port_ethdev(p)) || (ports && !ports[i]))
 			continue;
 		snprintf(name, sizeof(name), "%s/%u", p->node, p->num);
 		snprintf(desc, sizeof(desc), "%s port %u (%s, link=%s)",
@@ -299,11 +300,13 @@ fab_capture_poll(struct fabric *f)
 {
 	struct rte_pmd_hca_record *r[REC_BATCH];
 	unsigned int port[REC_BATCH];
-	unsigned int i, k, n = 0, got;
+	unsigned int e, i, k, n = 0, got;
 
 	if (__atomic_load_n(&f->sinks_pending, __ATOMIC_ACQUIRE))
 		adopt_pending(f);
-	for (i = 0; i < f->nports && n < REC_BATCH; i++) {
+	/* only net_hca ports record: the ethdevs, not every port */
+	for (e = 0; e < f->neth && n < REC_BATCH; e++) {
+		i = (unsigned int)f->eth[e];
 		if (!f->port[i].recording)
 			continue;
 		got = rte_pmd_hca_records_dequeue(f->port[i].port_id, r + n,

@@ -249,10 +249,14 @@ int
 fab_start(struct fabric *f)
 {
 	struct rte_eth_conf conf;
-	unsigned int i;
+	unsigned int i, neth = 0;
 
+	/* a ring's worth each way for every ethdev: switch ports and served
+	 * CAs hold what they pass on for a moment only */
+	for (i = 0; i < f->nports; i++)
+		neth += fab_port_ethdev(&f->port[i]);
 	f->pool = rte_pktmbuf_pool_create("madpmd_pool",
-					  NB_MBUFS + 1024 * f->nports, 256, 0,
+					  NB_MBUFS + 1024 * neth, 256, 0,
 					  MBUF_DATA + RTE_PKTMBUF_HEADROOM,
 					  rte_socket_id());
 	if (!f->pool) {
@@ -267,8 +271,8 @@ fab_start(struct fabric *f)
 		uint16_t pid = f->port[i].port_id;
 		int rc;
 
-		if (f->port[i].sw)
-			continue;	/* a switch's: no ethdev */
+		if (!fab_port_ethdev(&f->port[i]))
+			continue;	/* a switch's or a served CA's */
 		/* an HCA port wakes a sleeping lcore when a client sends */
 		memset(&conf, 0, sizeof(conf));
 		conf.intr_conf.rxq = f->port[i].hca;
@@ -287,7 +291,7 @@ fab_start(struct fabric *f)
 		if (!rc && (!f->port[i].hca || f->port[i].replay ||
 			    (f->port[i].peer >= 0 &&
 			     !f->port[f->port[i].peer].hca &&
-			     !f->port[f->port[i].peer].sw)))
+			     fab_port_ethdev(&f->port[f->port[i].peer]))))
 			rc = rte_eth_promiscuous_enable(pid);
 		if (rc) {
 			fprintf(stderr, "madpmd: cannot start %s: %s\n",
@@ -296,6 +300,10 @@ fab_start(struct fabric *f)
 		}
 	}
 	fab_switches_start(f);
+	fab_cas_start(f);
+	for (i = 0; i < f->nports; i++)
+		if (fab_port_ethdev(&f->port[i]))
+			f->eth[f->neth++] = (int)i;
 	return 0;
 }
 
@@ -305,12 +313,13 @@ fab_stop(struct fabric *f)
 	unsigned int i;
 
 	for (i = 0; i < f->nports; i++) {
-		if (f->port[i].sw)
+		if (!fab_port_ethdev(&f->port[i]))
 			continue;
 		rte_eth_dev_stop(f->port[i].port_id);
 		rte_eth_dev_close(f->port[i].port_id);
 	}
 	fab_switches_free(f);
+	fab_cas_free(f);
 }
 
 static uint64_t
@@ -428,7 +437,8 @@ forward(struct fabric *f, struct fab_port *a)
 	uint16_t n, k, sent;
 	uint64_t ts = 0;
 
-	n = rte_eth_rx_burst(a->port_id, 0, m, BURST);
+	n = a->ca ? fab_ca_output(a, m, BURST) :
+		    rte_eth_rx_burst(a->port_id, 0, m, BURST);
 	if (!n && !a->held)
 		return 0;
 	if (fab_capturing(f)) {
@@ -449,6 +459,10 @@ forward(struct fabric *f, struct fab_port *a)
 	}
 	if (b->sw) {
 		fab_switch_input(f, b, tx, k);
+		return RTE_MAX(n, k);
+	}
+	if (b->ca) {
+		fab_ca_input(f, b, tx, k);
 		return RTE_MAX(n, k);
 	}
 	if (fab_capturing(f))
@@ -524,7 +538,8 @@ static uint64_t
 poll_once(struct fabric *f)
 {
 	uint64_t moved = 0, now;
-	unsigned int i;
+	unsigned int i, n;
+	int k;
 
 	apply_capture_request(f);
 	if (f->nsw) {
@@ -535,15 +550,19 @@ poll_once(struct fabric *f)
 					   SW_LINKS_MS / 1000;
 		}
 	}
-	for (i = 0; i < f->nports; i++) {
-		struct fab_port *p = &f->port[i];
+	for (i = 0; i < f->neth; i++) {
+		struct fab_port *p = &f->port[f->eth[i]];
 
-		if (p->sw)
-			continue;	/* moved by what its peers send */
 		if (p->replay)
 			moved += replay_step(f, p);
 		else if (p->peer >= 0)
 			moved += forward(f, p);
+	}
+	/* served CAs' answers: those queued before this pass (an answer
+	 * that takes a CA's request to another CA waits for the next) */
+	for (n = f->nready; n && (k = fab_ca_next_ready(f)) >= 0; n--) {
+		moved += forward(f, &f->port[k]);
+		fab_ca_relist(f, &f->port[k]);
 	}
 	f->forwarded += moved;
 	return moved + fab_capture_poll(f);
@@ -566,7 +585,8 @@ intr_sleep_setup(struct fabric *f)
 	if (f->opts.no_intr || f->opts.lossy.reorder)
 		return false;
 	for (i = 0; i < f->nports; i++)
-		if ((!f->port[i].hca && !f->port[i].sw) || f->port[i].replay)
+		if ((!f->port[i].hca && fab_port_ethdev(&f->port[i])) ||
+		    f->port[i].replay)
 			return false;
 	for (i = 0; i < f->nports; i++)
 		if (f->port[i].hca &&
@@ -586,16 +606,13 @@ intr_sleep(struct fabric *f)
 	int timeout = INTR_SLEEP_MAX_MS;
 	unsigned int i;
 
-	for (i = 0; i < f->nports; i++) {
-		int ms;
-
-		if (f->port[i].sw)
-			continue;
-		ms = rte_pmd_hca_idle_ms(f->port[i].port_id);
+	for (i = 0; i < f->neth; i++) {
+		uint16_t pid = f->port[f->eth[i]].port_id;
+		int ms = rte_pmd_hca_idle_ms(pid);
 
 		if (ms >= 0 && ms < timeout)
 			timeout = ms;
-		rte_eth_dev_rx_intr_enable(f->port[i].port_id, 0);
+		rte_eth_dev_rx_intr_enable(pid, 0);
 	}
 	/* a client that queued a send before it saw the interrupt armed
 	 * did not ring: one more look (madpmd/chan.h) */
@@ -603,9 +620,8 @@ intr_sleep(struct fabric *f)
 		rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, RTE_DIM(ev), timeout);
 		f->idle_sleeps++;
 	}
-	for (i = 0; i < f->nports; i++)
-		if (!f->port[i].sw)
-			rte_eth_dev_rx_intr_disable(f->port[i].port_id, 0);
+	for (i = 0; i < f->neth; i++)
+		rte_eth_dev_rx_intr_disable(f->port[f->eth[i]].port_id, 0);
 }
 
 /*

@@ -19,11 +19,14 @@ struct mpd_pcapng;
 struct rte_mbuf;
 struct fab_replay;
 struct fab_switch;
+struct fab_ca;
 struct mpd_topo_node;
 
-#define FAB_MAX_PORTS	256
+/* a two-level fat tree of 648 hosts has 2,592 ports and 54 switches */
+#define FAB_MAX_PORTS	4096
 #define FAB_NAME_LEN	64
-#define FAB_MAX_SWITCHES	64
+#define FAB_MAX_SWITCHES	256
+#define FAB_MAX_CAS	FAB_MAX_PORTS
 /* a frame of the largest path MTU whole (IBA 7.7.8: 4096 bytes of
  * payload, LRH, GRH, BTH, RETH, ICRC and VCRC; or its RoCEv2 headers) */
 #define FAB_FRAME_MAX	(4096 + 256)
@@ -36,6 +39,8 @@ struct fab_port {
 	bool hca;			/* a net_hca port (else external or a
 					 * switch's) */
 	struct fab_switch *sw;		/* a switch's external port: no ethdev */
+	struct fab_ca *ca;		/* a CA port the daemon serves alone:
+					 * no ethdev */
 	enum mpd_link link;
 	int peer;			/* index of the port at the other end */
 	bool recording;			/* the port makes capture records */
@@ -94,6 +99,8 @@ struct fab_sink {
 
 struct fab_opts {
 	enum mpd_link link;		/* for every HCA port */
+	unsigned int client_ports;	/* CA ports with an ethdev, at most:
+					 * the CAs after them are served */
 	unsigned int idle_polls;	/* empty polls before sleeping */
 	unsigned int idle_sleep_us;	/* longest sleep when idle */
 	bool no_intr;			/* never sleep on rx interrupts */
@@ -122,8 +129,25 @@ struct fabric {
 	volatile unsigned int replays_left;	/* replays not done yet */
 	struct fab_switch *sw[FAB_MAX_SWITCHES];
 	unsigned int nsw;
+	struct fab_ca *ca[FAB_MAX_CAS];
+	unsigned int nca;
+	/* what a polling round looks at: the ethdev ports (from
+	 * fab_start()), and the served CA ports with answers queued (a
+	 * FIFO, each port in it once) */
+	int eth[FAB_MAX_PORTS];
+	unsigned int neth;
+	int ready[FAB_MAX_PORTS];
+	unsigned int ready_head, nready;
 	uint64_t sw_links_next;		/* TSC: next look at their links */
 };
+
+/* A port the fabric moves frames of through an ethdev (a net_hca port or
+ * an external one), not a switch's or a served CA's. */
+static inline bool
+fab_port_ethdev(const struct fab_port *p)
+{
+	return !p->sw && !p->ca;
+}
 
 /* Add a net_hca port for node/port number (devargs may add keys);
  * returns its index or -1 with a message on stderr. */
@@ -168,6 +192,30 @@ void fab_switches_links(struct fabric *f);
  * SM LID, as the polling lcore last left them (for the prompt). */
 void fab_switch_port_state(const struct fab_port *p, uint8_t *state,
 			   uint8_t *phys, uint16_t *lid, uint16_t *sm_lid);
+
+/* ---- CAs the daemon serves alone (ca_fabric.c) ---- */
+
+/* Add a CA of the topology without an ethdev: its ports 1..N become
+ * fabric ports that answer with their SMA and PMA and that no client
+ * opens; returns the index of port 1, or -1 with a message on stderr. */
+int fab_add_ca(struct fabric *f, const struct mpd_topo_node *nd);
+/* Cabled ports train (Init, LinkUp); from fab_start(). */
+void fab_cas_start(struct fabric *f);
+/* Frames a cable brought to served CA port b: answered onto the port's
+ * queue or dropped; every mbuf is kept or freed. The polling lcore. */
+void fab_ca_input(struct fabric *f, struct fab_port *b,
+		  struct rte_mbuf **m, uint16_t n);
+/* Up to n answers port a queued (its rx_burst). */
+uint16_t fab_ca_output(struct fab_port *a, struct rte_mbuf **m, uint16_t n);
+/* The next served CA port with answers queued (taken off the list, which
+ * fab_ca_output() and fab_ca_relist() put it back on), or -1. */
+int fab_ca_next_ready(struct fabric *f);
+/* Put port a back on the list when it still holds frames. */
+void fab_ca_relist(struct fabric *f, struct fab_port *a);
+/* The port's PortState, PortPhysicalState, LID and SM LID (the prompt). */
+void fab_ca_port_state(const struct fab_port *p, uint8_t *state,
+		       uint8_t *phys, uint16_t *lid, uint16_t *sm_lid);
+void fab_cas_free(struct fabric *f);
 
 /* ---- what lossy wires select (lossy.c) ---- */
 

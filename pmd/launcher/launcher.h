@@ -7,6 +7,10 @@
 #include "fabric.h"
 
 void launcher_show_ports(const struct fabric *f, FILE *out);
+/* A hash of what the table shows that can change (each port's state,
+ * physical state, LID and SM LID): the table is made again only when it
+ * moves. */
+uint64_t launcher_ports_signature(const struct fabric *f);
 /* What the lossy wires did and the RMPP, QP and CM counters, where not
  * zero (the CM: ids and connections live, connections made). */
 void launcher_show_summary(const struct fabric *f, FILE *out);

@@ -5,6 +5,7 @@
  *   madpmd [EAL options] -- [--topology NETFILE] [--run-dir DIR]
  *          [--capture FILE] [-i] [--link ib|roce] [--wire NODE:PORT=ETHDEV]
  *          [--idle-polls N] [--idle-sleep-us N] [--no-intr]
+ *          [--client-ports N]
  *          [--duration SECONDS]
  *          [--lossy drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]
  *                   [,mad=CLASS[:ATTR]]...]
@@ -89,6 +90,9 @@ usage(FILE *out)
 		"                         capture start|stop, quit)\n"
 		"  --link ib|roce         framing of every HCA port (default ib)\n"
 		"  --wire NODE:PORT=DEV   connect a node's port to ethdev DEV (from --vdev)\n"
+		"  --client-ports N       CA ports with an ethdev, which clients open: the\n"
+		"                         topology's first N (default 16, at most %u); the CAs\n"
+		"                         after them answer with their SMA and PMA only\n"
 		"  --idle-polls N         empty polls before the lcore sleeps (default 256)\n"
 		"  --idle-sleep-us N      longest idle sleep in microseconds (default 200)\n"
 		"  --no-intr              idle: sleep by the clock, not until a client sends\n"
@@ -113,7 +117,8 @@ usage(FILE *out)
 		"Without EAL options madpmd uses --no-huge --no-pci -m 256, two lcores\n"
 		"that may run on any CPU (--lcores '0@(0-N),1@(0-N)') and a file prefix\n"
 		"of its own, which work on a small machine without hugepages. With EAL\n"
-		"options of your own and no hugepages reserved, add --no-huge.\n");
+		"options of your own and no hugepages reserved, add --no-huge.\n",
+		RTE_MAX_ETHPORTS);
 }
 
 static void
@@ -273,6 +278,7 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 		{ "link", required_argument, NULL, 'l' },
 		{ "wire", required_argument, NULL, 'w' },
 		{ "idle-polls", required_argument, NULL, 'p' },
+		{ "client-ports", required_argument, NULL, 'C' },
 		{ "idle-sleep-us", required_argument, NULL, 's' },
 		{ "no-intr", no_argument, NULL, 'N' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -327,6 +333,12 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 		case 'p':
 			if (parse_uint("--idle-polls", optarg, 1u << 30,
 				       &fab.opts.idle_polls))
+				return -1;
+			break;
+		case 'C':
+			if (parse_uint("--client-ports", optarg,
+				       RTE_MAX_ETHPORTS,
+				       &fab.opts.client_ports))
 				return -1;
 			break;
 		case 's':
@@ -599,14 +611,25 @@ ports_file_loop(void *arg)
 {
 	const char *dir = arg;
 	char *last = NULL, *cur;
+	uint64_t sig, last_sig = 0;
 
 	while (!ports_file_stop) {
+		/* a fabric of thousands of ports: the table only when a
+		 * port moved, not five times a second */
+		sig = launcher_ports_signature(&fab);
+		if (last && sig == last_sig) {
+			usleep(200000);
+			continue;
+		}
 		cur = ports_table();
 		if (cur && (!last || strcmp(cur, last)) &&
 		    write_ports_file(dir, cur) == 0) {
 			free(last);
 			last = cur;
+			last_sig = sig;
 		} else {
+			if (cur && last && !strcmp(cur, last))
+				last_sig = sig;
 			free(cur);
 		}
 		usleep(200000);
@@ -642,6 +665,7 @@ main(int argc, char **argv)
 
 	fab.opts.link = MPD_LINK_IB;
 	fab.opts.idle_polls = 256;
+	fab.opts.client_ports = 16;
 	fab.opts.idle_sleep_us = 200;
 	fab.opts.umad_mode = 0600;
 	sep = find_separator(argc, argv);

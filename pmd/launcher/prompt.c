@@ -26,6 +26,37 @@ static const char *const phys_states[] = {
 	"ErrorRecovery", "PhyTest",
 };
 
+uint64_t
+launcher_ports_signature(const struct fabric *f)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a over the states */
+	unsigned int i;
+
+	for (i = 0; i < f->nports; i++) {
+		const struct fab_port *p = &f->port[i];
+		struct rte_pmd_hca_port_info pi;
+		uint8_t st = 0, ph = 0;
+		uint16_t lid = 0, sm = 0;
+		uint64_t v;
+
+		if (p->sw) {
+			fab_switch_port_state(p, &st, &ph, &lid, &sm);
+		} else if (p->ca) {
+			fab_ca_port_state(p, &st, &ph, &lid, &sm);
+		} else if (p->hca &&
+			   rte_pmd_hca_port_info_get(p->port_id, &pi) == 0) {
+			st = pi.port_state;
+			ph = pi.phys_state;
+			lid = pi.lid;
+			sm = pi.sm_lid;
+		}
+		v = (uint64_t)st << 48 | (uint64_t)ph << 32 |
+		    (uint64_t)lid << 16 | sm;
+		h = (h ^ v) * 1099511628211ull;
+	}
+	return h;
+}
+
 void
 launcher_show_ports(const struct fabric *f, FILE *out)
 {
@@ -39,25 +70,31 @@ launcher_show_ports(const struct fabric *f, FILE *out)
 		struct rte_pmd_hca_port_info pi;
 		char name[FAB_NAME_LEN + 8], peer[FAB_NAME_LEN + 8];
 
-		if (p->hca || p->sw)
+		if (p->hca || !fab_port_ethdev(p))
 			snprintf(name, sizeof(name), "%s:%u", p->node, p->num);
 		else
 			snprintf(name, sizeof(name), "%s", p->dev);
 		if (p->peer < 0)
 			snprintf(peer, sizeof(peer), "-");
-		else if (f->port[p->peer].hca || f->port[p->peer].sw)
+		else if (f->port[p->peer].hca ||
+			 !fab_port_ethdev(&f->port[p->peer]))
 			snprintf(peer, sizeof(peer), "%s:%u",
 				 f->port[p->peer].node, f->port[p->peer].num);
 		else
 			snprintf(peer, sizeof(peer), "%s",
 				 f->port[p->peer].dev);
-		if (p->sw) {
+		if (!fab_port_ethdev(p)) {
 			uint8_t st, ph;
 			uint16_t lid, sm;
 
-			fab_switch_port_state(p, &st, &ph, &lid, &sm);
+			if (p->sw)
+				fab_switch_port_state(p, &st, &ph, &lid, &sm);
+			else
+				fab_ca_port_state(p, &st, &ph, &lid, &sm);
+			/* a served CA: no ethdev, no clients */
 			fprintf(out, "%-4u %-20s %-10s %-5s %-7s %-9s %-6u %-6u %s\n",
-				i, name, "switch", "ib",
+				i, name, p->sw ? "switch" : "served",
+				p->link == MPD_LINK_IB ? "ib" : "roce",
 				st < 5 ? port_states[st] : "?",
 				ph < 8 ? phys_states[ph] : "?", lid, sm, peer);
 			continue;

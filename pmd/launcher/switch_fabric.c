@@ -195,6 +195,10 @@ sw_deliver(struct fabric *f, int q, struct rte_mbuf *m, unsigned int hops)
 		sw_frame(f, p, m, hops + 1);
 		return;
 	}
+	if (p->ca) {
+		fab_ca_input(f, p, &m, 1);
+		return;
+	}
 	/* the net_hca port's side of the cable: what it receives */
 	if (fab_capturing(f))
 		fab_capture_packets(f, p, MPD_PCAPNG_DIR_IN, &m, 1,

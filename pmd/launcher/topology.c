@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_ethdev.h>
+
 #include "madpmd/topo.h"
 #include "rte_pmd_hca.h"
 #include "topology.h"
@@ -53,7 +55,7 @@ topology_load(struct fabric *f, const char *path)
 	struct mpd_topo *t;
 	char err[512];
 	int *first;		/* fabric index of each node's port 1 */
-	unsigned int n, p;
+	unsigned int n, p, ca_ports = 0, served = 0, cas = 0;
 	int rc = -1;
 
 	t = path ? mpd_topo_parse_file(path, err, sizeof(err))
@@ -78,12 +80,26 @@ topology_load(struct fabric *f, const char *path)
 			}
 			continue;
 		}
+		if (nd->type == MPD_TOPO_CA)
+			cas++;
 		if (nd->type != MPD_TOPO_CA) {
 			fprintf(stderr, "madpmd: %s:%u: %s \"%s\": only Hca and Switch nodes can be started yet (routers come with a later release)\n",
 				src, nd->line, mpd_topo_type_name(nd->type),
 				nd->name);
 			goto out;
 		}
+		/* the first CAs of the file get ethdevs, whole, while there
+		 * are ethdevs to give; every CA after a served one is served */
+		if (served || ca_ports + nd->num_ports > f->opts.client_ports ||
+		    rte_eth_dev_count_total() + nd->num_ports >
+		    RTE_MAX_ETHPORTS) {
+			first[n] = fab_add_ca(f, nd);
+			if (first[n] < 0)
+				goto out;
+			served++;
+			continue;
+		}
+		ca_ports += nd->num_ports;
 		if (!devarg_safe(nd->name) || !devarg_safe(nd->desc)) {
 			fprintf(stderr, "madpmd: %s:%u: node \"%s\": names and descriptions cannot contain ',' or '='\n",
 				src, nd->line, nd->name);
@@ -130,6 +146,10 @@ topology_load(struct fabric *f, const char *path)
 		}
 	}
 	warn_same_addresses(f);
+	if (served)
+		printf("madpmd: %u of %u CAs are served by the daemon alone (SMA and PMA, no clients): CA ports with an ethdev are the first %u of the file (--client-ports, at most %u ethdevs)\n",
+		       served, cas, ca_ports, RTE_MAX_ETHPORTS);
+	fflush(stdout);
 	rc = 0;
 out:
 	free(first);

@@ -148,19 +148,6 @@ hca_mad_agent_unregister(struct hca_mad_layer *ml, struct hca_mad_client *c,
  * requester hears at once instead of waiting out its time-out.
  */
 static enum hca_reply
-unmatched(struct hca_port *p, uint8_t *mad)
-{
-	uint16_t status = MPD_STATUS_METHOD_ATTR_UNSUP;
-
-	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR)
-		status |= MPD_SMP_STATUS_D;
-	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
-	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, status);
-	p->cnt.mad_unmatched++;
-	return HCA_REPLY;
-}
-
-static enum hca_reply
 mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk, uint8_t *mad,
 	  uint64_t now_ns)
 {
@@ -184,7 +171,7 @@ mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk, uint8_t *mad,
 		return HCA_NO_REPLY;
 	}
 	if (mpd_mad_is_get_set(mad))
-		return unmatched(p, mad);
+		return hca_node_unmatched(p, mad);
 	p->cnt.drop_no_agent++;
 	return HCA_NO_REPLY;
 }

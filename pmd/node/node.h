@@ -237,6 +237,25 @@ void hca_port_uncount_xmit(struct hca_port *p, uint32_t len);
 enum hca_reply hca_node_agent(struct hca_port *p, uint32_t qp, uint8_t *mad,
 			      const struct mpd_pkt *pk, uint64_t now_ns);
 
+/* A Get or Set that no agent serves: answered at once with status 0x000C
+ * (IBA 13.4.7.2; the Linux MAD layer's generate_unmatched_resp()). */
+enum hca_reply hca_node_unmatched(struct hca_port *p, uint8_t *mad);
+/* A CA port as a new device is: one port, Down, 4x QDR, MTU 4096, the
+ * default P_Key, GUIDs, MAC and IPv4 address from a hash of name. */
+void hca_port_defaults(struct hca_port *p, const char *name);
+
+/* ---- a CA port that no client opens (ca_rx.c) ---- */
+
+/*
+ * The frame buf (len bytes, cap bytes of room) came in on CA port p,
+ * which has no MAD layer above it: its SMA and PMA answer (IBA 13.5.2),
+ * a Get or Set nobody serves gets status 0x000C, anything else is dropped
+ * and counted. True when buf now holds the response (*len updated), to
+ * go back out of p; it is counted as sent.
+ */
+bool hca_ca_rx(struct hca_port *p, uint8_t *buf, uint16_t *len, uint16_t cap,
+	       uint64_t now_ns);
+
 /* ---- SMA and PMA (sma.c, pma.c) ---- */
 
 /* mad is a 256-byte MAD, rewritten in place as the response. */

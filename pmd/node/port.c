@@ -4,6 +4,7 @@
  * wire goes through before the MAD layer sees it, and the dispatch of
  * Get/Set to the SMA and PMA that the wire and loopback share.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "madpmd/mad.h"
@@ -289,4 +290,69 @@ hca_port_rate_mbps(const struct hca_port *p)
 
 	return (s < sizeof(lane_mbps) / sizeof(lane_mbps[0]) ? lane_mbps[s] : 0) *
 	       (w < sizeof(lanes) / sizeof(lanes[0]) ? lanes[w] : 0);
+}
+
+enum hca_reply
+hca_node_unmatched(struct hca_port *p, uint8_t *mad)
+{
+	uint16_t status = MPD_STATUS_METHOD_ATTR_UNSUP;
+
+	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR)
+		status |= MPD_SMP_STATUS_D;
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, status);
+	p->cnt.mad_unmatched++;
+	return HCA_REPLY;
+}
+
+/* FNV-1a: stable default GUIDs and addresses from the port's name */
+static uint32_t
+name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+void
+hca_port_defaults(struct hca_port *p, const char *name)
+{
+	uint32_t h = name_hash(name);
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->node_name, sizeof(p->node_name), "%s", name);
+	p->link = MPD_LINK_IB;
+	/* "madpmd" vendor-style prefix, 24 bits of name hash, port in the
+	 * low byte: unique per name and stable across runs */
+	p->node_guid = 0x6d61640000000000ull | (uint64_t)(h & 0xffffff) << 8;
+	p->port_num = 1;
+	p->num_ports = 1;
+	p->port_state = HCA_PORT_DOWN;
+	p->phys_state = HCA_PHYS_POLLING;
+	p->admin_up = 1;
+	p->gid_prefix = 0xfe80000000000000ull;
+	p->subnet_timeout = 18;
+	p->resp_time = 16;
+	p->link_width_supported = 1 | 2;
+	p->link_width_enabled = 1 | 2;
+	p->link_width_active = 2;		/* 4x */
+	p->link_speed_supported = 1 | 2 | 4;
+	p->link_speed_enabled = 1 | 2 | 4;
+	p->link_speed_active = 4;		/* QDR */
+	p->mtu_cap = 5;				/* 4096 */
+	p->neighbor_mtu = 5;
+	p->vl_cap = 1;				/* VL0 */
+	p->op_vls = 1;
+	p->pkeys[0] = 0xffff;
+	p->mac[0] = 0x02;		/* locally administered */
+	p->mac[2] = (uint8_t)(h >> 24);
+	p->mac[3] = (uint8_t)(h >> 16);
+	p->mac[4] = (uint8_t)(h >> 8);
+	p->mac[5] = (uint8_t)h;
+	p->ip4[0] = 10;
+	p->ip4[1] = 77;
+	p->ip4[2] = (uint8_t)(h >> 8);
+	p->ip4[3] = (uint8_t)(1 + (h & 0xfd));
 }

@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: a node's port (pmd/node, no DPDK) fed frames off the
  * wire: the receive checks, then the SMA or PMA, whose answer is turned
- * around and encoded as the daemon does. Input:
+ * around and encoded as the daemon does; and the same frames to a CA that
+ * no client opens (hca_ca_rx(), its answer in the frame's buffer). Input:
  *   byte 0: bit 0 RoCEv2 port (else IB); bit 1 promiscuous; bits 2-3 the
  *           M_Key protection level (with M_Key 0x1234... set when nonzero)
  *   then frames of 2 bytes (length, little-endian) + that many bytes;
@@ -58,6 +59,9 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct hca_port port;
+	static struct hca_port served;
+	uint16_t flen;
+	size_t cap;
 	uint64_t now = 1000000000ull;
 	uint8_t cfg, *buf, *mad, out[2048];
 	struct mpd_pkt pk;
@@ -68,6 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	cfg = data[0];
 	port_init(&port, cfg);
+	port_init(&served, cfg);
 	data++;
 	size--;
 	while (size >= 2) {
@@ -97,6 +102,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						     sizeof(out));
 			}
 		}
+		free(buf);
+		/* the same bytes to a CA no client opens (ca_rx.c), its
+		 * answer built in the frame's own buffer of cap bytes */
+		cap = len + 300 > UINT16_MAX ? UINT16_MAX : len + 300;
+		buf = malloc(cap);
+		if (!buf)
+			return 0;
+		memcpy(buf, data - len, len);
+		flen = (uint16_t)len;
+		if (hca_ca_rx(&served, buf, &flen, (uint16_t)cap, now) &&
+		    (flen < MPD_MAD_LEN || flen > cap))
+			abort();
 		free(buf);
 	}
 	return 0;

@@ -24,8 +24,10 @@ start() {
 		-- --run-dir "$tmp/$name" "$@" > "$tmp/madpmd-$name.log" 2>&1 &
 	daemon=$!
 	pids+=($daemon)
-	for i in $(seq 100); do [ -S "$tmp/$name/hca2/umad" ] && break; sleep 0.1; done
-	[ -S "$tmp/$name/hca2/umad" ]
+	# the ports table comes once every node is made (hca2's socket
+	# comes before hca3 and hca4 are, and the address warning after)
+	for i in $(seq 100); do [ -s "$tmp/$name/ports" ] && break; sleep 0.1; done
+	[ -S "$tmp/$name/hca2/umad" ] && [ -s "$tmp/$name/ports" ]
 }
 
 dotted='^([0-9]{1,3}\.){3}[0-9]{1,3}$'

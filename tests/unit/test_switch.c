@@ -848,6 +848,94 @@ test_rx(void)
 	hca_switch_fini(&sw);
 }
 
+/*
+ * A CA that no client opens (hca_ca_rx()), one hop behind a switch: a DR
+ * SMP the switch passes on is answered, the answer finds its way back
+ * through the switch; a Get that no agent serves gets 0x000C at once;
+ * anything reaching a port whose link is not up is noise.
+ */
+static void
+test_served_ca(void)
+{
+	static const uint8_t path[] = { 0, 1, 7 };
+	uint8_t buf[FRAME_CAP], mad[MPD_MAD_LEN], out[SW_PORTS + 1];
+	struct mpd_node_info ni;
+	struct hca_switch sw;
+	struct hca_port ca;
+	struct mpd_pkt pk;
+	uint16_t len;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	hca_port_defaults(&ca, "served");
+	ca.node_guid = 0x6d616400000bb000ull;
+	ca.port_guid = ca.node_guid + 1;
+	ca.sys_guid = ca.node_guid;
+	hca_sma_init(&ca);
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(!hca_ca_rx(&ca, buf, &len, sizeof(buf), 0) &&
+	   ca.cnt.rcv_local_phys_errors == 1,
+	   "served CA, link not up: the frame is noise, counted");
+	ca.phys_state = HCA_PHYS_LINKUP;
+	ca.port_state = HCA_PORT_INIT;
+
+	/* the SM's CA on switch port 2, the served CA on port 7 */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 2, path, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 7,
+	   "DR Get(NodeInfo) 0,1,7: the switch sends it out of port 7");
+	ok(hca_ca_rx(&ca, buf, &len, sizeof(buf), 0),
+	   "the served CA answers it");
+	ok(unframe(buf, len, &pk, mad) &&
+	   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET_RESP &&
+	   mad[MPD_SMP_OFF_HOP_PTR] == 2 && pk.lrh.vl == MPD_VL15,
+	   "GetResp with good CRCs, pointer at the count (C14-13:1), VL15");
+	mpd_layout_decode(&mpd_node_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &ni);
+	ok(ni.node_type == MPD_NODE_TYPE_CA && ni.node_guid == ca.node_guid &&
+	   ni.local_port_num == 1,
+	   "NodeInfo: a CA, its own NodeGUID, LocalPortNum 1");
+	ok(hca_switch_rx(&sw, 7, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 2,
+	   "the switch takes the answer back out of port 2 (C14-13:2)");
+	ok(ca.cnt.rcv_pkts == 1 && ca.cnt.xmit_pkts == 1,
+	   "the served CA counts one packet in, one out");
+
+	/* a Get of a class nobody serves here (Baseboard Management) */
+	memset(mad, 0, sizeof(mad));
+	mad[MPD_MAD_OFF_BASE_VER] = MPD_BASE_VERSION;
+	mad[MPD_MAD_OFF_CLASS] = MPD_CLASS_BM;
+	mad[MPD_MAD_OFF_CLASS_VER] = 1;
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET;
+	len = frame(buf, mad, 1, 3, MPD_LID_PERMISSIVE);
+	ok(hca_ca_rx(&ca, buf, &len, sizeof(buf), 0) &&
+	   unframe(buf, len, &pk, mad) &&
+	   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET_RESP &&
+	   mpd_get_be16(mad + MPD_MAD_OFF_STATUS) ==
+	   MPD_STATUS_METHOD_ATTR_UNSUP && pk.bth.dest_qp == 1 &&
+	   pk.lrh.dlid == 3 && ca.cnt.mad_unmatched == 1,
+	   "a Get nobody serves: GetResp status 0x000C at once, to its sender");
+	/* a response nobody waits for: dropped, counted */
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	len = frame(buf, mad, 1, 3, MPD_LID_PERMISSIVE);
+	ok(!hca_ca_rx(&ca, buf, &len, sizeof(buf), 0) &&
+	   ca.cnt.drop_no_agent == 1,
+	   "a response nobody waits for: dropped and counted");
+	/* data for a QP above 1: no QP lives on a served CA */
+	len = frame(buf, mad, 0x12, 3, MPD_LID_PERMISSIVE);
+	ok(!hca_ca_rx(&ca, buf, &len, sizeof(buf), 0) &&
+	   ca.cnt.qp_no_qp + ca.cnt.drop_bad_dlid + ca.cnt.qkey_violations > 0,
+	   "data for QP 0x12: dropped and counted");
+	/* garbage */
+	memset(buf, 0xa5, 64);
+	len = 64;
+	ok(!hca_ca_rx(&ca, buf, &len, sizeof(buf), 0) && ca.cnt.rcv_errors > 1,
+	   "64 bytes of garbage: dropped, a receive error");
+	hca_switch_fini(&sw);
+}
+
 int
 main(void)
 {
@@ -869,5 +957,6 @@ main(void)
 	test_dr_bad();
 	test_mkey();
 	test_rx();
+	test_served_ca();
 	return tap_done();
 }

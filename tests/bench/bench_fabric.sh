@@ -1,0 +1,244 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Benchmark (not a test; never run by meson test, never fails on figures):
+# stock OpenSM bringing up a fabric of switches on madpmd and on ibsim +
+# libumad2sim, the baseline, in one run, on the same net files.
+#
+# Fabrics: ibsim's own examples (net, net.2sw2path4hca,
+# net.2sw2path4hca2port from /usr/share/doc/ibsim-utils/net-examples) and
+# two-level fat trees from scripts/gen-fattree: 288 hosts on 24 36-port
+# switches (16 leaves, 8 spines, 2 cables each) and 648 hosts on 54 (36
+# leaves, 18 spines). For each fabric and run, a fresh daemon of each
+# kind, then `opensm -o` from the file's first CA: the wall time of the
+# whole OpenSM process (a single sweep to SUBNET UP, then exit), and the
+# time to SUBNET UP from OpenSM's own log. On the 648-host tree, after the
+# sweep, bench_umad's LID-routed SMP Get(NodeInfo) from H-1 to H-648:
+# three switch hops each way (leaf, spine, leaf), 1 and 32 in flight.
+# Per fabric: the medians, and madpmd's time as a fraction of ibsim's
+# (below 1: madpmd is faster).
+#
+#   tests/bench/bench_fabric.sh [--runs N] [--only NAME] [SECONDS]
+#
+# SECONDS per round-trip window (default 2). NAME: net, 2sw2path4hca,
+# 2sw2path4hca2port, fat288 or fat648. Environment: BUILD_DIR (default
+# build); MADPMD_OPTS, launcher options added to every madpmd start.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${BUILD_DIR:-$top/build}" && pwd)
+runs=3
+only=
+secs=2
+while [ $# -gt 0 ]; do
+	case $1 in
+	--runs)
+		[ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] ||
+			{ echo "bench_fabric: --runs needs a count" >&2; exit 2; }
+		runs=$2
+		shift 2 ;;
+	--only)
+		[ $# -ge 2 ] || { echo "bench_fabric: --only needs a name" >&2; exit 2; }
+		only=$2
+		shift 2 ;;
+	-h|--help) sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "bench_fabric: unknown option $1 (see --help)" >&2; exit 2 ;;
+	*)
+		[[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]] ||
+			{ echo "bench_fabric: SECONDS must be a number, not '$1'" >&2; exit 2; }
+		secs=$1
+		shift ;;
+	esac
+done
+read -r -a madpmd_opts <<< "${MADPMD_OPTS:-}"
+madpmd=$build/pmd/madpmd
+run=$build/lib/umad/madpmd-run
+client=$build/tests/bench/bench_umad
+examples=/usr/share/doc/ibsim-utils/net-examples
+
+die() {
+	echo "bench_fabric: $*" >&2
+	exit 1
+}
+[ -x "$madpmd" ] || die "no madpmd at $madpmd: build it first (ninja -C $build)"
+[ -x "$client" ] || die "no bench_umad at $client: build it first (ninja -C $build)"
+for p in ibsim opensm python3; do
+	command -v $p > /dev/null ||
+		die "$p is missing: apt-get install -y ibsim-utils libumad2sim0 opensm python3"
+done
+umad2sim=$(dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim\.so$' | head -n 1) ||
+	true
+[ -n "$umad2sim" ] || die "libumad2sim.so not found: apt-get install -y libumad2sim0"
+
+tmp=$(mktemp -d /tmp/madpmd-bench-fabric.XXXXXX)
+export MADPMD_RUN_DIR=$tmp/run
+export IBSIM_SOCKNAME=ibsim-bench-$$
+daemon=
+daemon_kind=
+
+stop() {
+	local p=$1
+	kill -TERM "$p" 2>/dev/null || return 0
+	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+}
+stop_daemon() {
+	[ -n "$daemon" ] || return 0
+	stop "$daemon"
+	[ "$daemon_kind" = madpmd ] && rm -rf "/var/run/dpdk/madpmd-$daemon"
+	daemon=
+	daemon_kind=
+}
+cleanup() {
+	stop_daemon
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# the fabrics: name file
+fabrics=()
+for e in net net.2sw2path4hca net.2sw2path4hca2port; do
+	if [ -f "$examples/$e" ]; then
+		fabrics+=("${e#net.}:$examples/$e")
+	elif [ -f "$examples/$e.gz" ]; then
+		zcat "$examples/$e.gz" > "$tmp/$e"
+		fabrics+=("${e#net.}:$tmp/$e")
+	fi
+done
+"$top/scripts/gen-fattree" --leaves 16 --spines 8 --links 2 > "$tmp/fat288"
+"$top/scripts/gen-fattree" > "$tmp/fat648"
+fabrics+=("fat288:$tmp/fat288" "fat648:$tmp/fat648")
+
+first_ca() {	# the first Hca of a net file (its SM node here)
+	awk '$1 == "Hca" { for (i = 3; i <= NF; i++) if ($i ~ /^"/) {
+		gsub(/"/, "", $i); print $i; exit } }' "$1"
+}
+
+start_madpmd() {	# net file
+	rm -rf "$MADPMD_RUN_DIR"
+	"$madpmd" -- --run-dir "$MADPMD_RUN_DIR" --topology "$1" \
+		${madpmd_opts[@]+"${madpmd_opts[@]}"} > "$tmp/madpmd.log" 2>&1 &
+	daemon=$!
+	daemon_kind=madpmd
+	for _ in $(seq 400); do
+		[ -s "$MADPMD_RUN_DIR/ports" ] && sleep 0.2 && return 0
+		kill -0 "$daemon" 2>/dev/null || break
+		sleep 0.05
+	done
+	tail -n 20 "$tmp/madpmd.log" >&2
+	die "madpmd did not start (log above)"
+}
+
+start_ibsim() {	# net file
+	ibsim -s -n "$1" > "$tmp/ibsim.log" 2>&1 < /dev/null &
+	daemon=$!
+	daemon_kind=ibsim
+	for _ in $(seq 400); do
+		grep -q "simulator ready" "$tmp/ibsim.log" && sleep 0.2 && return 0
+		kill -0 "$daemon" 2>/dev/null || break
+		sleep 0.05
+	done
+	tail -n 20 "$tmp/ibsim.log" >&2
+	die "ibsim did not start (log above)"
+}
+
+on_node() {	# system node command...
+	local sys=$1 node=$2
+	shift 2
+	if [ "$sys" = madpmd ]; then
+		"$run" --node "$node" "$@"
+	else
+		env -u LD_LIBRARY_PATH -u MADPMD_RUN_DIR SIM_HOST="$node" \
+			LD_PRELOAD="$umad2sim" "$@"
+	fi
+}
+
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
+# opensm -o once: "WALL_MS UP_MS", UP from its log (first line to SUBNET UP)
+sweep() {	# system node
+	local log=$tmp/osm.log t0 wall
+	rm -rf "$tmp/osm" "$log"
+	mkdir -p "$tmp/osm"
+	t0=$(date +%s%N)
+	OSM_CACHE_DIR=$tmp/osm OSM_TMP_DIR=$tmp/osm on_node "$1" "$2" \
+		timeout 120 opensm -o -f "$log" > "$tmp/osm.out" 2>&1 ||
+		{ echo "bench_fabric: opensm on $1 failed:" >&2; tail -n 5 "$log" >&2; return 1; }
+	wall=$(ms_since "$t0")
+	grep -q "SUBNET UP" "$log" ||
+		{ echo "bench_fabric: no SUBNET UP on $1:" >&2; grep ERR "$log" | head -n 5 >&2; return 1; }
+	python3 - "$log" "$wall" <<'PY'
+import sys
+def t(line):
+    h, m, s = line.split()[2].split(":")
+    return (int(h) * 60 + int(m)) * 60 + int(s) + int(line.split()[3]) / 1e6
+lines = open(sys.argv[1]).read().splitlines()
+up = next(l for l in lines if "SUBNET UP" in l)
+print(sys.argv[2], round((t(up) - t(lines[0])) * 1000))
+PY
+}
+
+# H-648 by directed route from H-1: leaf L-1's first uplink (port 19) to
+# S-1, S-1's port 36 to L-36, its port 18 to the host
+far_path=0,1,19,36,18
+
+round_trips() {	# system node: bench_umad lines into $tmp/rt-SYSTEM
+	local lid w
+	lid=$(on_node "$1" "$2" smpquery -D portinfo $far_path 2>/dev/null |
+		sed -n 's/^Lid:\.*\([0-9]*\)$/\1/p')
+	[ -n "$lid" ] && [ "$lid" != 0 ] ||
+		{ echo "bench_fabric: no LID for H-648 on $1" >&2; return 1; }
+	for w in 1 32; do
+		on_node "$1" "$2" "$client" -t "$secs" -w $w -l "$lid" 2>/dev/null |
+			grep "^window=" >> "$tmp/rt-$1" || true
+	done
+}
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+printf '%-18s %8s %8s %8s %8s %7s\n' fabric madpmd ibsim madpmd ibsim "m/i"
+printf '%-18s %8s %8s %8s %8s %7s\n' "" "wall ms" "wall ms" "up ms" "up ms" wall
+for f in "${fabrics[@]}"; do
+	name=${f%%:*}
+	file=${f#*:}
+	[ -z "$only" ] || [ "$only" = "$name" ] || continue
+	node=$(first_ca "$file")
+	: > "$tmp/m.txt"
+	: > "$tmp/i.txt"
+	for _ in $(seq "$runs"); do
+		for sys in madpmd ibsim; do
+			start_$sys "$file"
+			sweep $sys "$node" >> "$tmp/${sys:0:1}.txt"
+			[ "$name" = fat648 ] && round_trips $sys "$node"
+			stop_daemon
+		done
+	done
+	mw=$(cut -d' ' -f1 "$tmp/m.txt" | median)
+	iw=$(cut -d' ' -f1 "$tmp/i.txt" | median)
+	mu=$(cut -d' ' -f2 "$tmp/m.txt" | median)
+	iu=$(cut -d' ' -f2 "$tmp/i.txt" | median)
+	printf '%-18s %8s %8s %8s %8s %7s\n' "$name" "$mw" "$iw" "$mu" "$iu" \
+		"$(awk -v a="$mw" -v b="$iw" 'BEGIN { printf "%.2f", a / b }')"
+done
+
+# field of the bench_umad lines of window w: median over the runs
+rt() {	# system window field
+	[ -f "$tmp/rt-$1" ] || { echo -; return; }
+	grep "^window=$2 " "$tmp/rt-$1" | tr ' ' '\n' | sed -n "s/^$3=//p" | median
+}
+if [ -f "$tmp/rt-madpmd" ] || [ -f "$tmp/rt-ibsim" ]; then
+	echo
+	echo "SMP Get(NodeInfo) H-1 -> H-648 on fat648, LID-routed, 3 switch hops each way"
+	printf '%-9s %10s %10s %7s %9s %9s %9s %9s\n' window "madpmd/s" "ibsim/s" "m/i" \
+		"m p50 us" "i p50 us" "m p99 us" "i p99 us"
+	for w in 1 32; do
+		mr=$(rt madpmd $w rate)
+		ir=$(rt ibsim $w rate)
+		printf '%-9s %10s %10s %7s %9s %9s %9s %9s\n' $w "$mr" "$ir" \
+			"$(awk -v a="$mr" -v b="$ir" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+			"$(rt madpmd $w p50_us)" "$(rt ibsim $w p50_us)" \
+			"$(rt madpmd $w p99_us)" "$(rt ibsim $w p99_us)"
+	done
+fi

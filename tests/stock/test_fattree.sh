@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Scale: a two-level fat tree of 288 hosts on 24 36-port switches
+# (scripts/gen-fattree --leaves 16 --spines 8 --links 2) in one daemon,
+# the first 4 CAs with ethdevs (--client-ports 4) and the other 284
+# served by the daemon alone. Stock `opensm -o` on H-1 brings all of it
+# up; stock ibnetdiscover sees the same switches, CAs and cables as
+# under ibsim; ibtracert crosses a spine; served CAs answer smpquery and
+# perfquery (their counters move) but no client opens one.
+# Usage: test_fattree.sh <madpmd> <madpmd-run> <gen-fattree>
+set -u
+madpmd=$1
+run=$2
+gen=$3
+. "$(dirname "$0")/../common/tap.sh"
+
+if ! command -v opensm > /dev/null || ! command -v ibnetdiscover > /dev/null ||
+   ! command -v python3 > /dev/null; then
+	echo "1..0 # SKIP opensm, infiniband-diags or python3 missing (apt-get install opensm infiniband-diags python3)"
+	exit 0
+fi
+
+tmp=$(mktemp -d /tmp/madpmd-fattree.XXXXXX)
+eal_prefixes=(madpmd-fattree-$$)
+export MADPMD_RUN_DIR=$tmp/run
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
+
+topo_norm() {
+	awk '/^(Switch|Ca)[ \t]/ { node = $0; sub(/[ \t]*#.*/, "", node)
+				     gsub(/[ \t]+/, " ", node); next }
+	     /^\[/ { l = $0; sub(/[ \t]*#.*/, "", l); gsub(/[ \t]+/, " ", l)
+		     print node " " l }' "$1" | sort
+}
+
+"$gen" --leaves 16 --spines 8 --links 2 > "$tmp/fat288"
+[ "$(grep -c '^Hca' "$tmp/fat288")" = 288 ] && [ "$(grep -c '^Switch' "$tmp/fat288")" = 24 ]
+ok $? "gen-fattree: 288 hosts, 24 switches"
+
+"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-fattree-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" --topology "$tmp/fat288" --client-ports 4 \
+	> "$tmp/madpmd.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 200); do [ -s "$MADPMD_RUN_DIR/ports" ] && break; sleep 0.1; done
+grep -q "284 of 288 CAs are served by the daemon alone" "$tmp/madpmd.log" &&
+	[ -S "$MADPMD_RUN_DIR/H-4/umad" ] && [ ! -e "$MADPMD_RUN_DIR/H-5" ]
+ok $? "madpmd starts the tree: H-1..H-4 with ethdevs, 284 CAs served"
+
+timeout 120 "$run" --node H-1 opensm -o -f "$tmp/opensm.log" > "$tmp/opensm.out" 2>&1
+grep -q "SUBNET UP" "$tmp/opensm.log" && ! grep -q "ERR" "$tmp/opensm.log"
+ok $? "opensm -o on H-1 reaches SUBNET UP without errors"
+grep ERR "$tmp/opensm.log" | head -n 5 | sed 's/^/# /'
+
+for i in $(seq 30); do
+	[ "$(awk '$3 == "served" && $5 == "Active"' "$MADPMD_RUN_DIR/ports" | wc -l)" = 284 ] && break
+	sleep 0.1
+done
+[ "$(awk '$3 == "served" && $5 == "Active"' "$MADPMD_RUN_DIR/ports" | wc -l)" = 284 ] &&
+	[ "$(awk '$3 == "switch" && $5 == "Active"' "$MADPMD_RUN_DIR/ports" | wc -l)" = 800 ]
+ok $? "ports table: 284 served CA ports and 800 cabled switch ports Active"
+
+timeout 60 "$run" --node H-1 ibnetdiscover > "$tmp/ibnd" 2> "$tmp/ibnd.err"
+topo_norm "$tmp/ibnd" > "$tmp/ibnd.norm"
+[ "$(grep -c '^Switch' "$tmp/ibnd")" = 24 ] && [ "$(grep -c '^Ca' "$tmp/ibnd")" = 288 ] &&
+	[ "$(wc -l < "$tmp/ibnd.norm")" = 1088 ]
+ok $? "ibnetdiscover: 24 switches, 288 CAs, 1088 cable ends ($(wc -l < "$tmp/ibnd.norm"))"
+
+umad2sim=$(dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim\.so$' | head -n 1)
+if command -v ibsim > /dev/null && [ -n "$umad2sim" ]; then
+	export IBSIM_SOCKNAME=ibsim-fattree-$$
+	ibsim -s -n "$tmp/fat288" > "$tmp/ibsim.log" 2>&1 < /dev/null &
+	sim=$!
+	pids+=($sim)
+	for i in $(seq 100); do grep -q "simulator ready" "$tmp/ibsim.log" && break; sleep 0.1; done
+	sleep 0.2
+	mkdir -p "$tmp/sim-cache"
+	# rdma-core's libibumad under libumad2sim, not our drop-in nor the
+	# ASan run's preload
+	sim_env=(env -u LD_LIBRARY_PATH -u MADPMD_RUN_DIR -u MADPMD_NODE
+		 OSM_CACHE_DIR="$tmp/sim-cache" OSM_TMP_DIR="$tmp/sim-cache"
+		 SIM_HOST=H-1 LD_PRELOAD="$umad2sim")
+	"${sim_env[@]}" timeout 60 opensm -o -f "$tmp/opensm.sim.log" > /dev/null 2>&1
+	"${sim_env[@]}" timeout 60 ibnetdiscover > "$tmp/ibnd.sim" 2> /dev/null
+	"${sim_env[@]}" timeout 30 ibstat > "$tmp/ibstat.sim" 2>&1
+	stop "$sim"
+	topo_norm "$tmp/ibnd.sim" > "$tmp/ibnd.sim.norm"
+	grep -q "CA type: simulator" "$tmp/ibstat.sim" && [ -s "$tmp/ibnd.sim.norm" ] &&
+		diff "$tmp/ibnd.sim.norm" "$tmp/ibnd.norm" > "$tmp/ibnd.diff"
+	ok $? "ibnetdiscover's nodes and cables are ibsim's ($(wc -l < "$tmp/ibnd.sim.norm") cable ends there)"
+	head -n 10 "$tmp/ibnd.diff" | sed 's/^/# /'
+else
+	skip "ibnetdiscover under ibsim" "ibsim or libumad2sim not installed"
+fi
+
+# H-288 hangs off leaf L-16: from H-1 on L-1 the route goes up a spine
+# a CA's LID is on its port line: [1](guid) "S-..."[n] # lid N lmc 0 ...
+ca_lid() {
+	awk -v n="\"$1\"" '/^Ca/ { want = index($0, "# " n) > 0; next }
+			     want && /^\[1\]/ { sub(/.*# lid /, ""); print $1; exit }' "$tmp/ibnd"
+}
+far=$(ca_lid H-288)
+near=$(ca_lid H-1)
+[ -n "$far" ] && [ -n "$near" ] && [ "$far" != 0 ]
+ok $? "LIDs from ibnetdiscover: H-1 $near, H-288 $far"
+"$run" --node H-1 ibtracert "$near" "$far" > "$tmp/trace" 2>&1
+grep -q '"L-1"' "$tmp/trace" && grep -q '"S-[1-8]"' "$tmp/trace" &&
+	grep -q '"L-16"' "$tmp/trace" && grep -q 'To ca .*"H-288"' "$tmp/trace"
+ok $? "ibtracert $near $far: H-1 -> L-1 -> a spine -> L-16 -> H-288"
+sed 's/^/# /' "$tmp/trace"
+
+"$run" --node H-2 smpquery nodedesc "$far" > "$tmp/nd" 2>&1
+grep -q "H-288" "$tmp/nd"
+ok $? "smpquery nodedesc $far from H-2: the served CA answers across three switches"
+"$run" --node H-3 perfquery "$far" 1 > "$tmp/pq1" 2>&1
+"$run" --node H-3 perfquery "$far" 1 > "$tmp/pq2" 2>&1
+p1=$(awk -F. '/^PortXmitPkts/ {print $NF}' "$tmp/pq1")
+p2=$(awk -F. '/^PortXmitPkts/ {print $NF}' "$tmp/pq2")
+[ -n "$p1" ] && [ -n "$p2" ] && [ "$p2" -gt "$p1" ]
+ok $? "perfquery $far: the served CA's PMA counts its own answers (PortXmitPkts $p1 then $p2)"
+
+"$run" --node H-288 ibstat > "$tmp/served.out" 2>&1
+rc=$?
+[ "$rc" != 0 ] && grep -q 'node "H-288" is served by madpmd alone' "$tmp/served.out"
+ok $? "madpmd-run --node H-288 fails with what the node is (rc $rc)"
+
+daemon_stop_check "$daemon" "$tmp/madpmd.log"
+ok $? "madpmd stops cleanly"
+tap_done

@@ -7,7 +7,9 @@
 # served by the daemon alone. Stock `opensm -o` on H-1 brings all of it
 # up; stock ibnetdiscover sees the same switches, CAs and cables as
 # under ibsim; ibtracert crosses a spine; served CAs answer smpquery and
-# perfquery (their counters move) but no client opens one.
+# perfquery (their counters move) but no client opens one. Then the
+# 648-host tree (36 leaves, 18 spines) comes up with one ethdev, and
+# ibtracert crosses its spine.
 # Usage: test_fattree.sh <madpmd> <madpmd-run> <gen-fattree>
 set -u
 madpmd=$1
@@ -127,4 +129,32 @@ ok $? "madpmd-run --node H-288 fails with what the node is (rc $rc)"
 
 daemon_stop_check "$daemon" "$tmp/madpmd.log"
 ok $? "madpmd stops cleanly"
+
+# the 648-host tree of 36-port switches (36 leaves, 18 spines), its SM's
+# CA the only one with an ethdev
+"$gen" > "$tmp/fat648"
+rm -rf "$MADPMD_RUN_DIR" "$OSM_CACHE_DIR"
+mkdir -p "$OSM_CACHE_DIR"
+eal_prefixes+=(madpmd-fattree-$$-648)
+"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-fattree-$$-648 \
+	-- --run-dir "$MADPMD_RUN_DIR" --topology "$tmp/fat648" --client-ports 1 \
+	> "$tmp/madpmd.648.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 200); do [ -s "$MADPMD_RUN_DIR/ports" ] && break; sleep 0.1; done
+timeout 120 "$run" --node H-1 opensm -o -f "$tmp/opensm.648.log" > /dev/null 2>&1
+grep -q "SUBNET UP" "$tmp/opensm.648.log" && ! grep -q "ERR" "$tmp/opensm.648.log"
+ok $? "648 hosts, 54 switches (-m 256, --client-ports 1): opensm -o reaches SUBNET UP without errors"
+grep ERR "$tmp/opensm.648.log" | head -n 5 | sed 's/^/# /'
+timeout 60 "$run" --node H-1 ibnetdiscover > "$tmp/ibnd" 2> /dev/null
+[ "$(grep -c '^Switch' "$tmp/ibnd")" = 54 ] && [ "$(grep -c '^Ca' "$tmp/ibnd")" = 648 ]
+ok $? "648: ibnetdiscover sees 54 switches and 648 CAs ($(grep -c '^Switch' "$tmp/ibnd"), $(grep -c '^Ca' "$tmp/ibnd"))"
+far=$(ca_lid H-648)
+near=$(ca_lid H-1)
+"$run" --node H-1 ibtracert "$near" "$far" > "$tmp/trace.648" 2>&1
+grep -q '"L-1"' "$tmp/trace.648" && grep -q '"S-[0-9]*"' "$tmp/trace.648" &&
+	grep -q '"L-36"' "$tmp/trace.648" && grep -q 'To ca .*"H-648"' "$tmp/trace.648"
+ok $? "648: ibtracert $near $far: H-1 -> L-1 -> a spine -> L-36 -> H-648"
+daemon_stop_check "$daemon" "$tmp/madpmd.648.log"
+ok $? "648: madpmd stops cleanly"
 tap_done

@@ -80,16 +80,7 @@ port_init(struct hca_port *hp, const struct fabric *f,
 	hp->sys_guid = nd->sys_guid ? nd->sys_guid : hp->node_guid;
 	if (tp->ip4_given)
 		memcpy(hp->ip4, tp->ip4, sizeof(hp->ip4));
-	if (tp->link_given) {
-		if (tp->width_enabled)
-			hp->link_width_enabled = tp->width_enabled;
-		if (tp->width_active)
-			hp->link_width_active = tp->width_active;
-		if (tp->speed_enabled)
-			hp->link_speed_enabled = tp->speed_enabled;
-		if (tp->speed_active)
-			hp->link_speed_active = tp->speed_active;
-	}
+	fab_port_link(hp, tp);
 	hca_sma_init(hp);
 }
 
@@ -112,16 +103,10 @@ fab_add_ca(struct fabric *f, const struct mpd_topo_node *nd)
 	c->num_ports = nd->num_ports;
 	c->first = (int)f->nports;
 	for (p = 1; p <= nd->num_ports; p++) {
-		struct fab_port *fp = &f->port[f->nports++];
+		struct fab_port *fp = fab_port_add(f, nd->name, (uint8_t)p);
 
 		port_init(&c->port[p - 1].port, f, nd, (uint8_t)p);
-		memset(fp, 0, sizeof(*fp));
-		snprintf(fp->node, sizeof(fp->node), "%.63s", nd->name);
-		snprintf(fp->dev, sizeof(fp->dev), "%.40s[%u]", nd->name,
-			 p & 0xffu);
-		fp->num = (uint8_t)p;
 		fp->link = f->opts.link;
-		fp->peer = -1;
 		fp->ca = c;
 	}
 	f->ca[f->nca++] = c;

@@ -193,6 +193,17 @@ void fab_switches_links(struct fabric *f);
 void fab_switch_port_state(const struct fab_port *p, uint8_t *state,
 			   uint8_t *phys, uint16_t *lid, uint16_t *sm_lid);
 
+/* ---- nodes without an ethdev (fabric_node.c) ---- */
+
+struct hca_port;
+struct mpd_topo_port;
+/* The next fabric port (the caller checked there is room), for port num
+ * of node: named NODE[num], link=ib, no peer. */
+struct fab_port *fab_port_add(struct fabric *f, const char *node,
+			      uint8_t num);
+/* The widths and speeds a port line of the topology gives, onto p. */
+void fab_port_link(struct hca_port *p, const struct mpd_topo_port *tp);
+
 /* ---- CAs the daemon serves alone (ca_fabric.c) ---- */
 
 /* Add a CA of the topology without an ethdev: its ports 1..N become

@@ -43,21 +43,6 @@ clock_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void
-port_link(struct hca_port *p, const struct mpd_topo_port *tp)
-{
-	if (!tp->link_given)
-		return;
-	if (tp->width_enabled)
-		p->link_width_enabled = tp->width_enabled;
-	if (tp->width_active)
-		p->link_width_active = tp->width_active;
-	if (tp->speed_enabled)
-		p->link_speed_enabled = tp->speed_enabled;
-	if (tp->speed_active)
-		p->link_speed_active = tp->speed_active;
-}
-
 int
 fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd)
 {
@@ -90,25 +75,15 @@ fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd)
 	s->sw.sys_guid = nd->sys_guid ? nd->sys_guid : nd->guid;
 	for (p = 0; p <= nd->num_ports; p++) {
 		s->sw.port[p].sys_guid = s->sw.sys_guid;
-		port_link(&s->sw.port[p], &nd->port[p]);
+		fab_port_link(&s->sw.port[p], &nd->port[p]);
 	}
 	/* port 0's LID as an ibnetdiscover file gives it (the SM may
 	 * keep it) */
 	s->sw.port[0].lid = nd->port[0].lid;
 	s->sw.port[0].lmc = nd->port[0].lmc;
 	s->first = (int)f->nports;
-	for (p = 1; p <= nd->num_ports; p++) {
-		struct fab_port *fp = &f->port[f->nports++];
-
-		memset(fp, 0, sizeof(*fp));
-		snprintf(fp->node, sizeof(fp->node), "%.63s", nd->name);
-		snprintf(fp->dev, sizeof(fp->dev), "%.40s[%u]", nd->name,
-			 p & 0xffu);
-		fp->num = (uint8_t)p;
-		fp->link = MPD_LINK_IB;
-		fp->peer = -1;
-		fp->sw = s;
-	}
+	for (p = 1; p <= nd->num_ports; p++)
+		fab_port_add(f, nd->name, (uint8_t)p)->sw = s;
 	f->sw[f->nsw++] = s;
 	return s->first;
 }

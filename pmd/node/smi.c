@@ -36,9 +36,6 @@ hca_port_dr_recv(const struct hca_port *p, uint8_t *mad)
 		return ptr == 0;
 	}
 	if (ptr == cnt) {
-		/* C14-9:1: a sender moves the pointer off 0 */
-		if (cnt && ptr == 0)
-			return false;
 		/* the LID-routed last leg is a switch's */
 		if (mpd_get_be16(mad + MPD_SMP_OFF_DR_DLID) !=
 		    MPD_LID_PERMISSIVE)

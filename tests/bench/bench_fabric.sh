@@ -10,7 +10,8 @@
 # two-level fat trees from scripts/gen-fattree: 288 hosts on 24 36-port
 # switches (16 leaves, 8 spines, 2 cables each) and 648 hosts on 54 (36
 # leaves, 18 spines). For each fabric and run, a fresh daemon of each
-# kind, then `opensm -o` from the file's first CA: the wall time of the
+# kind, then `opensm -o` from the file's first CA (madpmd's libibumad on
+# LD_LIBRARY_PATH, libumad2sim in LD_PRELOAD): the wall time of the
 # whole OpenSM process (a single sweep to SUBNET UP, then exit), and the
 # time to SUBNET UP from OpenSM's own log. On the 648-host tree, after the
 # sweep, bench_umad's LID-routed SMP Get(NodeInfo) from H-1 to H-648:
@@ -52,7 +53,6 @@ while [ $# -gt 0 ]; do
 done
 read -r -a madpmd_opts <<< "${MADPMD_OPTS:-}"
 madpmd=$build/pmd/madpmd
-run=$build/lib/umad/madpmd-run
 client=$build/tests/bench/bench_umad
 examples=/usr/share/doc/ibsim-utils/net-examples
 
@@ -148,7 +148,11 @@ on_node() {	# system node command...
 	local sys=$1 node=$2
 	shift 2
 	if [ "$sys" = madpmd ]; then
-		"$run" --node "$node" "$@"
+		# the drop-in libibumad on the library path, as libumad2sim
+		# is preloaded for ibsim: madpmd-run's private sysfs (a mount
+		# namespace, a few ms a process) is not timed
+		env LD_LIBRARY_PATH="$build/lib/umad${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+			MADPMD_NODE="$node" "$@"
 	else
 		env -u LD_LIBRARY_PATH -u MADPMD_RUN_DIR SIM_HOST="$node" \
 			LD_PRELOAD="$umad2sim" "$@"

@@ -16,6 +16,7 @@ madpmd=$1
 run=$2
 gen=$3
 . "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/ibnd.sh"
 
 if ! command -v opensm > /dev/null || ! command -v ibnetdiscover > /dev/null ||
    ! command -v python3 > /dev/null; then
@@ -28,13 +29,6 @@ eal_prefixes=(madpmd-fattree-$$)
 export MADPMD_RUN_DIR=$tmp/run
 export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
 mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
-
-topo_norm() {
-	awk '/^(Switch|Ca)[ \t]/ { node = $0; sub(/[ \t]*#.*/, "", node)
-				     gsub(/[ \t]+/, " ", node); next }
-	     /^\[/ { l = $0; sub(/[ \t]*#.*/, "", l); gsub(/[ \t]+/, " ", l)
-		     print node " " l }' "$1" | sort
-}
 
 "$gen" --leaves 16 --spines 8 --links 2 > "$tmp/fat288"
 [ "$(grep -c '^Hca' "$tmp/fat288")" = 288 ] && [ "$(grep -c '^Switch' "$tmp/fat288")" = 24 ]

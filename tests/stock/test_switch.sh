@@ -15,6 +15,7 @@ set -u
 madpmd=$1
 run=$2
 . "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/ibnd.sh"
 
 net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
 if [ ! -r "$net" ] || ! command -v opensm > /dev/null ||
@@ -30,14 +31,6 @@ export MADPMD_RUN_DIR=$tmp/run
 export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
 mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 
-# ibnetdiscover's nodes and cables, whatever the LIDs, speeds, vendor
-# and the order of discovery: one line per cable end
-topo_norm() {
-	awk '/^(Switch|Ca)[ \t]/ { node = $0; sub(/[ \t]*#.*/, "", node)
-				     gsub(/[ \t]+/, " ", node); next }
-	     /^\[/ { l = $0; sub(/[ \t]*#.*/, "", l); gsub(/[ \t]+/, " ", l)
-		     print node " " l }' "$1" | sort
-}
 
 "$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-switch-$$ \
 	-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" \

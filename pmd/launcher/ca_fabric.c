@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "fabric.h"
@@ -64,14 +65,12 @@ list_ready(struct fabric *f, const struct fab_port *a)
 }
 
 static void
-port_init(struct hca_port *hp, const struct fabric *f,
-	  const struct mpd_topo_node *nd, uint8_t num)
+port_init(struct hca_port *hp, const struct mpd_topo_node *nd, uint8_t num)
 {
 	const struct mpd_topo_port *tp = &nd->port[num];
 
 	hca_port_defaults(hp, nd->name);
 	snprintf(hp->node_desc, sizeof(hp->node_desc), "%.63s", nd->desc);
-	hp->link = f->opts.link;
 	hp->port_num = num;
 	hp->num_ports = nd->num_ports;
 	if (nd->guid)
@@ -90,6 +89,13 @@ fab_add_ca(struct fabric *f, const struct mpd_topo_node *nd)
 	struct fab_ca *c;
 	unsigned int p;
 
+	/* a RoCE port finds its peers in the fabric's address table, which
+	 * only ethdevs join */
+	if (f->opts.link != MPD_LINK_IB) {
+		fprintf(stderr, "madpmd: CA \"%s\" is past --client-ports (%u CA ports with an ethdev), and a CA served by the daemon alone is native IB only: raise --client-ports (at most %u ethdevs) or leave out --link roce\n",
+			nd->name, f->opts.client_ports, RTE_MAX_ETHPORTS);
+		return -1;
+	}
 	if (f->nports + nd->num_ports > FAB_MAX_PORTS) {
 		fprintf(stderr, "madpmd: too many ports (at most %d)\n",
 			FAB_MAX_PORTS);
@@ -105,8 +111,7 @@ fab_add_ca(struct fabric *f, const struct mpd_topo_node *nd)
 	for (p = 1; p <= nd->num_ports; p++) {
 		struct fab_port *fp = fab_port_add(f, nd->name, (uint8_t)p);
 
-		port_init(&c->port[p - 1].port, f, nd, (uint8_t)p);
-		fp->link = f->opts.link;
+		port_init(&c->port[p - 1].port, nd, (uint8_t)p);
 		fp->ca = c;
 	}
 	f->ca[f->nca++] = c;

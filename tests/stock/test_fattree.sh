@@ -124,6 +124,17 @@ ok $? "madpmd-run --node H-288 fails with what the node is (rc $rc)"
 daemon_stop_check "$daemon" "$tmp/madpmd.log"
 ok $? "madpmd stops cleanly"
 
+# served CAs are native IB: on RoCE a CA past --client-ports is refused
+printf 'Hca\t1 "r1"\n[1]\t"r2"[1]\n\nHca\t1 "r2"\n[1]\t"r1"[1]\n' > "$tmp/net.roce"
+eal_prefixes+=(madpmd-fattree-$$-roce)
+timeout 30 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-fattree-$$-roce \
+	-- --run-dir "$tmp/roce" --topology "$tmp/net.roce" --link roce --client-ports 1 \
+	> "$tmp/roce.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q 'CA "r2" is past --client-ports (1 CA ports with an ethdev), and a CA served by the daemon alone is native IB only' "$tmp/roce.out"
+ok $? "--link roce with a CA past --client-ports: refused, exit $rc, with the reason"
+grep 'madpmd:' "$tmp/roce.out" | head -n 2 | sed 's/^/# /'
+
 # the 648-host tree of 36-port switches (36 leaves, 18 spines), its SM's
 # CA the only one with an ethdev
 "$gen" > "$tmp/fat648"

@@ -142,7 +142,6 @@ port_input(struct hca_internals *hi, struct rte_mbuf *m, uint64_t now)
 					 UINT16_MAX);
 	enum hca_reply reply;
 	struct mpd_pkt pk;
-	int rc;
 
 	switch (hca_port_rx(p, buf, (uint16_t)m->data_len, hi->promisc, &pk,
 			    &mad)) {
@@ -161,17 +160,7 @@ port_input(struct hca_internals *hi, struct rte_mbuf *m, uint64_t now)
 	reply = hca_mad_input(&hi->ml, &pk, mad, now);
 	if (reply != HCA_REPLY && reply != HCA_TRAP)
 		return 0;
-	hca_port_reverse(p, &pk, pk.bth.dest_qp);
-	if (reply == HCA_TRAP) {
-		pk.lrh.dlid = p->sm_lid;
-		pk.lrh.slid = p->lid;
-	}
-	rc = mpd_pkt_encode(&pk, mad, MPD_MAD_LEN, buf, cap);
-	if (rc < 0) {
-		p->cnt.xmit_discards++;
-		return 0;
-	}
-	return rc;
+	return hca_port_answer(p, &pk, mad, reply, buf, cap);
 }
 
 /* Up to BURST frames from the wire, under the lock. */

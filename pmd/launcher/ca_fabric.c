@@ -37,15 +37,6 @@ struct fab_ca {
 	struct fab_ca_port port[];	/* ports 1..num_ports */
 };
 
-static uint64_t
-clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static struct fab_ca_port *
 ca_port(const struct fab_port *b)
 {
@@ -143,12 +134,12 @@ fab_ca_input(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
 	     uint16_t n)
 {
 	struct fab_ca_port *cp = ca_port(b);
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	uint64_t now = fab_clock_ns(CLOCK_MONOTONIC);
 	uint16_t i, len, cap;
 
 	if (fab_capturing(f))
 		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, m, n,
-				    clock_ns(CLOCK_REALTIME));
+				    fab_clock_ns(CLOCK_REALTIME));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *x = m[i];
 

@@ -249,14 +249,15 @@ int
 fab_start(struct fabric *f)
 {
 	struct rte_eth_conf conf;
-	unsigned int i, neth = 0;
+	unsigned int i;
 
+	for (i = 0; i < f->nports; i++)
+		if (fab_port_ethdev(&f->port[i]))
+			f->eth[f->neth++] = (int)i;
 	/* a ring's worth each way for every ethdev: switch ports and served
 	 * CAs hold what they pass on for a moment only */
-	for (i = 0; i < f->nports; i++)
-		neth += fab_port_ethdev(&f->port[i]);
 	f->pool = rte_pktmbuf_pool_create("madpmd_pool",
-					  NB_MBUFS + 1024 * neth, 256, 0,
+					  NB_MBUFS + 1024 * f->neth, 256, 0,
 					  MBUF_DATA + RTE_PKTMBUF_HEADROOM,
 					  rte_socket_id());
 	if (!f->pool) {
@@ -301,9 +302,6 @@ fab_start(struct fabric *f)
 	}
 	fab_switches_start(f);
 	fab_cas_start(f);
-	for (i = 0; i < f->nports; i++)
-		if (fab_port_ethdev(&f->port[i]))
-			f->eth[f->neth++] = (int)i;
 	return 0;
 }
 
@@ -320,15 +318,6 @@ fab_stop(struct fabric *f)
 	}
 	fab_switches_free(f);
 	fab_cas_free(f);
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void
@@ -445,7 +434,7 @@ forward(struct fabric *f, struct fab_port *a)
 		/* the records made before these packets left (a umad send
 		 * made into one of them) go first, then their time */
 		fab_capture_poll(f);
-		ts = now_ns();
+		ts = fab_clock_ns(CLOCK_REALTIME);
 		fab_capture_packets(f, a, MPD_PCAPNG_DIR_OUT, m, n, ts);
 	}
 	k = n;
@@ -499,7 +488,7 @@ static uint16_t
 replay_step(struct fabric *f, struct fab_port *p)
 {
 	struct rte_mbuf *m[BURST];
-	uint64_t now = now_ns();
+	uint64_t now = fab_clock_ns(CLOCK_REALTIME);
 	uint16_t n = 0, got, sent;
 
 	if (replay_may_send(p, now))
@@ -519,7 +508,7 @@ replay_step(struct fabric *f, struct fab_port *p)
 		if (got && fab_capturing(f)) {
 			fab_capture_poll(f);
 			fab_capture_packets(f, p, MPD_PCAPNG_DIR_OUT, m, got,
-					    now_ns());
+					    fab_clock_ns(CLOCK_REALTIME));
 		}
 		if (got)
 			rte_pktmbuf_free_bulk(m, got);

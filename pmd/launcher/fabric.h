@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <rte_spinlock.h>
 
@@ -149,6 +150,17 @@ fab_port_ethdev(const struct fab_port *p)
 	return !p->sw && !p->ca;
 }
 
+/* The time of clock c in ns (CLOCK_REALTIME: capture stamps;
+ * CLOCK_MONOTONIC: the node layer's timers). */
+static inline uint64_t
+fab_clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Add a net_hca port for node/port number (devargs may add keys);
  * returns its index or -1 with a message on stderr. */
 int fab_add_hca(struct fabric *f, const char *node, uint8_t num,
@@ -219,7 +231,7 @@ void fab_ca_input(struct fabric *f, struct fab_port *b,
 /* Up to n answers port a queued (its rx_burst). */
 uint16_t fab_ca_output(struct fab_port *a, struct rte_mbuf **m, uint16_t n);
 /* The next served CA port with answers queued (taken off the list, which
- * fab_ca_output() and fab_ca_relist() put it back on), or -1. */
+ * fab_ca_input() and fab_ca_relist() put it back on), or -1. */
 int fab_ca_next_ready(struct fabric *f);
 /* Put port a back on the list when it still holds frames. */
 void fab_ca_relist(struct fabric *f, struct fab_port *a);

@@ -617,20 +617,18 @@ ports_file_loop(void *arg)
 		/* a fabric of thousands of ports: the table only when a
 		 * port moved, not five times a second */
 		sig = launcher_ports_signature(&fab);
-		if (last && sig == last_sig) {
-			usleep(200000);
-			continue;
-		}
-		cur = ports_table();
-		if (cur && (!last || strcmp(cur, last)) &&
-		    write_ports_file(dir, cur) == 0) {
-			free(last);
-			last = cur;
-			last_sig = sig;
-		} else {
-			if (cur && last && !strcmp(cur, last))
+		if (!last || sig != last_sig) {
+			cur = ports_table();
+			if (cur && last && !strcmp(cur, last)) {
+				last_sig = sig;	/* what the file holds */
+				free(cur);
+			} else if (cur && write_ports_file(dir, cur) == 0) {
+				free(last);
+				last = cur;
 				last_sig = sig;
-			free(cur);
+			} else {
+				free(cur);	/* tried again next time */
+			}
 		}
 		usleep(200000);
 	}

@@ -26,6 +26,17 @@ static const char *const phys_states[] = {
 	"ErrorRecovery", "PhyTest",
 };
 
+/* A port without an ethdev: a switch's or a served CA's */
+static void
+node_port_state(const struct fab_port *p, uint8_t *st, uint8_t *ph,
+		uint16_t *lid, uint16_t *sm)
+{
+	if (p->sw)
+		fab_switch_port_state(p, st, ph, lid, sm);
+	else
+		fab_ca_port_state(p, st, ph, lid, sm);
+}
+
 uint64_t
 launcher_ports_signature(const struct fabric *f)
 {
@@ -39,10 +50,8 @@ launcher_ports_signature(const struct fabric *f)
 		uint16_t lid = 0, sm = 0;
 		uint64_t v;
 
-		if (p->sw) {
-			fab_switch_port_state(p, &st, &ph, &lid, &sm);
-		} else if (p->ca) {
-			fab_ca_port_state(p, &st, &ph, &lid, &sm);
+		if (!fab_port_ethdev(p)) {
+			node_port_state(p, &st, &ph, &lid, &sm);
 		} else if (p->hca &&
 			   rte_pmd_hca_port_info_get(p->port_id, &pi) == 0) {
 			st = pi.port_state;
@@ -87,10 +96,7 @@ launcher_show_ports(const struct fabric *f, FILE *out)
 			uint8_t st, ph;
 			uint16_t lid, sm;
 
-			if (p->sw)
-				fab_switch_port_state(p, &st, &ph, &lid, &sm);
-			else
-				fab_ca_port_state(p, &st, &ph, &lid, &sm);
+			node_port_state(p, &st, &ph, &lid, &sm);
 			/* a served CA: no ethdev, no clients */
 			fprintf(out, "%-4u %-20s %-10s %-5s %-7s %-9s %-6u %-6u %s\n",
 				i, name, p->sw ? "switch" : "served",

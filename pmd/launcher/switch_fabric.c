@@ -34,15 +34,6 @@ struct fab_switch {
 	int first;		/* fabric index of external port 1 */
 };
 
-static uint64_t
-clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int
 fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd)
 {
@@ -177,7 +168,7 @@ sw_deliver(struct fabric *f, int q, struct rte_mbuf *m, unsigned int hops)
 	/* the net_hca port's side of the cable: what it receives */
 	if (fab_capturing(f))
 		fab_capture_packets(f, p, MPD_PCAPNG_DIR_IN, &m, 1,
-				    clock_ns(CLOCK_REALTIME));
+				    fab_clock_ns(CLOCK_REALTIME));
 	if (rte_eth_tx_burst(p->port_id, 0, &m, 1) != 1)
 		rte_pktmbuf_free(m);
 }
@@ -199,12 +190,12 @@ sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 	/* captured as it came in, before the switch rewrites it */
 	if (fab_capturing(f))
 		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, &m, 1,
-				    clock_ns(CLOCK_REALTIME));
+				    fab_clock_ns(CLOCK_REALTIME));
 	len = rte_pktmbuf_data_len(m);
 	cap = (uint16_t)RTE_MIN(65535u, (uint32_t)len +
 				rte_pktmbuf_tailroom(m));
 	n = hca_switch_rx(&s->sw, b->num, rte_pktmbuf_mtod(m, uint8_t *),
-			  &len, cap, clock_ns(CLOCK_MONOTONIC), out,
+			  &len, cap, fab_clock_ns(CLOCK_MONOTONIC), out,
 			  RTE_DIM(out));
 	if (!n)
 		goto drop;
@@ -224,7 +215,7 @@ sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 			fab_capture_packets(f,
 					    &f->port[s->first + out[i] - 1],
 					    MPD_PCAPNG_DIR_OUT, &copy[i], 1,
-					    clock_ns(CLOCK_REALTIME));
+					    fab_clock_ns(CLOCK_REALTIME));
 		if (peer[i] < 0)
 			rte_pktmbuf_free(copy[i]);
 		else
@@ -259,7 +250,7 @@ sw_trap_link(struct fabric *f, struct fab_switch *s)
 	if (fab_capturing(f))
 		fab_capture_packets(f, &f->port[s->first + out[0] - 1],
 				    MPD_PCAPNG_DIR_OUT, &m, 1,
-				    clock_ns(CLOCK_REALTIME));
+				    fab_clock_ns(CLOCK_REALTIME));
 	sw_deliver(f, q, m, 0);
 }
 

@@ -80,14 +80,13 @@ topology_load(struct fabric *f, const char *path)
 			}
 			continue;
 		}
-		if (nd->type == MPD_TOPO_CA)
-			cas++;
 		if (nd->type != MPD_TOPO_CA) {
 			fprintf(stderr, "madpmd: %s:%u: %s \"%s\": only Hca and Switch nodes can be started yet (routers come with a later release)\n",
 				src, nd->line, mpd_topo_type_name(nd->type),
 				nd->name);
 			goto out;
 		}
+		cas++;
 		/* the first CAs of the file get ethdevs, whole, while there
 		 * are ethdevs to give; every CA after a served one is served */
 		if (served || ca_ports + nd->num_ports > f->opts.client_ports ||
@@ -146,10 +145,11 @@ topology_load(struct fabric *f, const char *path)
 		}
 	}
 	warn_same_addresses(f);
-	if (served)
+	if (served) {
 		printf("madpmd: %u of %u CAs are served by the daemon alone (SMA and PMA, no clients): CA ports with an ethdev are the first %u of the file (--client-ports, at most %u ethdevs)\n",
 		       served, cas, ca_ports, RTE_MAX_ETHPORTS);
-	fflush(stdout);
+		fflush(stdout);
+	}
 	rc = 0;
 out:
 	free(first);

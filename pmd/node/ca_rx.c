@@ -5,8 +5,6 @@
  * a channel. What reaches it is the SM's and the tools' business with its
  * SMA and PMA; the answer goes back out of the port it came in on.
  */
-#include <string.h>
-
 #include "madpmd/mad.h"
 #include "node.h"
 
@@ -42,10 +40,10 @@ bool
 hca_ca_rx(struct hca_port *p, uint8_t *buf, uint16_t *len, uint16_t cap,
 	  uint64_t now_ns)
 {
-	uint8_t copy[MPD_MAD_LEN], *mad;
 	struct mpd_pkt pk;
 	enum hca_reply r;
-	int n;
+	uint8_t *mad;
+	uint16_t n;
 
 	if (p->phys_state != HCA_PHYS_LINKUP) {
 		/* noise to a receiver whose link is not up */
@@ -65,19 +63,10 @@ hca_ca_rx(struct hca_port *p, uint8_t *buf, uint16_t *len, uint16_t cap,
 	r = agents(p, &pk, mad, now_ns);
 	if (r != HCA_REPLY && r != HCA_TRAP)
 		return false;
-	hca_port_reverse(p, &pk, pk.bth.dest_qp);
-	if (r == HCA_TRAP) {
-		pk.lrh.dlid = p->sm_lid;
-		pk.lrh.slid = p->lid;
-	}
-	/* the MAD sits in buf: encoded from a copy */
-	memcpy(copy, mad, sizeof(copy));
-	n = mpd_pkt_encode(&pk, copy, sizeof(copy), buf, cap);
-	if (n < 0) {
-		p->cnt.xmit_discards++;
+	n = hca_port_answer(p, &pk, mad, r, buf, cap);
+	if (!n)
 		return false;
-	}
-	*len = (uint16_t)n;
-	hca_port_count_xmit(p, (uint32_t)n);
+	*len = n;
+	hca_port_count_xmit(p, n);
 	return true;
 }

@@ -228,6 +228,15 @@ void hca_port_count_xmit(struct hca_port *p, uint32_t len);
 /* Undo hca_port_count_xmit() for a frame that could not leave after all. */
 void hca_port_uncount_xmit(struct hca_port *p, uint32_t len);
 
+/* The frame of the answer (r: HCA_REPLY, or HCA_TRAP LID-routed to the
+ * master SM) the agents made in place of the request pk carried: its
+ * headers turned around, encoded into buf (cap bytes; mad may lie in buf
+ * already). Its length, or 0, counted as a PortXmitDiscard, when it does
+ * not fit. */
+uint16_t hca_port_answer(struct hca_port *p, struct mpd_pkt *pk,
+			 const uint8_t *mad, enum hca_reply r, uint8_t *buf,
+			 uint16_t cap);
+
 /*
  * The port's own agents (IBA 13.5.2): Get/Set SMPs on QP0 go to the SMA,
  * Get/Set PerfMgt MADs on QP1 to the PMA; anything else is HCA_NOT_MINE.

@@ -266,6 +266,25 @@ hca_port_reverse(const struct hca_port *p, struct mpd_pkt *pk, uint32_t qp)
 	pk->deth.qkey = qp == 0 ? 0 : MPD_QP1_QKEY;
 }
 
+uint16_t
+hca_port_answer(struct hca_port *p, struct mpd_pkt *pk, const uint8_t *mad,
+		enum hca_reply r, uint8_t *buf, uint16_t cap)
+{
+	int n;
+
+	hca_port_reverse(p, pk, pk->bth.dest_qp);
+	if (r == HCA_TRAP) {
+		pk->lrh.dlid = p->sm_lid;
+		pk->lrh.slid = p->lid;
+	}
+	n = mpd_pkt_encode(pk, mad, MPD_MAD_LEN, buf, cap);
+	if (n < 0) {
+		p->cnt.xmit_discards++;
+		return 0;
+	}
+	return (uint16_t)n;
+}
+
 enum hca_reply
 hca_node_agent(struct hca_port *p, uint32_t qp, uint8_t *mad,
 	       const struct mpd_pkt *pk, uint64_t now_ns)

@@ -52,6 +52,7 @@ static dissector_handle_t madpmd_rroce_handle, madpmd_roce_handle;
 /* ours, of protocol madpmd: called beside the stock dissector */
 static dissector_handle_t madpmd_ib_handle, madpmd_rroce_mad_handle;
 static dissector_handle_t madpmd_roce_mad_handle;
+static dissector_handle_t madpmd_ib_eth_handle;
 
 static const value_string lnh_vals[] = {
 	{ 0, "Raw" }, { 1, "IP non-IBA transport" },
@@ -707,6 +708,10 @@ madpmd_transport_register(void)
 	madpmd_roce_handle = create_dissector_handle_with_name_and_description(
 		dispatch_roce, -1, "madpmd_roce",
 		"madpmd RoCEv1 MADs (others: InfiniBand)");
+	/* a table's handles need a description (Decode As sorts by it) */
+	madpmd_ib_eth_handle = create_dissector_handle_with_name_and_description(
+		dispatch_ib, -1, "madpmd_ib_eth",
+		"madpmd IB frames on Ethernet (LRH first)");
 }
 
 void
@@ -725,4 +730,7 @@ madpmd_transport_handoff(void)
 		stock_roce = NULL;
 	dissector_add_uint("udp.port", MPD_ROCE_UDP_PORT, madpmd_rroce_handle);
 	dissector_add_uint("ethertype", MPD_ETHERTYPE_ROCE, madpmd_roce_handle);
+	/* native IB frames between two daemons (madpmd --wire on an IB
+	 * fabric): the IB packet, LRH first, follows the Ethernet header */
+	dissector_add_uint("ethertype", MPD_ETHERTYPE_IB, madpmd_ib_eth_handle);
 }

@@ -25,7 +25,8 @@
 
 int
 fab_add_hca(struct fabric *f, const char *node, uint8_t num,
-	    uint8_t num_ports, uint64_t node_guid, const char *devargs)
+	    uint8_t num_ports, uint64_t node_guid, unsigned int name_idx,
+	    const char *devargs)
 {
 	struct fab_port *p;
 	char args[512];
@@ -44,7 +45,7 @@ fab_add_hca(struct fabric *f, const char *node, uint8_t num,
 	p->hca = true;
 	p->link = f->opts.link;
 	p->peer = -1;
-	snprintf(p->dev, sizeof(p->dev), "net_hca%u", f->nports);
+	snprintf(p->dev, sizeof(p->dev), "net_hca%u", name_idx);
 	n = snprintf(args, sizeof(args),
 		     "node=%s,port=%u,num_ports=%u,link=%s%s%s", node, num,
 		     num_ports, f->opts.link == MPD_LINK_IB ? "ib" : "roce",
@@ -64,6 +65,23 @@ fab_add_hca(struct fabric *f, const char *node, uint8_t num,
 	}
 	p->port_id = pid;
 	return (int)f->nports++;
+}
+
+int
+fab_add_far_neigh(struct fabric *f, const uint8_t gid[16],
+		  const uint8_t mac[6], const uint8_t ip4[4])
+{
+	struct rte_pmd_hca_neigh *n;
+
+	n = realloc(f->far, (f->nfar + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	f->far = n;
+	n += f->nfar++;
+	memcpy(n->gid, gid, sizeof(n->gid));
+	memcpy(n->mac, mac, sizeof(n->mac));
+	memcpy(n->ip4, ip4, sizeof(n->ip4));
+	return 0;
 }
 
 int
@@ -99,8 +117,8 @@ fab_connect(struct fabric *f, int a, int b)
 	return 0;
 }
 
-int
-fab_find(const struct fabric *f, const char *spec)
+static int
+find(const struct fabric *f, const char *spec, bool any_node)
 {
 	char node[FAB_NAME_LEN];
 	const char *colon = strrchr(spec, ':');
@@ -123,10 +141,24 @@ fab_find(const struct fabric *f, const char *spec)
 		snprintf(node, sizeof(node), "%s", spec);
 	}
 	for (i = 0; i < f->nports; i++)
-		if (f->port[i].hca && f->port[i].num == num &&
+		if ((f->port[i].hca ||
+		     (any_node && !fab_port_ethdev(&f->port[i]))) &&
+		    f->port[i].num == num &&
 		    strcmp(f->port[i].node, node) == 0)
 			return (int)i;
 	return -1;
+}
+
+int
+fab_find(const struct fabric *f, const char *spec)
+{
+	return find(f, spec, false);
+}
+
+int
+fab_find_node_port(const struct fabric *f, const char *spec)
+{
+	return find(f, spec, true);
 }
 
 /* A probability: "0.05" or "5%". */
@@ -241,6 +273,16 @@ fab_addresses(struct fabric *f)
 				return -1;
 			}
 		}
+		/* and the ports of the other daemons' nodes */
+		for (j = 0; j < f->nfar; j++) {
+			rc = rte_pmd_hca_neigh_add(f->port[i].port_id,
+						   &f->far[j]);
+			if (rc) {
+				fprintf(stderr, "madpmd: %s cannot learn the ports of other daemons: %s\n",
+					f->port[i].dev, rte_strerror(-rc));
+				return -1;
+			}
+		}
 	}
 	return 0;
 }
@@ -299,6 +341,9 @@ fab_start(struct fabric *f)
 				f->port[i].dev, rte_strerror(-rc));
 			return -1;
 		}
+		/* another daemon's IB port at the other end */
+		if (!f->port[i].hca && f->opts.link == MPD_LINK_IB)
+			fab_eth_wire_start(&f->port[i]);
 	}
 	fab_switches_start(f);
 	fab_cas_start(f);
@@ -318,6 +363,9 @@ fab_stop(struct fabric *f)
 	}
 	fab_switches_free(f);
 	fab_cas_free(f);
+	free(f->far);
+	f->far = NULL;
+	f->nfar = 0;
 }
 
 static void
@@ -428,6 +476,8 @@ forward(struct fabric *f, struct fab_port *a)
 
 	n = a->ca ? fab_ca_output(a, m, BURST) :
 		    rte_eth_rx_burst(a->port_id, 0, m, BURST);
+	if (n && a->ew.on)
+		n = fab_eth_wire_rx(a, m, n);
 	if (!n && !a->held)
 		return 0;
 	if (fab_capturing(f)) {
@@ -456,6 +506,8 @@ forward(struct fabric *f, struct fab_port *a)
 	}
 	if (fab_capturing(f))
 		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, tx, k, ts);
+	if (b->ew.on)
+		k = fab_eth_wire_tx(b, tx, k);
 	sent = rte_eth_tx_burst(b->port_id, 0, tx, k);
 	if (sent < k)
 		rte_pktmbuf_free_bulk(tx + sent, k - sent);

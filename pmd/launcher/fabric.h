@@ -22,6 +22,7 @@ struct fab_replay;
 struct fab_switch;
 struct fab_ca;
 struct mpd_topo_node;
+struct rte_pmd_hca_neigh;
 
 /* a two-level fat tree of 648 hosts has 2,592 ports and 54 switches */
 #define FAB_MAX_PORTS	4096
@@ -54,6 +55,20 @@ struct fab_port {
 	uint64_t duplicated;
 	uint64_t reordered;
 	struct rte_mbuf *held;		/* a frame held back to reorder */
+	/* an outside ethdev on a native IB fabric: IB frames in an
+	 * Ethernet envelope (eth_wire.c) */
+	struct fab_eth_wire {
+		bool on;
+		uint8_t mac[6];		/* the ethdev's */
+		uint8_t peer[6];	/* learned from what arrives */
+		bool peer_known;
+		uint64_t rx, tx;	/* IB frames */
+		uint64_t not_ib;	/* other EtherTypes, other MACs */
+		uint64_t bad;		/* shorter than their LRH says */
+		uint64_t no_room;	/* no headroom for the envelope */
+	} ew;
+	char far[FAB_NAME_LEN + 8];	/* cabled to NODE[port] of another
+					 * daemon (--nodes) */
 };
 
 /* Frames carrying a MAD of this management class (and attribute). */
@@ -140,6 +155,9 @@ struct fabric {
 	int ready[FAB_MAX_PORTS];
 	unsigned int ready_head, nready;
 	uint64_t sw_links_next;		/* TSC: next look at their links */
+	/* CA ports other daemons run: GIDs, MACs, IPv4 addresses */
+	struct rte_pmd_hca_neigh *far;
+	unsigned int nfar;
 };
 
 /* A port the fabric moves frames of through an ethdev (a net_hca port or
@@ -161,10 +179,16 @@ fab_clock_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Add a net_hca port for node/port number (devargs may add keys);
- * returns its index or -1 with a message on stderr. */
+/* Add a net_hca port for node/port number, ethdev net_hca<name_idx>
+ * (devargs may add keys); returns its index or -1 with a message on
+ * stderr. */
 int fab_add_hca(struct fabric *f, const char *node, uint8_t num,
-		uint8_t num_ports, uint64_t node_guid, const char *devargs);
+		uint8_t num_ports, uint64_t node_guid, unsigned int name_idx,
+		const char *devargs);
+/* Where a CA port of another daemon is (--nodes): every net_hca port
+ * learns it with the fabric's own; -1 when out of memory. */
+int fab_add_far_neigh(struct fabric *f, const uint8_t gid[16],
+		      const uint8_t mac[6], const uint8_t ip4[4]);
 /* Add an external ethdev by name (created by EAL --vdev or a PCI port). */
 int fab_add_external(struct fabric *f, const char *dev);
 /* Connect two ports with a wire; -1 when either end is taken. */
@@ -174,8 +198,11 @@ int fab_start(struct fabric *f);
 /* The polling loop (run on an lcore): until f->stop. */
 int fab_poll_loop(void *arg);
 void fab_stop(struct fabric *f);
-/* Index of a port by "node:port", "node" (port 1) or ethdev name. */
+/* Index of a net_hca port by "node:port", "node" (port 1) or any port by
+ * its ethdev name. */
 int fab_find(const struct fabric *f, const char *spec);
+/* The same, a switch's or a served CA's port too. */
+int fab_find_node_port(const struct fabric *f, const char *spec);
 /* Make the wires lossy: "drop=P,dup=P,reorder=P[,seed=N][,port=NODE:PORT]
  * [,mad=CLASS[:ATTR]]..." with P a probability (0.05 or 5%), or "off". 0,
  * or -1 with a message on stderr. Before fab_poll_loop() starts. */
@@ -239,6 +266,21 @@ void fab_ca_relist(struct fabric *f, struct fab_port *a);
 void fab_ca_port_state(const struct fab_port *p, uint8_t *state,
 		       uint8_t *phys, uint16_t *lid, uint16_t *sm_lid);
 void fab_cas_free(struct fabric *f);
+
+/* ---- native IB links over Ethernet ethdevs (eth_wire.c) ---- */
+
+/* Port p, an outside ethdev of an IB fabric (--wire), carries its frames
+ * in an Ethernet envelope: the ethdev's MAC read; from fab_start(). */
+void fab_eth_wire_start(struct fab_port *p);
+/* Of n frames p received, the IB frames inside the envelope, kept in
+ * front of m (returned: how many); everything else freed and counted. */
+uint16_t fab_eth_wire_rx(struct fab_port *p, struct rte_mbuf **m,
+			 uint16_t n);
+/* n IB frames in their envelope, to the peer learned or broadcast; one
+ * that cannot take it is freed and counted (returned: how many are
+ * left, in front of m). */
+uint16_t fab_eth_wire_tx(struct fab_port *p, struct rte_mbuf **m,
+			 uint16_t n);
 
 /* ---- what lossy wires select (lossy.c) ---- */
 

@@ -89,7 +89,12 @@ usage(FILE *out)
 		"  -i, --interactive      prompt (help, show ports, show counters, set link,\n"
 		"                         capture start|stop, quit)\n"
 		"  --link ib|roce         framing of every HCA port (default ib)\n"
-		"  --wire NODE:PORT=DEV   connect a node's port to ethdev DEV (from --vdev)\n"
+		"  --wire NODE:PORT=DEV   connect a node's port to ethdev DEV (from --vdev):\n"
+		"                         on an IB fabric, IB frames in Ethernet (EtherType\n"
+		"                         0x88b5) to another daemon's port\n"
+		"  --nodes NAME[,NAME...] run only these nodes of the topology (shell\n"
+		"                         patterns): the rest run in other daemons, reached\n"
+		"                         by --wire\n"
 		"  --client-ports N       CA ports with an ethdev, which clients open: the\n"
 		"                         topology's first N (default 16, at most %u); the CAs\n"
 		"                         after them answer with their SMA and PMA only\n"
@@ -242,6 +247,7 @@ struct app_opts {
 	const char *run_dir;
 	const char *capture;
 	bool interactive;
+	const char *nodes;		/* --nodes: this daemon's part */
 	const char *wires[16];
 	unsigned int nwires;
 	unsigned int duration;
@@ -277,6 +283,7 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 		{ "interactive", no_argument, NULL, 'i' },
 		{ "link", required_argument, NULL, 'l' },
 		{ "wire", required_argument, NULL, 'w' },
+		{ "nodes", required_argument, NULL, 'n' },
 		{ "idle-polls", required_argument, NULL, 'p' },
 		{ "client-ports", required_argument, NULL, 'C' },
 		{ "idle-sleep-us", required_argument, NULL, 's' },
@@ -329,6 +336,9 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 				return -1;
 			}
 			o->wires[o->nwires++] = optarg;
+			break;
+		case 'n':
+			o->nodes = optarg;
 			break;
 		case 'p':
 			if (parse_uint("--idle-polls", optarg, 1u << 30,
@@ -424,9 +434,11 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 }
 
 /* "NODE:PORT=REST" of option opt: the port's index (-1 with a message)
- * and where REST starts. */
+ * and where REST starts; a net_hca port's, or with any_node a switch's or
+ * a served CA's too. */
 static int
-spec_port(const char *opt, const char *spec, const char **rest)
+spec_port(const char *opt, const char *spec, bool any_node,
+	  const char **rest)
 {
 	char left[2 * FAB_NAME_LEN];
 	const char *eq = strchr(spec, '=');
@@ -439,10 +451,13 @@ spec_port(const char *opt, const char *spec, const char **rest)
 	}
 	memcpy(left, spec, (size_t)(eq - spec));
 	left[eq - spec] = '\0';
-	a = fab_find(&fab, left);
-	if (a < 0 || !fab.port[a].hca) {
-		fprintf(stderr, "madpmd: %s %s: no HCA port \"%s\" in the topology\n",
-			opt, spec, left);
+	a = any_node ? fab_find_node_port(&fab, left) : fab_find(&fab, left);
+	/* an ethdev's own name is not a node's port */
+	if (a >= 0 && !fab.port[a].hca && fab_port_ethdev(&fab.port[a]))
+		a = -1;
+	if (a < 0) {
+		fprintf(stderr, "madpmd: %s %s: no %s port \"%s\" among the nodes this daemon runs\n",
+			opt, spec, any_node ? "node" : "HCA", left);
 		return -1;
 	}
 	*rest = eq + 1;
@@ -465,7 +480,7 @@ static int
 apply_wire(const char *spec)
 {
 	const char *dev;
-	int a = spec_port("--wire", spec, &dev), b;
+	int a = spec_port("--wire", spec, true, &dev), b;
 
 	if (a < 0)
 		return -1;
@@ -476,13 +491,31 @@ apply_wire(const char *spec)
 	return fab_connect(&fab, a, b);
 }
 
+/* A cable of the topology to a node another daemon runs (--nodes) is
+ * dark unless --wire gave the port an ethdev to that daemon: said, so a
+ * forgotten --wire is not a mystery in OpenSM's log. */
+static void
+warn_dark_cables(const struct fabric *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nports; i++) {
+		const struct fab_port *p = &f->port[i];
+
+		if (!p->far[0] || p->peer >= 0)
+			continue;
+		fprintf(stderr, "madpmd: %s[%u]'s cable leads to %s, which this daemon does not run (--nodes): it stays dark without --wire %s:%u=ETHDEV\n",
+			p->node, p->num, p->far, p->node, p->num);
+	}
+}
+
 /* --replay NODE:PORT=SPEC: the port leaves its cable and takes the frames
  * of a capture instead. */
 static int
 apply_replay(const char *spec)
 {
 	const char *file;
-	int a = spec_port("--replay", spec, &file);
+	int a = spec_port("--replay", spec, false, &file);
 	struct fab_port *p;
 
 	if (a < 0)
@@ -694,11 +727,12 @@ main(int argc, char **argv)
 	if (make_run_dir(o.run_dir) != 0)
 		goto out_eal;
 	fab.opts.run_dir = o.run_dir;
-	if (topology_load(&fab, o.topology) != 0)
+	if (topology_load(&fab, o.topology, o.nodes) != 0)
 		goto out_ports;
 	for (i = 0; i < o.nwires; i++)
 		if (apply_wire(o.wires[i]) != 0)
 			goto out_ports;
+	warn_dark_cables(&fab);
 	for (i = 0; i < o.nreplays; i++)
 		if (apply_replay(o.replays[i]) != 0)
 			goto out_ports;

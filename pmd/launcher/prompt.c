@@ -149,6 +149,11 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 			fprintf(out, "madpmd: wire from %s:%u: %" PRIu64 " lost, %" PRIu64 " duplicated, %" PRIu64 " reordered\n",
 				p->node, p->num, p->lost, p->duplicated,
 				p->reordered);
+		if (p->ew.on)
+			fprintf(out, "madpmd: %s, IB link of %s: %" PRIu64 " IB frames in, %" PRIu64 " out; dropped: %" PRIu64 " not ours (EtherType, MAC), %" PRIu64 " shorter than their LRH, %" PRIu64 " without headroom\n",
+				p->dev, p->peer >= 0 ? f->port[p->peer].dev : "-",
+				p->ew.rx, p->ew.tx, p->ew.not_ib, p->ew.bad,
+				p->ew.no_room);
 		if (!p->hca)
 			continue;
 		for (j = 0; j < RTE_DIM(names); j++)

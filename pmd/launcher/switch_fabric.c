@@ -4,8 +4,8 @@
  * (pmd/node/switch.h) whose external ports are fabric ports without an
  * ethdev: what a cable brings to one goes through hca_switch_rx() on the
  * polling lcore, and out of the ports it names to their peers (a net_hca
- * port's tx_burst, or the next switch). Only the polling lcore touches a
- * switch once the fabric runs.
+ * port's tx_burst, the next switch, or an outside ethdev). Only the
+ * polling lcore touches a switch once the fabric runs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -169,6 +169,8 @@ sw_deliver(struct fabric *f, int q, struct rte_mbuf *m, unsigned int hops)
 	if (fab_capturing(f))
 		fab_capture_packets(f, p, MPD_PCAPNG_DIR_IN, &m, 1,
 				    fab_clock_ns(CLOCK_REALTIME));
+	if (p->ew.on && !fab_eth_wire_tx(p, &m, 1))
+		return;
 	if (rte_eth_tx_burst(p->port_id, 0, &m, 1) != 1)
 		rte_pktmbuf_free(m);
 }

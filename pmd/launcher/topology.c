@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* From an ibsim net file to net_hca ports and wires. */
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <rte_ethdev.h>
 
 #include "madpmd/topo.h"
+#include "node/node.h"
 #include "rte_pmd_hca.h"
 #include "topology.h"
 
@@ -48,14 +50,100 @@ warn_same_addresses(const struct fabric *f)
 	}
 }
 
+/* Whether name matches a pattern of the comma-separated list (NULL: all). */
+static bool
+selected(const char *list, const char *name)
+{
+	char pat[256];
+	const char *s, *e;
+
+	if (!list)
+		return true;
+	for (s = list; *s; s = *e ? e + 1 : e) {
+		e = strchrnul(s, ',');
+		if ((size_t)(e - s) >= sizeof(pat))
+			continue;
+		memcpy(pat, s, (size_t)(e - s));
+		pat[e - s] = '\0';
+		if (pat[0] && fnmatch(pat, name, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Every pattern of --nodes names a node of t: a typo is an error, not a
+ * daemon that silently runs less. */
+static int
+check_patterns(const struct mpd_topo *t, const char *list, const char *src)
+{
+	char pat[256];
+	const char *s, *e;
+	unsigned int n;
+
+	for (s = list; *s; s = *e ? e + 1 : e) {
+		e = strchrnul(s, ',');
+		if (e == s || (size_t)(e - s) >= sizeof(pat)) {
+			fprintf(stderr, "madpmd: --nodes %s: give node names or patterns, separated by commas\n",
+				list);
+			return -1;
+		}
+		memcpy(pat, s, (size_t)(e - s));
+		pat[e - s] = '\0';
+		for (n = 0; n < t->num_nodes; n++)
+			if (fnmatch(pat, t->node[n].name, 0) == 0)
+				break;
+		if (n == t->num_nodes) {
+			fprintf(stderr, "madpmd: --nodes: no node of %s is named \"%s\"\n",
+				src, pat);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The address table entry of port p of a CA another daemon runs: what its
+ * net_hca port there makes of the same file (the PMD's defaults for its
+ * ethdev name, which the whole file's numbering makes the same in every
+ * daemon, then the file's GUID and ip=), so that a RoCE send or rdma_cm
+ * reaches it without asking the network.
+ */
+static int
+far_port(struct fabric *f, const struct mpd_topo_node *nd, unsigned int p,
+	 unsigned int name_idx)
+{
+	const struct mpd_topo_port *tp = &nd->port[p];
+	struct hca_port *hp = malloc(sizeof(*hp));
+	struct hca_neigh n;
+	char name[32];
+	int rc;
+
+	if (!hp)
+		return -1;
+	snprintf(name, sizeof(name), "net_hca%u", name_idx);
+	hca_port_defaults(hp, name);
+	hp->port_guid = tp->guid;
+	if (tp->ip4_given)
+		memcpy(hp->ip4, tp->ip4, sizeof(hp->ip4));
+	hca_port_neigh(hp, &n);
+	free(hp);
+	rc = fab_add_far_neigh(f, n.gid, n.mac, n.ip4);
+	if (rc)
+		fprintf(stderr, "madpmd: out of memory for the addresses of other daemons' ports\n");
+	return rc;
+}
+
 int
-topology_load(struct fabric *f, const char *path)
+topology_load(struct fabric *f, const char *path, const char *nodes)
 {
 	const char *src = path ? path : "(default fabric)";
 	struct mpd_topo *t;
 	char err[512];
-	int *first;		/* fabric index of each node's port 1 */
-	unsigned int n, p, ca_ports = 0, served = 0, cas = 0;
+	int *first = NULL;	/* fabric index of each node's port 1 */
+	unsigned int n, p, ca_ports = 0, served = 0, cas = 0, here = 0;
+	unsigned int slot = 0;	/* the node's first port, counted over the
+				 * whole file: ethdev names every daemon of
+				 * a split fabric agrees on */
 	int rc = -1;
 
 	t = path ? mpd_topo_parse_file(path, err, sizeof(err))
@@ -65,12 +153,26 @@ topology_load(struct fabric *f, const char *path)
 		fprintf(stderr, "madpmd: %s\n", err);
 		return -1;
 	}
+	if (nodes && check_patterns(t, nodes, src) != 0)
+		goto out;
 	first = calloc(t->num_nodes, sizeof(*first));
 	if (!first)
 		goto out;
 	for (n = 0; n < t->num_nodes; n++) {
 		const struct mpd_topo_node *nd = &t->node[n];
 
+		first[n] = -1;
+		slot += nd->num_ports;
+		if (!selected(nodes, nd->name)) {
+			/* another daemon's */
+			for (p = 1; nd->type == MPD_TOPO_CA &&
+				    p <= nd->num_ports; p++)
+				if (far_port(f, nd, p, slot - nd->num_ports +
+					     p - 1) != 0)
+					goto out;
+			continue;
+		}
+		here++;
 		if (nd->type == MPD_TOPO_SWITCH) {
 			first[n] = fab_add_switch(f, nd);
 			if (first[n] < 0) {
@@ -118,20 +220,29 @@ topology_load(struct fabric *f, const char *path)
 					 ",ip=%u.%u.%u.%u", tp->ip4[0],
 					 tp->ip4[1], tp->ip4[2], tp->ip4[3]);
 			idx = fab_add_hca(f, nd->name, (uint8_t)p,
-					  nd->num_ports, nd->guid, args);
+					  nd->num_ports, nd->guid,
+					  slot - nd->num_ports + p - 1, args);
 			if (idx < 0)
 				goto out;
 			if (p == 1)
 				first[n] = idx;
 		}
 	}
-	/* each cable once: from the end with the lower (node, port) */
+	/* each cable once: from the end with the lower (node, port); one to
+	 * another daemon's node is named on the port for --wire */
 	for (n = 0; n < t->num_nodes; n++) {
 		const struct mpd_topo_node *nd = &t->node[n];
 
-		for (p = 1; p <= nd->num_ports; p++) {
+		for (p = 1; first[n] >= 0 && p <= nd->num_ports; p++) {
 			const struct mpd_topo_port *tp = &nd->port[p];
 
+			if (tp->peer_node >= 0 && first[tp->peer_node] < 0) {
+				snprintf(f->port[first[n] + (int)p - 1].far,
+					 sizeof(f->port[0].far), "%.63s[%u]",
+					 t->node[tp->peer_node].name,
+					 tp->peer_port);
+				continue;
+			}
 			if (tp->peer_node < 0 || (unsigned int)tp->peer_node < n ||
 			    ((unsigned int)tp->peer_node == n &&
 			     tp->peer_port <= p))
@@ -143,6 +254,11 @@ topology_load(struct fabric *f, const char *path)
 				goto out;
 			}
 		}
+	}
+	if (nodes) {
+		printf("madpmd: runs %u of the %u nodes of %s (--nodes %s)\n",
+		       here, t->num_nodes, src, nodes);
+		fflush(stdout);
 	}
 	warn_same_addresses(f);
 	if (served) {

@@ -3,7 +3,8 @@
  * libFuzzer target: the wire codec on a frame off the wire. The first byte
  * picks the link (IB, RoCEv1, RoCEv2) and whether the CRCs are checked;
  * the rest is the frame. A frame that decodes has its MAD decoded, and
- * the MAD's data decoded through every attribute, record and CM layout.
+ * the MAD's data decoded through every attribute, record and CM layout,
+ * and the frame is taken apart as native IB in an Ethernet envelope.
  * A decoded frame must describe bytes inside the input, and encode again
  * (whatever its opcode's extension headers) into a frame that decodes,
  * CRCs checked, to the same transport headers and payload.
@@ -117,6 +118,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum mpd_link link;
 	unsigned int flags;
 	uint32_t icrc;
+	size_t ib_len;
 	uint8_t *f;
 	int rc;
 
@@ -144,6 +146,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		reencode(&p, size);
 		mad(p.payload, p.payload_len);
 	}
+	/* the same bytes as an IB frame in Ethernet, from another daemon */
+	rc = mpd_ib_eth_decap(f, size, &p.eth, &ib_len);
+	if (rc >= 0 && ((size_t)rc + ib_len > size || ib_len < MPD_LRH_LEN))
+		abort();
 	/* the same bytes as a bare MAD, as a umad client hands one over */
 	mad(f, size);
 	free(f);

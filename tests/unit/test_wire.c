@@ -2694,6 +2694,74 @@ test_pkt_ext_rejects(void)
 	   "encode: RDMA WRITE payload already in place behind RETH+ImmDt");
 }
 
+/* Native IB frames in Ethernet (a fabric across daemons): the envelope,
+ * padding cut by the LRH's PktLen, every other frame refused. */
+static void
+test_ib_eth(void)
+{
+	static const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x0b };
+	static const uint8_t src[6] = { 0x02, 0, 0, 0, 0, 0x0a };
+	uint8_t f[64 + 4], *d;
+	struct mpd_eth eth;
+	size_t ib_len = 0, len, bad = 0;
+	int rc;
+
+	memset(f, 0xee, sizeof(f));
+	is_int(mpd_ib_eth_header(dst, src, f, 13), MPD_ENOSPC,
+	       "ib_eth header: 13 bytes of room are too few");
+	is_int(mpd_ib_eth_header(dst, src, f, sizeof(f)), MPD_ETH_LEN,
+	       "ib_eth header: 14 bytes");
+	ok(!memcmp(f, dst, 6) && !memcmp(f + 6, src, 6) && f[12] == 0x88 &&
+	   f[13] == 0xb5, "ib_eth header: destination, source, EtherType 0x88b5");
+	/* LRH: VL15, LNH IBA local, DLID 1, PktLen 8 words (LRH BTH DETH
+	 * ICRC), SLID 2; then 24 bytes and a VCRC; padded to 60 */
+	memcpy(f + 14, (const uint8_t[]){ 0xf0, 0x02, 0x00, 0x01, 0x00, 0x08,
+					   0x00, 0x02 }, 8);
+	rc = mpd_ib_eth_decap(f, 60, &eth, &ib_len);
+	ok(rc == MPD_ETH_LEN && ib_len == 34 && eth.ethertype == 0x88b5 &&
+	   !memcmp(eth.src, src, 6) && !memcmp(eth.dst, dst, 6),
+	   "ib_eth decap: offset 14, the 34 bytes the LRH says, the padding after them cut (rc %d, %zu)",
+	   rc, ib_len);
+	/* exactly the packet: no padding */
+	is_int(mpd_ib_eth_decap(f, 14 + 34, &eth, &ib_len), MPD_ETH_LEN,
+	       "ib_eth decap: a frame that ends with the VCRC");
+	/* every shorter frame is refused, read from a copy of its size */
+	for (len = 0; len < 14 + 34; len++) {
+		d = malloc(len ? len : 1);
+		if (!d)
+			abort();
+		memcpy(d, f, len);
+		if (mpd_ib_eth_decap(d, len, &eth, &ib_len) != MPD_ETRUNC)
+			bad++;
+		free(d);
+	}
+	ok(bad == 0, "ib_eth decap: each of the 48 shorter frames is truncated (%zu not)",
+	   bad);
+	f[14 + 5] = 1;		/* PktLen 1: less than an LRH */
+	is_int(mpd_ib_eth_decap(f, 60, &eth, &ib_len), MPD_ELEN,
+	       "ib_eth decap: PktLen below the LRH's own 2 words");
+	f[14 + 5] = 8;
+	f[12] = 0x08;
+	f[13] = 0x00;
+	is_int(mpd_ib_eth_decap(f, 60, &eth, &ib_len), MPD_ENEXTHDR,
+	       "ib_eth decap: an IPv4 frame is not ours");
+	f[12] = 0x89;
+	f[13] = 0x15;
+	is_int(mpd_ib_eth_decap(f, 60, &eth, &ib_len), MPD_ENEXTHDR,
+	       "ib_eth decap: RoCEv1 (0x8915) is not native IB");
+	/* behind an 802.1Q tag */
+	memmove(f + 18, f + 14, 48);
+	f[12] = 0x81;
+	f[13] = 0x00;
+	f[14] = 0x00;
+	f[15] = 0x65;
+	f[16] = 0x88;
+	f[17] = 0xb5;
+	rc = mpd_ib_eth_decap(f, 64, &eth, &ib_len);
+	ok(rc == 18 && ib_len == 34 && eth.has_vlan && eth.vlan_tci == 101,
+	   "ib_eth decap: behind VLAN 101 the packet starts at 18 (rc %d)", rc);
+}
+
 static void
 test_strerror(void)
 {
@@ -2745,6 +2813,7 @@ main(void)
 	test_pkt_all_opcodes();
 	test_pkt_golden_ext();
 	test_pkt_ext_rejects();
+	test_ib_eth();
 	test_strerror();
 	return tap_done();
 }

@@ -237,6 +237,9 @@ int mpd_atomic_ack_decode(const uint8_t *buf, size_t len, uint64_t *orig);
 #define MPD_ETHERTYPE_VLAN	0x8100
 #define MPD_ETHERTYPE_ROCE	0x8915	/* RoCEv1: GRH follows */
 #define MPD_ROCE_UDP_PORT	4791	/* RoCEv2: BTH follows UDP */
+/* native IB frames carried on Ethernet between daemons (IEEE 802 Local
+ * Experimental EtherType 1): LRH..VCRC follow, unchanged */
+#define MPD_ETHERTYPE_IB	0x88b5
 
 struct mpd_eth {
 	uint8_t dst[6];
@@ -274,6 +277,23 @@ struct mpd_udp {
 	uint16_t len;
 	uint16_t csum;
 };
+
+/* ---- Native IB on Ethernet (a fabric across hosts) --------------------- */
+
+/*
+ * The IB packet (LRH through VCRC) an Ethernet frame of EtherType
+ * MPD_ETHERTYPE_IB carries: its offset in buf (returned) and its length
+ * (*ib_len, from the LRH's PktLen, so that the padding a short Ethernet
+ * frame gets is cut off), with the Ethernet header in *eth. MPD_ENEXTHDR
+ * for any other EtherType, MPD_ETRUNC when the frame is shorter than the
+ * LRH says, MPD_ELEN when PktLen is below the smallest packet.
+ */
+int mpd_ib_eth_decap(const uint8_t *buf, size_t len, struct mpd_eth *eth,
+		     size_t *ib_len);
+/* The Ethernet header that goes in front of an IB packet, into buf:
+ * MPD_ETH_LEN, or MPD_ENOSPC. */
+int mpd_ib_eth_header(const uint8_t dst[6], const uint8_t src[6],
+		      uint8_t *buf, size_t cap);
 
 /* ---- Whole packets ----------------------------------------------------- */
 

@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# One fabric, two daemons, two network namespaces: ibsim's
+# net.2sw2path4hca split in half (Switch1, Hca1, Hca3 in namespace A;
+# Switch2, Hca2, Hca4 in B, each daemon given the whole file and
+# --nodes), its two cables between the switches carried by two veth
+# pairs through net_af_packet. Stock `opensm -o` in A brings up the nodes
+# of both; stock ibnetdiscover, from either side, sees the fabric ibsim
+# sees in the whole file; ibtracert, smpquery and perfquery cross from
+# one daemon to the other; stock dumpcap on a veth captures the IB
+# frames in their Ethernet envelope and stock tshark with the plugin
+# decodes them; frames that are not IB, or cut short, are dropped and
+# counted while the fabric keeps working.
+# Usage: test_netns.sh <madpmd> <madpmd-run> <madpmd.so plugin>
+set -u
+madpmd=$1
+run=$2
+plugin=$3
+. "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/ibnd.sh"
+
+net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP network namespaces and veths need root"
+	exit 0
+fi
+for t in ip opensm ibnetdiscover dumpcap tshark python3; do
+	command -v $t > /dev/null || { echo "1..0 # SKIP $t is not installed"; exit 0; }
+done
+[ -r "$net" ] || { echo "1..0 # SKIP $net missing (apt-get install ibsim-utils)"; exit 0; }
+
+tmp=$(mktemp -d /tmp/madpmd-netns.XXXXXX)
+nsa=madpmd-a-$$
+nsb=madpmd-b-$$
+eal_prefixes=(madpmd-netns-a-$$ madpmd-netns-b-$$ madpmd-netns-c-$$)
+# the namespaces take their veths with them
+trap 'tap_cleanup; ip netns del $nsa 2>/dev/null; ip netns del $nsb 2>/dev/null' EXIT
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
+
+ip netns add $nsa && ip netns add $nsb &&
+for c in 3 5; do
+	ip link add mpa$c-$$ type veth peer name mpb$c-$$ &&
+	ip link set mpa$c-$$ netns $nsa && ip link set mpb$c-$$ netns $nsb &&
+	ip -n $nsa link set mpa$c-$$ up && ip -n $nsb link set mpb$c-$$ up || break
+done
+ip -n $nsa link show mpa5-$$ > /dev/null 2>&1 && ip -n $nsb link show mpb5-$$ > /dev/null 2>&1
+ok $? "two namespaces, two veth pairs between them (one per Switch1--Switch2 cable)"
+ina=(ip netns exec $nsa)
+inb=(ip netns exec $nsb)
+
+# B first: its switch is there when A's SM looks across. Patterns too.
+"${inb[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-b-$$ \
+	--vdev "net_af_packet0,iface=mpb3-$$" --vdev "net_af_packet1,iface=mpb5-$$" -- \
+	--run-dir "$tmp/run-b" --topology "$net" --nodes 'Switch2,Hca[24]' \
+	--wire Switch2:3=net_af_packet0 --wire Switch2:5=net_af_packet1 \
+	> "$tmp/madpmd-b.log" 2>&1 < /dev/null &
+db=$!
+pids+=($db)
+# A's veth of cable 3 without the qdisc bypass: dumpcap sees what A sends
+"${ina[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-a-$$ \
+	--vdev "net_af_packet0,iface=mpa3-$$,qdisc_bypass=0" \
+	--vdev "net_af_packet1,iface=mpa5-$$" -- \
+	--run-dir "$tmp/run-a" --topology "$net" --nodes 'Switch1,Hca1,Hca3' \
+	--wire Switch1:3=net_af_packet0 --wire Switch1:5=net_af_packet1 \
+	--capture "$tmp/fabric-a.pcapng" > "$tmp/madpmd-a.log" 2>&1 < /dev/null &
+da=$!
+pids+=($da)
+for i in $(seq 100); do
+	[ -s "$tmp/run-a/ports" ] && [ -s "$tmp/run-b/ports" ] && break
+	sleep 0.1
+done
+grep -q "runs 3 of the 6 nodes" "$tmp/madpmd-a.log" &&
+	grep -q "runs 3 of the 6 nodes" "$tmp/madpmd-b.log" &&
+	[ -S "$tmp/run-a/Hca3/umad" ] && [ ! -e "$tmp/run-a/Hca2" ] &&
+	[ -S "$tmp/run-b/Hca4/umad" ] && [ ! -e "$tmp/run-b/Hca1" ]
+ok $? "each daemon runs its three nodes of the file (--nodes), none of the other's"
+awk '$2 == "Switch1:3" && $9 == "net_af_packet0"' "$tmp/run-a/ports" | grep -q LinkUp &&
+	awk '$2 == "Switch2:5" && $9 == "net_af_packet1"' "$tmp/run-b/ports" | grep -q LinkUp
+ok $? "the switch ports of the crossing cables are wired to net_af_packet and train"
+
+"${ina[@]}" dumpcap -q -i mpa3-$$ -w "$tmp/veth.pcapng" > "$tmp/dumpcap.log" 2>&1 &
+dc=$!
+pids+=($dc)
+for i in $(seq 50); do grep -q "Capturing on" "$tmp/dumpcap.log" 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 60 "$run" --node Hca1 \
+	opensm -o -f "$tmp/opensm.log" > "$tmp/opensm.out" 2>&1
+grep -q "SUBNET UP" "$tmp/opensm.log" && ! grep -q "ERR" "$tmp/opensm.log"
+ok $? "opensm -o on Hca1 in namespace A reaches SUBNET UP without errors"
+grep ERR "$tmp/opensm.log" | head -n 5 | sed 's/^/# /'
+for i in $(seq 30); do
+	[ "$(grep -c Active "$tmp/run-b/ports")" = 6 ] && break
+	sleep 0.1
+done
+[ "$(grep -c Active "$tmp/run-a/ports")" = 6 ] && [ "$(grep -c Active "$tmp/run-b/ports")" = 6 ]
+ok $? "the SM in A brought B's ports Active too (6 and 6: 4 switch ports, 2 CA ports each)"
+
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca1 \
+	ibnetdiscover > "$tmp/ibnd-a" 2> "$tmp/ibnd-a.err"
+topo_norm "$tmp/ibnd-a" > "$tmp/ibnd-a.norm"
+[ "$(grep -c '^Switch' "$tmp/ibnd-a")" = 2 ] && [ "$(grep -c '^Ca' "$tmp/ibnd-a")" = 4 ] &&
+	[ "$(wc -l < "$tmp/ibnd-a.norm")" = 12 ] &&
+	grep -q '^Switch 8 "S-0000000000200000" \[5\] "S-0000000000200001"\[5\]$' "$tmp/ibnd-a.norm"
+ok $? "ibnetdiscover from A: 2 switches, 4 CAs, both cables across ($(wc -l < "$tmp/ibnd-a.norm") cable ends)"
+"${inb[@]}" env MADPMD_RUN_DIR="$tmp/run-b" timeout 30 "$run" --node Hca4 \
+	ibnetdiscover > "$tmp/ibnd-b" 2> "$tmp/ibnd-b.err"
+topo_norm "$tmp/ibnd-b" > "$tmp/ibnd-b.norm"
+cmp -s "$tmp/ibnd-a.norm" "$tmp/ibnd-b.norm"
+ok $? "ibnetdiscover from Hca4 in B sees the same fabric"
+
+umad2sim=$(dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim\.so$' | head -n 1)
+if command -v ibsim > /dev/null && [ -n "$umad2sim" ]; then
+	export IBSIM_SOCKNAME=ibsim-netns-$$
+	ibsim -s -n "$net" > "$tmp/ibsim.log" 2>&1 < /dev/null &
+	sim=$!
+	pids+=($sim)
+	for i in $(seq 100); do grep -q "simulator ready" "$tmp/ibsim.log" && break; sleep 0.1; done
+	sleep 0.2
+	mkdir -p "$tmp/sim-cache"
+	sim_env=(env -u LD_LIBRARY_PATH -u MADPMD_RUN_DIR -u MADPMD_NODE
+		 OSM_CACHE_DIR="$tmp/sim-cache" OSM_TMP_DIR="$tmp/sim-cache"
+		 SIM_HOST=Hca1 LD_PRELOAD="$umad2sim")
+	"${sim_env[@]}" timeout 60 opensm -o -f "$tmp/opensm.sim.log" > /dev/null 2>&1
+	"${sim_env[@]}" timeout 30 ibnetdiscover > "$tmp/ibnd.sim" 2> /dev/null
+	"${sim_env[@]}" timeout 30 ibstat > "$tmp/ibstat.sim" 2>&1
+	stop "$sim"
+	topo_norm "$tmp/ibnd.sim" > "$tmp/ibnd.sim.norm"
+	grep -q "CA type: simulator" "$tmp/ibstat.sim" && [ -s "$tmp/ibnd.sim.norm" ] &&
+		diff "$tmp/ibnd.sim.norm" "$tmp/ibnd-a.norm" > "$tmp/ibnd.diff"
+	ok $? "the two daemons' fabric is the one ibsim makes of the whole file ($(wc -l < "$tmp/ibnd.sim.norm") cable ends there)"
+	sed 's/^/# /' "$tmp/ibnd.diff"
+else
+	skip "the fabric under ibsim" "ibsim or libumad2sim not installed"
+fi
+
+# LIDs the SM gave
+lid_of() { sed -n "s/^\[1\].*# lid \([0-9]*\) lmc [0-9]* \"[^\"]*\" .*/\1/p" \
+		<(grep -A1 "^Ca.*# \"$1\"" "$tmp/ibnd-a"); }
+lid1=$(lid_of Hca1)
+lid4=$(lid_of Hca4)
+sw2=$(sed -n 's/^Switch.*# "Switch2" .*port 0 lid \([0-9]*\) .*/\1/p' "$tmp/ibnd-a")
+[ -n "$lid1" ] && [ -n "$lid4" ] && [ -n "$sw2" ]
+ok $? "LIDs from ibnetdiscover: Hca1 $lid1, Hca4 $lid4, Switch2 $sw2"
+
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca1 \
+	ibtracert "$lid1" "$lid4" > "$tmp/tracert" 2>&1
+grep -q '"Switch1"' "$tmp/tracert" && grep -q '"Switch2"' "$tmp/tracert" &&
+	grep -q "To ca .*\"Hca4\"" "$tmp/tracert"
+ok $? "ibtracert Hca1 -> Hca4 goes Switch1, across the veth, Switch2"
+sed 's/^/# /' "$tmp/tracert" | head -n 6
+
+"${inb[@]}" env MADPMD_RUN_DIR="$tmp/run-b" timeout 30 "$run" --node Hca4 \
+	smpquery nodedesc "$lid1" > "$tmp/nodedesc" 2>&1
+grep -q "Node Description:.*Hca1" "$tmp/nodedesc"
+ok $? "smpquery from Hca4 in B, LID-routed to Hca1 in A: $(tr -s '.' < "$tmp/nodedesc")"
+
+pq() {	# PortXmitPkts of Switch2 port $1 or Hca4 (port 1), asked from A
+	"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca3 \
+		perfquery "$@" 2>&1 | sed -n 's/^PortXmitPkts:\.*\([0-9]*\)$/\1/p'
+}
+x1=$(pq "$lid4" 1)
+x2=$(pq "$lid4" 1)
+s3=$(pq "$sw2" 3)
+s5=$(pq "$sw2" 5)
+[ -n "$x1" ] && [ -n "$x2" ] && [ "$x2" -gt "$x1" ] && [ "${s3:-0}" -gt 0 ] && [ "${s5:-0}" -gt 0 ]
+ok $? "perfquery from Hca3 in A: Hca4's PortXmitPkts moves ($x1, then $x2), Switch2 sent on both cables ($s3, $s5)"
+
+# what is not an IB frame, or is cut short, arrives on A's veth of cable 5
+"${inb[@]}" python3 - "mpb5-$$" <<'EOF' 2> "$tmp/inject.err"
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+src = bytes.fromhex('020000000099')
+bcast = b'\xff' * 6
+# an IPv4 EtherType: not ours
+s.send(bcast + src + b'\x08\x00' + bytes(46))
+# our EtherType, an LRH whose PktLen (64 words) the frame does not hold
+s.send(bcast + src + b'\x88\xb5' + bytes.fromhex('f0020001004000ff') + bytes(38))
+# our EtherType, too short for an LRH at all
+s.send(bcast + src + b'\x88\xb5' + b'\xf0\x02')
+EOF
+ok $? "three frames injected on the veth of cable 5 (IPv4, IB cut short, 2 bytes)"
+"${inb[@]}" env MADPMD_RUN_DIR="$tmp/run-b" timeout 30 "$run" --node Hca2 \
+	smpquery nodedesc "$lid1" > "$tmp/nodedesc2" 2>&1
+grep -q "Node Description:.*Hca1" "$tmp/nodedesc2"
+ok $? "the fabric still answers across both daemons after them"
+
+stop "$dc"
+chmod 755 "$tmp"
+chmod 644 "$tmp/veth.pcapng" "$tmp/fabric-a.pcapng" 2>/dev/null
+mkdir -p "$tmp/plugins/4.0/epan" "$tmp/home" "$tmp/no-extcap" "$tmp/no-plugins"
+cp "$plugin" "$tmp/plugins/4.0/epan/madpmd.so"
+chmod -R a+rX "$tmp/plugins"
+chmod 777 "$tmp/home"
+plugdir=$tmp/plugins
+ts() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME="$tmp/home" \
+	WIRESHARK_PLUGIN_DIR="$plugdir" \
+	WIRESHARK_EXTCAP_DIR="$tmp/no-extcap" tshark "$@"; }
+ts -r "$tmp/veth.pcapng" -Y 'eth.type == 0x88b5' -T fields -e eth.src \
+	-e infiniband.mad.method -e madpmd.icrc.status -e madpmd.vcrc.status \
+	> "$tmp/veth.txt" 2> "$tmp/veth.err"
+frames=$(wc -l < "$tmp/veth.txt")
+srcs=$(cut -f1 "$tmp/veth.txt" | sort -u | wc -l)
+reqs=$(awk -F'\t' '$2 == "0x01"' "$tmp/veth.txt" | wc -l)
+resps=$(awk -F'\t' '$2 == "0x81"' "$tmp/veth.txt" | wc -l)
+good=$(awk -F'\t' '$3 == "1" && $4 == "1"' "$tmp/veth.txt" | wc -l)
+[ "$frames" -gt 20 ] && [ "$srcs" = 2 ] && [ "$reqs" -gt 0 ] && [ "$resps" -gt 0 ] &&
+	[ "$good" = "$frames" ]
+ok $? "dumpcap on the veth: $frames IB frames in EtherType 0x88b5, both ways ($srcs MACs), tshark decodes $reqs SMP requests and $resps answers, ICRC and VCRC good in $good"
+bad=$(ts -r "$tmp/veth.pcapng" -Y 'eth.type == 0x88b5 && (_ws.malformed || _ws.expert.severity >= 8388608)' 2>/dev/null | wc -l)
+[ "$bad" = 0 ]
+ok $? "no malformed frame, no expert error on the veth ($bad)"
+ifs=$(ts -r "$tmp/fabric-a.pcapng" -Y 'frame.interface_name == "Switch1/3"' 2>/dev/null | wc -l)
+[ "$ifs" -gt 0 ]
+ok $? "A's own capture has the frames of Switch1/3, the port on the veth ($ifs)"
+
+daemon_stop_check "$db" "$tmp/madpmd-b.log"
+ok $? "daemon B stops cleanly on SIGTERM"
+daemon_stop_check "$da" "$tmp/madpmd-a.log"
+ok $? "daemon A stops cleanly on SIGTERM"
+line=$(grep "net_af_packet1, IB link of Switch1\[5\]" "$tmp/madpmd-a.log")
+echo "# $line"
+in5=$(echo "$line" | sed -n 's/.*: \([0-9]*\) IB frames in.*/\1/p')
+notours=$(echo "$line" | sed -n 's/.*dropped: \([0-9]*\) not ours.*/\1/p')
+short=$(echo "$line" | sed -n 's/.*, \([0-9]*\) shorter than their LRH.*/\1/p')
+[ "${in5:-0}" -gt 0 ] && [ "${notours:-0}" -ge 1 ] && [ "${short:-0}" = 2 ]
+ok $? "A counted the injected frames: ${notours:-?} not ours, ${short:-?} cut short, beside ${in5:-?} IB frames"
+
+# RoCE: the default fabric (hca1 -- hca2) split, --link roce, its cable a
+# third veth pair carrying RoCEv2 as it is. Stock rping crosses, hca2's
+# address resolved in A through the file alone.
+ip link add mpra-$$ type veth peer name mprb-$$ &&
+	ip link set mpra-$$ netns $nsa && ip link set mprb-$$ netns $nsb &&
+	ip -n $nsa link set mpra-$$ up && ip -n $nsb link set mprb-$$ up
+"${inb[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-b-$$ \
+	--vdev "net_af_packet0,iface=mprb-$$" -- --run-dir "$tmp/roce-b" --link roce \
+	--nodes hca2 --wire hca2:1=net_af_packet0 > "$tmp/roce-b.log" 2>&1 < /dev/null &
+rb=$!
+pids+=($rb)
+"${ina[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-a-$$ \
+	--vdev "net_af_packet0,iface=mpra-$$,qdisc_bypass=0" -- --run-dir "$tmp/roce-a" \
+	--link roce --nodes hca1 --wire hca1:1=net_af_packet0 > "$tmp/roce-a.log" 2>&1 < /dev/null &
+ra=$!
+pids+=($ra)
+for i in $(seq 100); do
+	[ -S "$tmp/roce-a/hca1/umad" ] && [ -S "$tmp/roce-b/hca2/umad" ] && break
+	sleep 0.1
+done
+"${ina[@]}" dumpcap -q -i mpra-$$ -w "$tmp/roce.pcapng" > "$tmp/dumpcap-roce.log" 2>&1 &
+dc=$!
+pids+=($dc)
+for i in $(seq 50); do grep -q "Capturing on" "$tmp/dumpcap-roce.log" 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+addr2=$("${inb[@]}" env MADPMD_RUN_DIR="$tmp/roce-b" "$run" --node hca2 --print-addr)
+"${inb[@]}" env MADPMD_RUN_DIR="$tmp/roce-b" timeout 60 "$run" --node hca2 \
+	rping -s -a "$addr2" -C 10 -v > "$tmp/rping.srv" 2>&1 &
+srv=$!
+pids+=($srv)
+sleep 0.5
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/roce-a" timeout 60 "$run" --node hca1 \
+	rping -c -a "$addr2" -C 10 -v -V > "$tmp/rping.cli" 2>&1
+rc1=$?
+wait $srv
+rc2=$?
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(grep -c 'ping data: rdma-ping-' "$tmp/rping.cli")" = 10 ] &&
+	[ "$(grep -c 'server ping data: rdma-ping-' "$tmp/rping.srv")" = 10 ]
+ok $? "RoCE: rping from hca1 in A to hca2 ($addr2) in B, 10 validated pings (exit $rc1, $rc2)"
+# libpcap hands over what the kernel captured a block at a time
+sleep 1
+stop "$dc"
+chmod 644 "$tmp/roce.pcapng"
+# stock tshark without the plugin: RoCEv2 is UDP 4791
+plugdir=$tmp/no-plugins
+ts -r "$tmp/roce.pcapng" -Y infiniband \
+	-T fields -e eth.src -e infiniband.mad.attributeid -e infiniband.bth.opcode \
+	> "$tmp/roce.txt" 2> /dev/null
+cm=$(awk -F'\t' '$2 == "0x0010" || $2 == "0x0013" || $2 == "0x0014"' "$tmp/roce.txt" | wc -l)
+rc_ops=$(awk -F'\t' '$3 != "" && $3 != 100' "$tmp/roce.txt" | wc -l)
+macs=$(cut -f1 "$tmp/roce.txt" | sort -u | wc -l)
+[ "$cm" -ge 3 ] && [ "$rc_ops" -gt 20 ] && [ "$macs" = 2 ]
+ok $? "RoCE: stock tshark (no plugin) on the veth decodes the CM's REQ, REP, RTU ($cm) and $rc_ops RC packets, both ways"
+daemon_stop_check "$rb" "$tmp/roce-b.log" && daemon_stop_check "$ra" "$tmp/roce-a.log"
+ok $? "RoCE: both daemons stop cleanly"
+
+# mistakes are said
+"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-c-$$ -- \
+	--run-dir "$tmp/run-c" --topology "$net" --nodes 'Switch1,Hca9' \
+	--duration 1 > "$tmp/typo.log" 2>&1 < /dev/null
+rc=$?
+[ $rc = 1 ] && grep -q 'no node of .* is named "Hca9"' "$tmp/typo.log"
+ok $? "--nodes with a name the file lacks: exit 1 and the name ($rc)"
+"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-c-$$ -- \
+	--run-dir "$tmp/run-c" --topology "$net" --nodes 'Switch1,Hca1,Hca3' \
+	--wire Hca2:1=net_af_packet0 --duration 1 > "$tmp/other.log" 2>&1 < /dev/null
+rc=$?
+[ $rc = 1 ] && grep -q 'no node port "Hca2:1" among the nodes this daemon runs' "$tmp/other.log"
+ok $? "--wire on another daemon's node: exit 1 with the reason ($rc)"
+"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-c-$$ -- \
+	--run-dir "$tmp/run-c" --topology "$net" --nodes 'Switch1,Hca1,Hca3' \
+	--duration 1 > "$tmp/dark.log" 2>&1 < /dev/null
+rc=$?
+[ $rc = 0 ] && grep -q "Switch1\[3\]'s cable leads to Switch2\[3\], which this daemon does not run" "$tmp/dark.log" &&
+	grep -q "Switch1\[5\]'s cable leads to Switch2\[5\]" "$tmp/dark.log"
+ok $? "a cable to another daemon's node without --wire: said, and the daemon runs ($rc)"
+tap_done

@@ -145,6 +145,10 @@ struct hca_port {
 	uint8_t vl_arb[4][64];		/* low, high blocks as on the wire */
 	uint8_t vl_high_limit;
 	uint8_t hoq_life;
+	/* a switch external port's PartitionEnforcementInbound/Outbound, as
+	 * the SM set them (a CA port always checks what it receives) */
+	uint8_t pkey_enforce_in;
+	uint8_t pkey_enforce_out;
 	uint8_t mkey_lease_running;
 	uint64_t mkey_lease_deadline;	/* ns when protection lapses */
 	uint8_t mac[6];

@@ -178,6 +178,31 @@ local_rx(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
 	return 0;
 }
 
+/*
+ * Partition enforcement on the way out (IBA 10.9; PortInfo
+ * PartitionEnforcementOutbound, 14.2.5.6): a port that enforces sends
+ * only packets whose P_Key its table matches; the others are counted as
+ * PortXmitConstraintErrors. Returns how many ports are left in out.
+ */
+static unsigned int
+enforce_out(struct hca_switch *sw, uint16_t pkey, uint8_t *out,
+	    unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct hca_port *p = &sw->port[out[i]];
+
+		if (out[i] != 0 && p->pkey_enforce_out &&
+		    !hca_port_pkey_ok(p, pkey)) {
+			p->cnt.xmit_constraint_errors++;
+			continue;
+		}
+		out[k++] = out[i];
+	}
+	return k;
+}
+
 static void
 count_xmit(struct hca_switch *sw, const uint8_t *out, unsigned int n,
 	   uint16_t len, bool mcast)
@@ -236,6 +261,14 @@ hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
 		ip->cnt.rcv_errors++;
 		return 0;
 	}
+	/* partition enforcement on the way in (PortInfo
+	 * PartitionEnforcementInbound); never for SMPs, which every port
+	 * takes whatever its partitions */
+	if (!vl15 && ip->pkey_enforce_in &&
+	    !hca_port_pkey_ok(ip, pk.bth.pkey)) {
+		ip->cnt.rcv_constraint_errors++;
+		return 0;
+	}
 	mad = buf + (pk.payload - buf);
 
 	if (mcast) {
@@ -273,6 +306,8 @@ hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
 		ip->cnt.rcv_switch_relay_errors++;
 		return 0;
 	}
+	if (!vl15)
+		n = enforce_out(sw, pk.bth.pkey, out, n);
 	count_xmit(sw, out, n, *len, mcast);
 	return n;
 }

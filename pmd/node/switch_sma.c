@@ -105,16 +105,22 @@ port_info(struct hca_switch *sw, uint32_t n, bool set, uint8_t in_port,
 	p = &sw->port[n];
 	if (set) {
 		mpd_layout_decode(&mpd_port_info_layout, data, 64, &pi);
-		if (n == 0)
+		if (n == 0) {
 			st = hca_sma_port_info_set(p, &pi);
-		else if (!(st = hca_sma_link_check(p, &pi)))
+		} else if (!(st = hca_sma_link_check(p, &pi))) {
 			hca_sma_link_set(p, &pi);
+			p->pkey_enforce_in = pi.partition_enforcement_inbound;
+			p->pkey_enforce_out =
+				pi.partition_enforcement_outbound;
+		}
 	}
 	hca_sma_port_info_get(p, &pi, hide_mkey);
 	pi.local_port_num = in_port;
 	if (n == 0) {
 		pi.capability_mask = SW_CAP_MASK | p->cap_mask;
 	} else {
+		pi.partition_enforcement_inbound = p->pkey_enforce_in;
+		pi.partition_enforcement_outbound = p->pkey_enforce_out;
 		pi.m_key = 0;
 		pi.gid_prefix = 0;
 		pi.lid = 0;

@@ -135,6 +135,19 @@ rp=$(awk -F. '/^PortRcvPkts/ {print $NF}' "$tmp/pq")
 grep -q "PortSelect:\.*1$" "$tmp/pq" && [ "${xp:-0}" -gt 0 ] && [ "${rp:-0}" -gt 0 ]
 ok $? "perfquery $sw1 1: the switch's PMA counts port 1 (PortXmitPkts $xp, PortRcvPkts $rp)"
 
+# partition enforcement: OpenSM turns it on for the switch ports that face
+# CAs (part_enforce both) and gives them the default partition; the
+# switch keeps what it was set to, and the management traffic so far
+# matched (no constraint error on that port)
+"$run" --node Hca1 smpquery portinfo "$sw1" 1 > "$tmp/pi1" 2>&1
+"$run" --node Hca1 smpquery portinfo "$sw1" 3 > "$tmp/pi3" 2>&1
+"$run" --node Hca1 smpquery pkeys "$sw1" 1 > "$tmp/pk1" 2>&1
+grep -q "PartEnforceInb:\.*1$" "$tmp/pi1" && grep -q "PartEnforceOutb:\.*1$" "$tmp/pi1" &&
+	grep -q "PartEnforceOutb:\.*0$" "$tmp/pi3" && grep -q "^ *0: 0xffff" "$tmp/pk1" &&
+	grep -q "PortXmitConstraintErrors:\.*0$" "$tmp/pq" &&
+	grep -q "PortRcvConstraintErrors:\.*0$" "$tmp/pq"
+ok $? "Switch1 port 1 (to Hca1) enforces partitions both ways as OpenSM set it, P_Key 0xffff, no constraint error; port 3 (to Switch2) does not"
+
 # a mixed route (IBA 14.2.2.3, which ibsim refuses): LID-routed to the
 # switch, then directed out of the port to its peer
 "$run" --node Hca1 ibportstate "$sw1" 3 query > "$tmp/ps" 2>&1

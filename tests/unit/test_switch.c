@@ -660,6 +660,8 @@ test_mkey(void)
 
 #define FRAME_CAP	512
 
+static uint16_t frame_pkey = 0xffff;	/* BTH P_Key of frame()'s frames */
+
 /* A UD frame of mad on link=ib: QP qp (VL15 for QP0) from slid to dlid */
 static uint16_t
 frame(uint8_t *buf, const uint8_t *mad, uint32_t qp, uint16_t slid,
@@ -674,7 +676,7 @@ frame(uint8_t *buf, const uint8_t *mad, uint32_t qp, uint16_t slid,
 	pk.lrh.dlid = dlid;
 	pk.lrh.slid = slid;
 	pk.bth.opcode = MPD_OP_UD_SEND_ONLY;
-	pk.bth.pkey = 0xffff;
+	pk.bth.pkey = frame_pkey;
 	pk.bth.dest_qp = qp;
 	pk.deth.qkey = qp == 1 ? MPD_QP1_QKEY : qp == 0 ? 0 : 0x1234;
 	pk.deth.src_qp = qp;
@@ -936,6 +938,87 @@ test_served_ca(void)
 	hca_switch_fini(&sw);
 }
 
+/* Partition enforcement on external ports, as the SM sets it in
+ * PortInfo: P_Keys the port's table lacks are dropped on the way in or
+ * out and counted as constraint errors; SMPs pass whatever their P_Key. */
+static void
+test_pkey_enforce(void)
+{
+	static const uint8_t path1[] = { 0, 1 };
+	uint8_t buf[FRAME_CAP], mad[MPD_MAD_LEN], out[SW_PORTS + 1];
+	struct mpd_port_info pi, got;
+	struct hca_switch sw;
+	uint16_t len;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	sw.port[3].port_state = HCA_PORT_ACTIVE;
+	sw.port[5].port_state = HCA_PORT_ACTIVE;
+	sw.lft_top = 100;
+	sw.lft[20] = 5;
+	memset(mad, 0, sizeof(mad));
+	frame_pkey = 0x8001;
+	len = frame(buf, mad, 2, 9, 20);
+	ok(hca_switch_rx(&sw, 3, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 5,
+	   "no enforcement: P_Key 0x8001 goes from port 3 out of port 5");
+
+	memset(&pi, 0, sizeof(pi));
+	pi.partition_enforcement_inbound = 1;
+	is_int(port_info_set(&sw, 3, &pi, &got), 0,
+	       "Set(PortInfo) of port 3: PartitionEnforcementInbound");
+	ok(got.partition_enforcement_inbound == 1 &&
+	   got.partition_enforcement_outbound == 0,
+	   "the answer shows inbound enforcement on, outbound off");
+	len = frame(buf, mad, 2, 9, 20);
+	ok(hca_switch_rx(&sw, 3, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 0 &&
+	   sw.port[3].cnt.rcv_constraint_errors == 1 &&
+	   sw.port[3].cnt.rcv_switch_relay_errors == 0,
+	   "P_Key 0x8001, not in port 3's table (0xffff): dropped, PortRcvConstraintErrors 1, no relay error");
+	frame_pkey = 0xffff;
+	len = frame(buf, mad, 2, 9, 20);
+	ok(hca_switch_rx(&sw, 3, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 5,
+	   "P_Key 0xffff, in the table: forwarded");
+	/* IBA 10.9: SMPs are not subject to partition enforcement */
+	frame_pkey = 0x8001;
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path1, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_rx(&sw, 3, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 3,
+	   "a DR SMP with P_Key 0x8001 on the enforcing port: answered");
+
+	memset(&pi, 0, sizeof(pi));
+	pi.partition_enforcement_outbound = 1;
+	is_int(port_info_set(&sw, 5, &pi, &got), 0,
+	       "Set(PortInfo) of port 5: PartitionEnforcementOutbound");
+	port_info_set(&sw, 3, &(struct mpd_port_info){ 0 }, &got);
+	sw.port[5].pkeys[0] = 0x8001;
+	memset(mad, 0, sizeof(mad));
+	frame_pkey = 0xffff;
+	len = frame(buf, mad, 2, 9, 20);
+	ok(hca_switch_rx(&sw, 3, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 0 &&
+	   sw.port[5].cnt.xmit_constraint_errors == 1 &&
+	   sw.port[3].cnt.rcv_switch_relay_errors == 0,
+	   "P_Key 0xffff out of port 5 (table 0x8001): dropped, PortXmitConstraintErrors 1");
+	frame_pkey = 0x0001;
+	len = frame(buf, mad, 2, 9, 20);
+	ok(hca_switch_rx(&sw, 3, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 5,
+	   "P_Key 0x0001 (limited) out of port 5 (0x8001, full): the partition matches, forwarded");
+	frame_pkey = 0x0002;
+	len = frame(buf, mad, 2, 9, 20);
+	ok(hca_switch_rx(&sw, 3, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 0 &&
+	   sw.port[5].cnt.xmit_constraint_errors == 2,
+	   "P_Key 0x0002, another partition: dropped, counted");
+	frame_pkey = 0xffff;
+	hca_switch_fini(&sw);
+}
+
 int
 main(void)
 {
@@ -957,6 +1040,7 @@ main(void)
 	test_dr_bad();
 	test_mkey();
 	test_rx();
+	test_pkey_enforce();
 	test_served_ca();
 	return tap_done();
 }

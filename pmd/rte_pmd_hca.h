@@ -53,6 +53,16 @@ int rte_pmd_hca_port_info_get(uint16_t port_id,
 			      struct rte_pmd_hca_port_info *info);
 
 /*
+ * Whether anyone is at the other end of the port's cable (default: yes).
+ * Without, the port is Down with PortPhysicalState Polling, as an IB port
+ * whose link has no partner to train with; when one comes back the link
+ * trains again: LinkUp and Init. A link taken down on purpose
+ * (rte_eth_dev_set_link_down: Disabled) stays down. 0, -ENODEV or
+ * -ENOTSUP.
+ */
+int rte_pmd_hca_carrier_set(uint16_t port_id, int on);
+
+/*
  * Capture records (docs/capture-format.md): umad messages as the port's
  * API clients saw them and port events, encoded (madpmd/records.h), for an
  * application that captures the fabric. Off by default; while on, records

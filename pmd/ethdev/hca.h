@@ -66,6 +66,7 @@ struct hca_internals {
 	struct hca_queue txq[HCA_MAX_QUEUES];
 	uint16_t port_id;
 	bool started;
+	bool no_carrier;	/* nobody at the other end of the cable */
 	bool promisc;
 };
 

@@ -462,7 +462,7 @@ eth_dev_start(struct rte_eth_dev *dev)
 
 	rte_spinlock_lock(&hi->lock);
 	/* the cable is there: physical link up, logical Init (IBA 7.2) */
-	if (p->admin_up) {
+	if (p->admin_up && !hi->no_carrier) {
 		p->phys_state = HCA_PHYS_LINKUP;
 		if (p->port_state < HCA_PORT_INIT)
 			p->port_state = link_up_state(p);
@@ -475,7 +475,10 @@ eth_dev_start(struct rte_eth_dev *dev)
 	if (dev->data->dev_conf.intr_conf.rxq && intr_vec_install(dev) != 0)
 		return -ENOMEM;
 	dev->data->dev_started = 1;
-	return eth_link_update(dev, 0);
+	/* rte_eth_linkstatus_set()'s -1 says "unchanged" (a port without a
+	 * cable stays down): not a failure */
+	eth_link_update(dev, 0);
+	return 0;
 }
 
 static int
@@ -498,7 +501,8 @@ eth_dev_stop(struct rte_eth_dev *dev)
 	rte_spinlock_unlock(&hi->lock);
 	rte_intr_vec_list_free(hi->intr);
 	dev->data->dev_started = 0;
-	return eth_link_update(dev, 0);
+	eth_link_update(dev, 0);
+	return 0;
 }
 
 /* The doorbell and the interrupt handle that carries it: 0 or -1. */
@@ -833,7 +837,7 @@ eth_set_link(struct rte_eth_dev *dev, bool up)
 			p->cnt.link_downed++;
 		p->phys_state = HCA_PHYS_DISABLED;
 		p->port_state = HCA_PORT_DOWN;
-	} else if (hi->started) {
+	} else if (hi->started && !hi->no_carrier) {
 		p->phys_state = HCA_PHYS_LINKUP;
 		p->port_state = link_up_state(p);
 	} else {
@@ -843,7 +847,8 @@ eth_set_link(struct rte_eth_dev *dev, bool up)
 	if (hi->chan)
 		hca_chan_port_events(hi->chan);
 	rte_spinlock_unlock(&hi->lock);
-	return eth_link_update(dev, 0);
+	eth_link_update(dev, 0);
+	return 0;
 }
 
 static int
@@ -1081,6 +1086,38 @@ rte_pmd_hca_port_info_get(uint16_t port_id, struct rte_pmd_hca_port_info *info)
 	info->link_roce = p->link != MPD_LINK_IB;
 	info->cap_mask = p->cap_mask;
 	rte_spinlock_unlock(&hi->lock);
+	return 0;
+}
+
+int
+rte_pmd_hca_carrier_set(uint16_t port_id, int on)
+{
+	struct hca_internals *hi;
+	struct hca_port *p;
+	int rc;
+
+	hi = hca_of_port_checked(port_id, &rc);
+	if (!hi)
+		return rc;
+	p = &hi->port;
+	rte_spinlock_lock(&hi->lock);
+	hi->no_carrier = !on;
+	if (!on && p->phys_state != HCA_PHYS_DISABLED) {
+		if (p->phys_state == HCA_PHYS_LINKUP)
+			p->cnt.link_downed++;
+		p->phys_state = HCA_PHYS_POLLING;
+		p->port_state = HCA_PORT_DOWN;
+	} else if (on && p->admin_up && hi->started &&
+		   p->phys_state != HCA_PHYS_LINKUP) {
+		p->phys_state = HCA_PHYS_LINKUP;
+		p->port_state = link_up_state(p);
+	}
+	hca_rec_port_check(&hi->rec, p);
+	if (hi->chan)
+		hca_chan_port_events(hi->chan);
+	rte_spinlock_unlock(&hi->lock);
+	/* what ethdev's link status shows (its "unchanged" is no error) */
+	eth_link_update(&rte_eth_devices[port_id], 0);
 	return 0;
 }
 

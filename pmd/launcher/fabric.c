@@ -327,6 +327,11 @@ fab_start(struct fabric *f)
 		if (!rc)
 			rc = rte_eth_tx_queue_setup(pid, 0, RING_DESC,
 						    rte_socket_id(), NULL);
+		/* an HCA port without a cable has no partner to train with:
+		 * Down and Polling, as under ibsim, not LinkUp */
+		if (!rc && f->port[i].hca && f->port[i].peer < 0 &&
+		    !f->port[i].replay)
+			rc = rte_pmd_hca_carrier_set(pid, 0);
 		if (!rc)
 			rc = rte_eth_dev_start(pid);
 		/* an HCA cabled to an outside ethdev takes every frame: a

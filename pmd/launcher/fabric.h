@@ -69,7 +69,15 @@ struct fab_port {
 	} ew;
 	char far[FAB_NAME_LEN + 8];	/* cabled to NODE[port] of another
 					 * daemon (--nodes) */
+	/* a switch port: the prompt's `set link` for the lcore (FAB_LINK_*),
+	 * and whether its being disabled took the peer's link down */
+	int link_req;
+	bool cut_peer;
 };
+
+#define FAB_LINK_NONE	0
+#define FAB_LINK_DOWN	1
+#define FAB_LINK_UP	2
 
 /* Frames carrying a MAD of this management class (and attribute). */
 struct fab_mad_sel {
@@ -222,10 +230,14 @@ void fab_switches_start(struct fabric *f);
 void fab_switch_input(struct fabric *f, struct fab_port *b,
 		      struct rte_mbuf **m, uint16_t n);
 void fab_switches_free(struct fabric *f);
-/* A switch port follows the link of the net_hca port at the other end of
- * its cable (`set link NODE:PORT down|up` at the prompt): Down when it
- * goes, Init when it trains again, PortStateChange set and trap 128 sent
- * to the SM either way. The polling lcore, every few ms. */
+/* The links of switch ports, every few ms on the polling lcore: a port
+ * follows whoever is at the other end of its cable (a net_hca port `set
+ * link down` at the prompt or disabled by an SMP, a disabled switch or
+ * served CA port): Down when it goes, Init when it trains again,
+ * PortStateChange set and trap 128 sent to the SM either way. A switch
+ * port disabled (by the SM's Set(PortInfo), or `set link` at the prompt
+ * through link_req) takes the link of a CA at the other end down with
+ * it, and gives it back when enabled. */
 void fab_switches_links(struct fabric *f);
 /* A switch port's PortState, PortPhysicalState and its switch's LID and
  * SM LID, as the polling lcore last left them (for the prompt). */
@@ -265,6 +277,10 @@ void fab_ca_relist(struct fabric *f, struct fab_port *a);
 /* The port's PortState, PortPhysicalState, LID and SM LID (the prompt). */
 void fab_ca_port_state(const struct fab_port *p, uint8_t *state,
 		       uint8_t *phys, uint16_t *lid, uint16_t *sm_lid);
+/* Whether anyone is at the other end of served CA port p's cable: Down
+ * and Polling without, LinkUp and Init when it comes back (not a port
+ * disabled by an SMP). The polling lcore. */
+void fab_ca_carrier(struct fab_port *p, bool on);
 void fab_cas_free(struct fabric *f);
 
 /* ---- native IB links over Ethernet ethdevs (eth_wire.c) ---- */

@@ -240,7 +240,7 @@ struct cmd_show_cnt {
 static int
 find_or_say(const char *spec)
 {
-	int idx = fab_find(fab, spec);
+	int idx = fab_find_node_port(fab, spec);
 
 	if (idx < 0)
 		printf("no port \"%s\": give node:port, node or an ethdev name (see show ports)\n",
@@ -257,6 +257,11 @@ cmd_show_cnt_parsed(void *res, struct cmdline *cl __rte_unused,
 
 	if (idx < 0)
 		goto out;
+	if (!fab_port_ethdev(&fab->port[idx])) {
+		printf("%s has no ethdev: its PMA counts it (perfquery LID PORT)\n",
+		       r->port);
+		goto out;
+	}
 	n = launcher_show_counters(fab, idx, stdout);
 	if (n == 0)
 		printf("%s: every counter is zero\n", r->port);
@@ -289,12 +294,25 @@ cmd_link_parsed(void *res, struct cmdline *cl __rte_unused,
 {
 	struct cmd_link *r = res;
 	int idx = find_or_say(r->port), rc;
+	bool up = strcmp(r->state, "up") == 0;
+	struct fab_port *p;
 
 	if (idx < 0)
 		goto out;
-	rc = strcmp(r->state, "up") == 0 ?
-	     rte_eth_dev_set_link_up(fab->port[idx].port_id) :
-	     rte_eth_dev_set_link_down(fab->port[idx].port_id);
+	p = &fab->port[idx];
+	if (p->sw) {
+		/* the polling lcore owns the switch: it takes the request */
+		__atomic_store_n(&p->link_req, up ? FAB_LINK_UP : FAB_LINK_DOWN,
+				 __ATOMIC_RELEASE);
+		goto out;
+	}
+	if (p->ca) {
+		printf("set link %s: a served CA's link follows its cable; set the port at the other end\n",
+		       r->port);
+		goto out;
+	}
+	rc = up ? rte_eth_dev_set_link_up(p->port_id) :
+		  rte_eth_dev_set_link_down(p->port_id);
 	if (rc)
 		printf("set link %s %s: %s\n", r->port, r->state,
 		       rte_strerror(-rc));
@@ -312,7 +330,7 @@ static cmdline_parse_token_string_t tok_link_state =
 	TOKEN_STRING_INITIALIZER(struct cmd_link, state, "up#down");
 static cmdline_parse_inst_t cmd_link = {
 	.f = cmd_link_parsed,
-	.help_str = "set link <node:port> up|down: take the link down (Disabled) or bring it back",
+	.help_str = "set link <node:port> up|down: take the link down (Disabled) or bring it back (a net_hca or a switch port)",
 	.tokens = { (void *)&tok_set, (void *)&tok_link, (void *)&tok_link_port,
 		    (void *)&tok_link_state, NULL },
 };

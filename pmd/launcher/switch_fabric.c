@@ -97,25 +97,77 @@ fab_switches_start(struct fabric *f)
 
 static void sw_trap_link(struct fabric *f, struct fab_switch *s);
 
+/* Whether the port at the other end of a switch port's cable is there
+ * to train with: a net_hca port whose link is up, a switch's or a served
+ * CA's port that is not disabled, an outside ethdev (another daemon). */
+static bool
+peer_present(const struct fab_port *b)
+{
+	struct rte_pmd_hca_port_info pi;
+	uint8_t state, phys;
+	uint16_t lid, sm_lid;
+
+	if (b->sw) {
+		fab_switch_port_state(b, &state, &phys, &lid, &sm_lid);
+		return phys != HCA_PHYS_DISABLED;
+	}
+	if (b->ca) {
+		fab_ca_port_state(b, &state, &phys, &lid, &sm_lid);
+		return phys != HCA_PHYS_DISABLED;
+	}
+	if (b->hca)
+		return rte_pmd_hca_port_info_get(b->port_id, &pi) == 0 &&
+		       pi.phys_state == HCA_PHYS_LINKUP;
+	return true;
+}
+
+/* The link of a CA at the other end goes (or comes back) with ours; a
+ * switch at the other end sees to its own port */
+static void
+peer_carrier(struct fab_port *b, bool on)
+{
+	if (b->ca)
+		fab_ca_carrier(b, on);
+	else if (b->hca)
+		rte_pmd_hca_carrier_set(b->port_id, on);
+}
+
 void
 fab_switches_links(struct fabric *f)
 {
-	struct rte_pmd_hca_port_info pi;
 	unsigned int i, p;
 
 	for (i = 0; i < f->nsw; i++) {
 		struct fab_switch *s = f->sw[i];
 
 		for (p = 1; p <= s->sw.num_ports; p++) {
-			int q = f->port[s->first + (int)p - 1].peer;
+			struct fab_port *a = &f->port[s->first + (int)p - 1];
+			struct hca_port *me = &s->sw.port[p];
+			int req = __atomic_exchange_n(&a->link_req,
+						      FAB_LINK_NONE,
+						      __ATOMIC_ACQ_REL);
 			bool up;
 
-			if (q < 0 || !f->port[q].hca ||
-			    rte_pmd_hca_port_info_get(f->port[q].port_id,
-						      &pi) != 0)
+			if (req != FAB_LINK_NONE) {
+				hca_switch_disable(&s->sw, (uint8_t)p,
+						   req == FAB_LINK_DOWN);
+				sw_trap_link(f, s);
+			}
+			if (a->peer < 0)
 				continue;
-			up = pi.phys_state == HCA_PHYS_LINKUP;
-			if (up == (s->sw.port[p].port_state != HCA_PORT_DOWN))
+			if (me->phys_state == HCA_PHYS_DISABLED) {
+				if (!a->cut_peer) {
+					peer_carrier(&f->port[a->peer], false);
+					a->cut_peer = true;
+				}
+				continue;
+			}
+			if (a->cut_peer) {
+				peer_carrier(&f->port[a->peer], true);
+				a->cut_peer = false;
+			}
+			up = peer_present(&f->port[a->peer]);
+			if (up == (me->port_state != HCA_PORT_DOWN))
 				continue;
 			hca_switch_link(&s->sw, (uint8_t)p, up);
 			sw_trap_link(f, s);

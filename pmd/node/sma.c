@@ -124,9 +124,15 @@ hca_sma_link_set(struct hca_port *p, const struct mpd_port_info *pi)
 		p->port_state = st;
 	}
 	if (pi->port_phys_state == HCA_PHYS_DISABLED) {
-		p->cnt.link_downed++;
+		if (p->phys_state == HCA_PHYS_LINKUP)
+			p->cnt.link_downed++;
 		p->phys_state = HCA_PHYS_DISABLED;
 		p->port_state = HCA_PORT_DOWN;
+	} else if (pi->port_phys_state == HCA_PHYS_POLLING &&
+		   p->phys_state == HCA_PHYS_DISABLED) {
+		/* enabled again: the link trains when it has a partner
+		 * (a switch port: the fabric sees to it) */
+		p->phys_state = HCA_PHYS_POLLING;
 	}
 }
 

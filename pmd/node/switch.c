@@ -113,7 +113,9 @@ hca_switch_link(struct hca_switch *sw, uint8_t port, bool up)
 	if (port == 0 || port > sw->num_ports)
 		return;
 	p = &sw->port[port];
-	if (up == (p->port_state != HCA_PORT_DOWN))
+	/* a disabled port does not train, and is down already */
+	if (p->phys_state == HCA_PHYS_DISABLED ||
+	    up == (p->port_state != HCA_PORT_DOWN))
 		return;
 	if (up) {
 		p->port_state = HCA_PORT_INIT;
@@ -121,6 +123,27 @@ hca_switch_link(struct hca_switch *sw, uint8_t port, bool up)
 	} else {
 		p->cnt.link_downed++;
 		p->port_state = HCA_PORT_DOWN;
+		p->phys_state = HCA_PHYS_POLLING;
+	}
+	sw->port_state_change = 1;
+}
+
+void
+hca_switch_disable(struct hca_switch *sw, uint8_t port, bool off)
+{
+	struct hca_port *p;
+
+	if (port == 0 || port > sw->num_ports)
+		return;
+	p = &sw->port[port];
+	if (off == (p->phys_state == HCA_PHYS_DISABLED))
+		return;
+	if (off) {
+		if (p->phys_state == HCA_PHYS_LINKUP)
+			p->cnt.link_downed++;
+		p->phys_state = HCA_PHYS_DISABLED;
+		p->port_state = HCA_PORT_DOWN;
+	} else {
 		p->phys_state = HCA_PHYS_POLLING;
 	}
 	sw->port_state_change = 1;

@@ -55,8 +55,13 @@ int hca_switch_init(struct hca_switch *sw, uint8_t nports, uint64_t node_guid,
 		    const char *desc, uint16_t lft_cap, uint16_t mft_cap);
 void hca_switch_fini(struct hca_switch *sw);
 /* An external port's link trains (Init, LinkUp) or goes (Down, Polling);
- * either sets SwitchInfo:PortStateChange (IBA 14.2.5.4). */
+ * either sets SwitchInfo:PortStateChange (IBA 14.2.5.4). Not a disabled
+ * port's. */
 void hca_switch_link(struct hca_switch *sw, uint8_t port, bool up);
+/* Disable the external port (its PortPhysicalState Disabled, Down, as a
+ * Set(PortInfo) does), or let a disabled one train again (Polling, until
+ * hca_switch_link() brings it up); PortStateChange set. */
+void hca_switch_disable(struct hca_switch *sw, uint8_t port, bool off);
 /* True when dlid is one of the switch's LIDs (port 0's LID .. + 2^LMC-1) */
 bool hca_switch_owns_lid(const struct hca_switch *sw, uint16_t dlid);
 

@@ -260,6 +260,47 @@ done
 grep -q "^LinkState:\.*Active" "$tmp/pi.again" &&
 	grep -q "num:128 (Link state change) Producer:2 (Switch)" "$tmp/opensm.link.log"
 ok $? "set link Hca3:1 up: Switch1's trap 128 has OpenSM (no periodic sweep) make port 2 Active again ($(grep -c 'num:128' "$tmp/opensm.link.log") traps logged)"
+
+# the other way: a switch port disabled by an SMP takes the CA's link down
+# with it (no partner: Down, Polling), and enabled trains it again
+"$run" --node Hca1 ibportstate -D 0,1 2 disable > "$tmp/ps.dis" 2>&1
+for i in $(seq 50); do
+	"$run" --node Hca3 ibstat > "$tmp/ibstat.dis" 2>&1
+	grep -A1 "Port 1:" "$tmp/ibstat.dis" | grep -q "State: Down" && break
+	sleep 0.1
+done
+"$run" --node Hca1 smpquery -D portinfo 0,1 2 > "$tmp/pi.dis" 2>&1
+grep -q "^PhysLinkState:\.*Disabled" "$tmp/pi.dis" &&
+	grep -A1 "Port 1:" "$tmp/ibstat.dis" | grep -q "State: Down" &&
+	grep -A2 "Port 1:" "$tmp/ibstat.dis" | grep -q "Physical state: Polling"
+ok $? "ibportstate -D 0,1 2 disable: Switch1's port 2 Disabled, Hca3's port Down and Polling"
+"$run" --node Hca1 ibportstate -D 0,1 2 enable > "$tmp/ps.en" 2>&1
+for i in $(seq 80); do
+	"$run" --node Hca3 ibstat > "$tmp/ibstat.en" 2>&1
+	grep -A1 "Port 1:" "$tmp/ibstat.en" | grep -q "State: Active" && break
+	sleep 0.1
+done
+grep -A1 "Port 1:" "$tmp/ibstat.en" | grep -q "State: Active"
+ok $? "ibportstate -D 0,1 2 enable: the link trains, trap 128, OpenSM makes Hca3's port Active again"
+# a cable between switches, from the prompt: Switch2's end follows
+echo "set link Switch1:5 down" >&7
+for i in $(seq 50); do
+	"$run" --node Hca1 smpquery -D portinfo 0,1,3 5 > "$tmp/pi.s2" 2>&1
+	grep -q "^LinkState:\.*Down" "$tmp/pi.s2" && break
+	sleep 0.1
+done
+"$run" --node Hca1 smpquery -D portinfo 0,1 5 > "$tmp/pi.s1" 2>&1
+grep -q "^LinkState:\.*Down" "$tmp/pi.s2" && grep -q "^PhysLinkState:\.*Polling" "$tmp/pi.s2" &&
+	grep -q "^PhysLinkState:\.*Disabled" "$tmp/pi.s1"
+ok $? "set link Switch1:5 down: that port Disabled, Switch2's port 5 at the other end Down and Polling"
+echo "set link Switch1:5 up" >&7
+for i in $(seq 80); do
+	"$run" --node Hca1 smpquery -D portinfo 0,1,3 5 > "$tmp/pi.s2" 2>&1
+	grep -q "^LinkState:\.*Active" "$tmp/pi.s2" && break
+	sleep 0.1
+done
+grep -q "^LinkState:\.*Active" "$tmp/pi.s2"
+ok $? "set link Switch1:5 up: the cable trains, and OpenSM brings both ends Active again"
 stop "$osm"
 echo quit >&7
 for i in $(seq 100); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done

@@ -1019,6 +1019,54 @@ test_pkey_enforce(void)
 	hca_switch_fini(&sw);
 }
 
+/* A port disabled (by Set(PortInfo) or the fabric) stays down until
+ * enabled (PortPhysicalState Polling), then trains again */
+static void
+test_disable(void)
+{
+	struct mpd_port_info pi, got;
+	struct hca_switch sw;
+	uint64_t downed;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	downed = sw.port[7].cnt.link_downed;
+	memset(&pi, 0, sizeof(pi));
+	pi.port_phys_state = HCA_PHYS_DISABLED;
+	is_int(port_info_set(&sw, 7, &pi, &got), 0,
+	       "Set(PortInfo) of port 7: PortPhysicalState Disabled");
+	ok(got.port_phys_state == HCA_PHYS_DISABLED &&
+	   got.port_state == HCA_PORT_DOWN &&
+	   sw.port[7].cnt.link_downed == downed + 1,
+	   "port 7: Disabled, Down, LinkDownedCounter + 1");
+	hca_switch_link(&sw, 7, true);
+	ok(sw.port[7].port_state == HCA_PORT_DOWN &&
+	   sw.port[7].phys_state == HCA_PHYS_DISABLED,
+	   "a disabled port does not train when its peer is there");
+	pi.port_phys_state = HCA_PHYS_DISABLED;
+	port_info_set(&sw, 7, &pi, &got);
+	ok(sw.port[7].cnt.link_downed == downed + 1,
+	   "disabled twice: counted once");
+	pi.port_phys_state = HCA_PHYS_POLLING;
+	is_int(port_info_set(&sw, 7, &pi, &got), 0,
+	       "Set(PortInfo) of port 7: PortPhysicalState Polling (enable)");
+	ok(got.port_phys_state == HCA_PHYS_POLLING &&
+	   got.port_state == HCA_PORT_DOWN, "port 7: Polling, still Down");
+	hca_switch_link(&sw, 7, true);
+	ok(sw.port[7].port_state == HCA_PORT_INIT &&
+	   sw.port[7].phys_state == HCA_PHYS_LINKUP,
+	   "then it trains: Init, LinkUp");
+	sw.port_state_change = 0;
+	hca_switch_disable(&sw, 7, true);
+	ok(sw.port[7].phys_state == HCA_PHYS_DISABLED &&
+	   sw.port[7].port_state == HCA_PORT_DOWN && sw.port_state_change,
+	   "hca_switch_disable(): Disabled, Down, PortStateChange set");
+	hca_switch_disable(&sw, 7, false);
+	ok(sw.port[7].phys_state == HCA_PHYS_POLLING &&
+	   sw.port[7].port_state == HCA_PORT_DOWN,
+	   "and enabled: Polling until its link trains");
+	hca_switch_fini(&sw);
+}
+
 int
 main(void)
 {
@@ -1041,6 +1089,7 @@ main(void)
 	test_mkey();
 	test_rx();
 	test_pkey_enforce();
+	test_disable();
 	test_served_ca();
 	return tap_done();
 }

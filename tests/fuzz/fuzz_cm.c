@@ -241,6 +241,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t i = 0;
+	uint32_t steps;
 	int k;
 
 	/* the CMs are made once (16384 connection slots each) and must be
@@ -317,9 +318,23 @@ out:
 				hca_ibcm_unlisten(&side[k].cm, SID | sid);
 		memset(side[k].listening, 0, sizeof(side[k].listening));
 	}
-	/* DREQ retries, then timewait: every connection is freed */
-	for (k = 0; k < 40; k++) {
-		now_ns += 600 * 1000000000ull;
+	/* DREQ retries, then timewait: every connection is freed. Time
+	 * jumps to the next timer: a peer's CM response time-out and packet
+	 * life time of 31 make a DREQ wait 3 * 2^23 ms, 16 times (cm.c's
+	 * rules), days in all */
+	/* each step fires a timer at least: 16 sends and a timewait at most
+	 * for each connection */
+	steps = 32 * (side[0].cm.nused + side[1].cm.nused);
+	for (k = 0; (uint32_t)k < steps &&
+		    (side[0].cm.nused || side[1].cm.nused); k++) {
+		uint64_t t = UINT64_MAX;
+		unsigned int j;
+
+		for (j = 0; j < 2; j++)
+			if (side[j].cm.next_timer_ns > now_ns &&
+			    side[j].cm.next_timer_ns < t)
+				t = side[j].cm.next_timer_ns;
+		now_ns = t == UINT64_MAX ? now_ns + 1000000000ull : t;
 		hca_ibcm_timers(&side[0].cm, now_ns);
 		hca_ibcm_timers(&side[1].cm, now_ns);
 		side[0].nq = side[1].nq = 0;

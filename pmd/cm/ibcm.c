@@ -715,8 +715,14 @@ hca_ibcm_destroy(struct hca_ibcm *cm, struct hca_ibcm_conn *c, uint64_t now_ns)
 	case HCA_IBCM_MRA_REP_RCVD:
 		hca_ibcm_send_rej(cm, c, HCA_IBCM_REJ_CONSUMER, NULL, 0, now_ns);
 		break;
+	/* cm.c's cm_destroy_id() sends the DREQ once and goes to timewait
+	 * without waiting for the DREP, so a peer's long time-outs cannot
+	 * keep the slot for days of DREQ retries */
 	case HCA_IBCM_ESTABLISHED:
 		hca_ibcm_send_dreq(cm, c, NULL, 0, now_ns);
+		/* fall through */
+	case HCA_IBCM_DREQ_SENT:
+		enter_timewait(cm, c, now_ns);
 		break;
 	case HCA_IBCM_DREQ_RCVD:
 		hca_ibcm_send_drep(cm, c, NULL, 0, now_ns);
@@ -729,7 +735,7 @@ hca_ibcm_destroy(struct hca_ibcm *cm, struct hca_ibcm_conn *c, uint64_t now_ns)
 		c->state = HCA_IBCM_IDLE;
 		break;
 	default:
-		break;	/* DREQ sent, timewait: linger */
+		break;	/* timewait: linger */
 	}
 	conn_settle(cm, c);
 }

@@ -273,6 +273,36 @@ test_connect(void)
 	dump();
 }
 
+/* Destroyed while connected: one DREQ, then timewait at once (cm.c's
+ * cm_destroy_id()), however long the peer's time-outs; the peer's DREP
+ * is still taken */
+static void
+test_destroy_connected(void)
+{
+	struct hca_ibcm_conn *a, *b;
+
+	reset_logs();
+	a = start(&b);
+	rep(b);
+	pump();
+	hca_ibcm_send_rtu(&cm[0], a, NULL, 0);
+	pump();
+	is_int(a->state, HCA_IBCM_ESTABLISHED, "connected");
+	drop_attr = MPD_ATTR_CM_DREQ;
+	drop_count = 100;
+	hca_ibcm_destroy(&cm[0], a, now);
+	is_int(sent_attr[0][MPD_ATTR_CM_DREQ], 1, "destroy: one DREQ sent");
+	is_int(a->state, HCA_IBCM_TIMEWAIT, "and timewait at once, no DREP awaited");
+	advance(10 * a->timewait_ms);
+	is_int(sent_attr[0][MPD_ATTR_CM_DREQ], 1, "the DREQ is never sent again");
+	is_int(cm[0].nused, 0, "the connection is freed after timewait");
+	drop_attr = -1;
+	hca_ibcm_destroy(&cm[1], b, now);
+	advance(10 * b->timewait_ms + 60000);
+	is_int(cm[1].nused, 0, "the other side, destroyed too, is freed");
+	dump();
+}
+
 static void
 test_rejects(void)
 {
@@ -623,6 +653,7 @@ main(void)
 	       "a second listen on the service ID: EADDRINUSE");
 	now = 1000 * MS;
 	test_connect();
+	test_destroy_connected();
 	test_rejects();
 	test_lost_req();
 	test_dup_req();

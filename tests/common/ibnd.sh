@@ -10,3 +10,33 @@ topo_norm() {
 	     /^\[/ { l = $0; sub(/[ \t]*#.*/, "", l); gsub(/[ \t]+/, " ", l)
 		     print node " " l }' "$1" | sort
 }
+
+# The reference: ibsim's view of net file $1, as stock `opensm -o` and
+# ibnetdiscover see it from CA $2 over rdma-core's libibumad under
+# libumad2sim (not madpmd's drop-in, nor the ASan run's preload),
+# normalized into $3. Needs the test's tmp, pids and stop (tap.sh).
+# Returns 2 when ibsim or libumad2sim is not installed, 1 when the tools
+# did not see ibsim's simulated CA (the view would not be ibsim's).
+ibsim_view() {
+	local net=$1 host=$2 out=$3 sim i umad2sim sim_env
+
+	umad2sim=$(dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim\.so$' | head -n 1)
+	command -v ibsim > /dev/null && [ -n "$umad2sim" ] || return 2
+	export IBSIM_SOCKNAME=ibsim-$$
+	ibsim -s -n "$net" > "$tmp/ibsim.log" 2>&1 < /dev/null &
+	sim=$!
+	pids+=($sim)
+	for i in $(seq 100); do grep -q "simulator ready" "$tmp/ibsim.log" && break; sleep 0.1; done
+	sleep 0.2
+	rm -rf "$tmp/sim-cache"
+	mkdir -p "$tmp/sim-cache"
+	sim_env=(env -u LD_LIBRARY_PATH -u MADPMD_RUN_DIR -u MADPMD_NODE
+		 OSM_CACHE_DIR="$tmp/sim-cache" OSM_TMP_DIR="$tmp/sim-cache"
+		 SIM_HOST="$host" LD_PRELOAD="$umad2sim")
+	"${sim_env[@]}" timeout 60 opensm -o -f "$tmp/opensm.sim.log" > /dev/null 2>&1
+	"${sim_env[@]}" timeout 60 ibnetdiscover > "$tmp/ibnd.sim" 2> /dev/null
+	"${sim_env[@]}" timeout 30 ibstat > "$tmp/ibstat.sim" 2>&1
+	stop "$sim"
+	topo_norm "$tmp/ibnd.sim" > "$out"
+	grep -q "CA type: simulator" "$tmp/ibstat.sim" && [ -s "$out" ]
+}

@@ -63,31 +63,14 @@ topo_norm "$tmp/ibnd" > "$tmp/ibnd.norm"
 	[ "$(wc -l < "$tmp/ibnd.norm")" = 1088 ]
 ok $? "ibnetdiscover: 24 switches, 288 CAs, 1088 cable ends ($(wc -l < "$tmp/ibnd.norm"))"
 
-umad2sim=$(dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim\.so$' | head -n 1)
-if command -v ibsim > /dev/null && [ -n "$umad2sim" ]; then
-	export IBSIM_SOCKNAME=ibsim-fattree-$$
-	ibsim -s -n "$tmp/fat288" > "$tmp/ibsim.log" 2>&1 < /dev/null &
-	sim=$!
-	pids+=($sim)
-	for i in $(seq 100); do grep -q "simulator ready" "$tmp/ibsim.log" && break; sleep 0.1; done
-	sleep 0.2
-	mkdir -p "$tmp/sim-cache"
-	# rdma-core's libibumad under libumad2sim, not our drop-in nor the
-	# ASan run's preload
-	sim_env=(env -u LD_LIBRARY_PATH -u MADPMD_RUN_DIR -u MADPMD_NODE
-		 OSM_CACHE_DIR="$tmp/sim-cache" OSM_TMP_DIR="$tmp/sim-cache"
-		 SIM_HOST=H-1 LD_PRELOAD="$umad2sim")
-	"${sim_env[@]}" timeout 60 opensm -o -f "$tmp/opensm.sim.log" > /dev/null 2>&1
-	"${sim_env[@]}" timeout 60 ibnetdiscover > "$tmp/ibnd.sim" 2> /dev/null
-	"${sim_env[@]}" timeout 30 ibstat > "$tmp/ibstat.sim" 2>&1
-	stop "$sim"
-	topo_norm "$tmp/ibnd.sim" > "$tmp/ibnd.sim.norm"
-	grep -q "CA type: simulator" "$tmp/ibstat.sim" && [ -s "$tmp/ibnd.sim.norm" ] &&
-		diff "$tmp/ibnd.sim.norm" "$tmp/ibnd.norm" > "$tmp/ibnd.diff"
+ibsim_view "$tmp/fat288" H-1 "$tmp/ibnd.sim.norm"
+rc=$?
+if [ $rc = 2 ]; then
+	skip "ibnetdiscover under ibsim" "ibsim or libumad2sim not installed"
+else
+	[ $rc = 0 ] && diff "$tmp/ibnd.sim.norm" "$tmp/ibnd.norm" > "$tmp/ibnd.diff"
 	ok $? "ibnetdiscover's nodes and cables are ibsim's ($(wc -l < "$tmp/ibnd.sim.norm") cable ends there)"
 	head -n 10 "$tmp/ibnd.diff" | sed 's/^/# /'
-else
-	skip "ibnetdiscover under ibsim" "ibsim or libumad2sim not installed"
 fi
 
 # H-288 hangs off leaf L-16: from H-1 on L-1 the route goes up a spine

@@ -7,8 +7,9 @@
 # --nodes), its two cables between the switches carried by two veth
 # pairs through net_af_packet. Stock `opensm -o` in A brings up the nodes
 # of both; stock ibnetdiscover, from either side, sees the fabric ibsim
-# sees in the whole file; ibtracert, smpquery and perfquery cross from
-# one daemon to the other; stock dumpcap on a veth captures the IB
+# sees in the whole file; ibtracert, smpquery, perfquery and rping (its
+# path from a resident OpenSM's SA) cross from one daemon to the other;
+# stock dumpcap on a veth captures the IB
 # frames in their Ethernet envelope and stock tshark with the plugin
 # decodes them; frames that are not IB, or cut short, are dropped and
 # counted while the fabric keeps working.
@@ -173,6 +174,29 @@ ok $? "three frames injected on the veth of cable 5 (IPv4, IB cut short, 2 bytes
 grep -q "Node Description:.*Hca1" "$tmp/nodedesc2"
 ok $? "the fabric still answers across both daemons after them"
 
+# rdma_cm across on IB: a resident OpenSM in A answers B's PathRecord
+# query; A finds Hca4's address in the table it made from the file
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" "$run" --node Hca1 \
+	opensm -f "$tmp/opensm.res.log" > /dev/null 2>&1 &
+osm=$!
+pids+=($osm)
+for i in $(seq 100); do grep -q "SUBNET UP" "$tmp/opensm.res.log" 2>/dev/null && break; sleep 0.1; done
+addr4=$("${inb[@]}" env MADPMD_RUN_DIR="$tmp/run-b" "$run" --node Hca4 --print-addr)
+"${inb[@]}" env MADPMD_RUN_DIR="$tmp/run-b" timeout 60 "$run" --node Hca4 \
+	rping -s -a "$addr4" -C 10 -v > "$tmp/ibrping.srv" 2>&1 &
+srv=$!
+pids+=($srv)
+sleep 0.5
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 60 "$run" --node Hca1 \
+	rping -c -a "$addr4" -C 10 -v -V > "$tmp/ibrping.cli" 2>&1
+rc1=$?
+wait $srv
+rc2=$?
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(grep -c 'ping data: rdma-ping-' "$tmp/ibrping.cli")" = 10 ] &&
+	[ "$(grep -c 'server ping data: rdma-ping-' "$tmp/ibrping.srv")" = 10 ]
+ok $? "IB: rping from Hca1 in A to Hca4 ($addr4) in B through both switches, the route from A's SM, 10 validated pings (exit $rc1, $rc2)"
+stop "$osm"
+
 stop "$dc"
 chmod 755 "$tmp"
 chmod 644 "$tmp/veth.pcapng" "$tmp/fabric-a.pcapng" 2>/dev/null
@@ -191,10 +215,13 @@ frames=$(wc -l < "$tmp/veth.txt")
 srcs=$(cut -f1 "$tmp/veth.txt" | sort -u | wc -l)
 reqs=$(awk -F'\t' '$2 == "0x01"' "$tmp/veth.txt" | wc -l)
 resps=$(awk -F'\t' '$2 == "0x81"' "$tmp/veth.txt" | wc -l)
-good=$(awk -F'\t' '$3 == "1" && $4 == "1"' "$tmp/veth.txt" | wc -l)
+# madpmd checks the CRCs of the MADs (the RC traffic of rping is the
+# stock dissector's alone)
+mads=$(awk -F'\t' '$2 != ""' "$tmp/veth.txt" | wc -l)
+good=$(awk -F'\t' '$2 != "" && $3 == "1" && $4 == "1"' "$tmp/veth.txt" | wc -l)
 [ "$frames" -gt 20 ] && [ "$srcs" = 2 ] && [ "$reqs" -gt 0 ] && [ "$resps" -gt 0 ] &&
-	[ "$good" = "$frames" ]
-ok $? "dumpcap on the veth: $frames IB frames in EtherType 0x88b5, both ways ($srcs MACs), tshark decodes $reqs SMP requests and $resps answers, ICRC and VCRC good in $good"
+	[ "$good" = "$mads" ]
+ok $? "dumpcap on the veth: $frames IB frames in EtherType 0x88b5, both ways ($srcs MACs), tshark decodes $reqs SMP requests and $resps answers, ICRC and VCRC good in $good of $mads MADs"
 bad=$(ts -r "$tmp/veth.pcapng" -Y 'eth.type == 0x88b5 && (_ws.malformed || _ws.expert.severity >= 8388608)' 2>/dev/null | wc -l)
 [ "$bad" = 0 ]
 ok $? "no malformed frame, no expert error on the veth ($bad)"

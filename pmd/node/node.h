@@ -294,6 +294,11 @@ void hca_sma_node_info_init(struct mpd_node_info *ni, uint8_t node_type);
  * switch's (port 0).
  */
 int hca_sma_trap(struct hca_port *p, const struct mpd_notice *n, uint8_t *mad);
+/* Trap 256, Bad M_Key, for the SMP m (read from mad, which the Trap then
+ * replaces), sent by a node of that NodeType from port p. */
+void hca_sma_bad_mkey_trap(struct hca_port *p, uint8_t *mad,
+			   const struct mpd_mad *m, uint16_t requester_lid,
+			   uint8_t producer_type);
 /* M_Key check (IBA 14.2.4.1-3): false when the SMP must not be answered;
  * *hide when a Get is answered with the M_Key hidden. */
 bool hca_sma_mkey_ok(struct hca_port *p, const struct mpd_mad *m,

@@ -407,9 +407,10 @@ hca_sma_trap(struct hca_port *p, const struct mpd_notice *n, uint8_t *mad)
  * SLID, method, attribute, modifier, the offending M_Key, and for DR
  * SMPs the hop count and the return path.
  */
-static void
-bad_mkey_trap(struct hca_port *p, uint8_t *mad, const struct mpd_mad *m,
-	      uint16_t requester_lid)
+void
+hca_sma_bad_mkey_trap(struct hca_port *p, uint8_t *mad,
+		      const struct mpd_mad *m, uint16_t requester_lid,
+		      uint8_t producer_type)
 {
 	struct mpd_notice n;
 	uint8_t *d;
@@ -417,7 +418,7 @@ bad_mkey_trap(struct hca_port *p, uint8_t *mad, const struct mpd_mad *m,
 	memset(&n, 0, sizeof(n));
 	n.is_generic = 1;
 	n.type = 2;			/* security */
-	n.producer_type = MPD_NODE_TYPE_CA;
+	n.producer_type = producer_type;
 	n.trap_number = 256;
 	n.issuer_lid = p->lid;
 	d = n.data_details;
@@ -479,7 +480,8 @@ hca_sma_handle(struct hca_port *p, uint8_t *mad, const struct mpd_pkt *pk,
 		/* no answer (IBA 14.2.4.2); a trap when there is an SM */
 		if (!p->sm_lid || !p->lid)
 			return HCA_NO_REPLY;
-		bad_mkey_trap(p, mad, &m, pk->lrh.slid);
+		hca_sma_bad_mkey_trap(p, mad, &m, pk->lrh.slid,
+				      MPD_NODE_TYPE_CA);
 		return HCA_TRAP;
 	}
 

@@ -72,10 +72,13 @@ bool hca_switch_owns_lid(const struct hca_switch *sw, uint16_t dlid);
  * in on (NodeInfo:LocalPortNum, PortInfo:LocalPortNum). A directed-route
  * SMP must have been through hca_switch_dr() (HCA_FWD_LOCAL); the response
  * keeps its hop pointer and goes through hca_switch_dr() again, from
- * port 0, to find its way back (IBA 14.2.2.2 C14-13:1).
+ * port 0, to find its way back (IBA 14.2.2.2 C14-13:1). A wrong M_Key
+ * gets no answer (IBA 14.2.4.2) but, once the switch has a LID and an SM,
+ * mad becomes Trap 256 for it (HCA_TRAP); slid: the requester's LID.
  */
 enum hca_reply hca_switch_sma(struct hca_switch *sw, uint8_t *mad,
-			      uint8_t in_port, uint64_t now_ns);
+			      uint8_t in_port, uint16_t slid,
+			      uint64_t now_ns);
 
 /* ---- forwarding (switch_fwd.c) ---- */
 

@@ -95,6 +95,46 @@ sma_response(struct hca_switch *sw, struct mpd_pkt *pk, uint8_t *mad,
 	return lid_out(sw, pk->lrh.dlid, true, out);
 }
 
+/* A Trap the switch's SMA made in mad: LID-routed on VL15 from the
+ * switch to the master SM (IBA 14.2.5.1); the ports it leaves by in out */
+static unsigned int
+trap_out(struct hca_switch *sw, uint8_t *mad, uint8_t *buf, uint16_t cap,
+	 uint16_t *len, uint8_t *out)
+{
+	struct hca_port *p0 = &sw->port[0];
+	struct mpd_pkt pk;
+
+	memset(&pk, 0, sizeof(pk));
+	pk.link = MPD_LINK_IB;
+	pk.lrh.vl = MPD_VL15;
+	pk.lrh.dlid = p0->sm_lid;
+	pk.lrh.slid = p0->lid;
+	pk.bth.opcode = MPD_OP_UD_SEND_ONLY;
+	pk.bth.pkey = 0xffff;
+	pk.bth.dest_qp = 0;
+	pk.deth.src_qp = 0;
+	if (!reencode(&pk, mad, buf, cap, len))
+		return 0;
+	return lid_out(sw, p0->sm_lid, true, out);
+}
+
+/* What the SMA made of a request: its response, a trap, or nothing */
+static unsigned int
+sma_out(struct hca_switch *sw, enum hca_reply r, struct mpd_pkt *pk,
+	uint8_t *mad, uint16_t lrh_dlid, uint8_t *buf, uint16_t cap,
+	uint16_t *len, uint8_t *out)
+{
+	uint8_t trap[MPD_MAD_LEN];
+
+	if (r == HCA_REPLY)
+		return sma_response(sw, pk, mad, lrh_dlid, buf, cap, len, out);
+	if (r != HCA_TRAP)
+		return 0;
+	/* mad lies inside buf, which the trap's frame overwrites */
+	memcpy(trap, mad, sizeof(trap));
+	return trap_out(sw, trap, buf, cap, len, out);
+}
+
 /* A DR SMP on VL15 for this switch (IBA 14.2.2.2) */
 static unsigned int
 dr_rx(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
@@ -108,11 +148,11 @@ dr_rx(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
 	case HCA_FWD_LOCAL:
 		/* requests to the SMA; responses and traps for an SM on
 		 * port 0, which there is not yet */
-		if (!mpd_mad_is_get_set(mad) ||
-		    hca_switch_sma(sw, mad, in_port, now_ns) != HCA_REPLY)
+		if (!mpd_mad_is_get_set(mad))
 			return 0;
-		return sma_response(sw, pk, mad, lrh_dlid, buf, cap, len,
-				    out);
+		return sma_out(sw, hca_switch_sma(sw, mad, in_port,
+						  pk->lrh.slid, now_ns),
+			       pk, mad, lrh_dlid, buf, cap, len, out);
 	case HCA_FWD_PORT:
 		directed_leg(pk);
 		if (!reencode(pk, mad, buf, cap, len))
@@ -167,12 +207,10 @@ local_rx(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
 	/* the switch's agents answer requests; nothing else is for it */
 	if (!mpd_mad_is_get_set(mad))
 		return 0;
-	if (qp == 0 && mpd_mad_class(mad) == MPD_CLASS_SUBN_LID) {
-		if (hca_switch_sma(sw, mad, in_port, now_ns) != HCA_REPLY)
-			return 0;
-		return sma_response(sw, pk, mad, pk->lrh.dlid, buf, cap, len,
-				    out);
-	}
+	if (qp == 0 && mpd_mad_class(mad) == MPD_CLASS_SUBN_LID)
+		return sma_out(sw, hca_switch_sma(sw, mad, in_port,
+						  pk->lrh.slid, now_ns),
+			       pk, mad, pk->lrh.dlid, buf, cap, len, out);
 	if (qp == 1 && mpd_mad_class(mad) == MPD_CLASS_PERF)
 		return pma_rx(sw, pk, mad, buf, cap, len, out);
 	return 0;
@@ -325,7 +363,6 @@ hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 	struct hca_port *p0 = &sw->port[0];
 	uint8_t mad[MPD_MAD_LEN];
 	struct mpd_notice n;
-	struct mpd_pkt pk;
 	unsigned int k;
 
 	if (!p0->lid || !p0->sm_lid || p0->port_state != HCA_PORT_ACTIVE)
@@ -339,19 +376,7 @@ hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 	mpd_put_be16(n.data_details, p0->lid);
 	if (hca_sma_trap(p0, &n, mad) != 0)
 		return 0;
-
-	memset(&pk, 0, sizeof(pk));
-	pk.link = MPD_LINK_IB;
-	pk.lrh.vl = MPD_VL15;
-	pk.lrh.dlid = p0->sm_lid;
-	pk.lrh.slid = p0->lid;
-	pk.bth.opcode = MPD_OP_UD_SEND_ONLY;
-	pk.bth.pkey = 0xffff;
-	pk.bth.dest_qp = 0;
-	pk.deth.src_qp = 0;
-	if (!reencode(&pk, mad, buf, cap, len))
-		return 0;
-	k = lid_out(sw, p0->sm_lid, true, out);
+	k = trap_out(sw, mad, buf, cap, len, out);
 	if (k)
 		count_xmit(sw, out, k, *len, false);
 	return k;

@@ -242,7 +242,7 @@ sw_attr(struct hca_switch *sw, const struct mpd_mad *m, uint8_t in_port,
 
 enum hca_reply
 hca_switch_sma(struct hca_switch *sw, uint8_t *mad, uint8_t in_port,
-	       uint64_t now_ns)
+	       uint16_t slid, uint64_t now_ns)
 {
 	struct hca_port *p0 = &sw->port[0];
 	bool dr, hide = false;
@@ -259,10 +259,14 @@ hca_switch_sma(struct hca_switch *sw, uint8_t *mad, uint8_t in_port,
 	if (dr && ((m.hdr.status & MPD_SMP_STATUS_D) ||
 		   mpd_smp_hop_ptr(&m.hdr) != mpd_smp_hop_cnt(&m.hdr) + 1))
 		return HCA_NO_REPLY;
-	/* the switch's M_Key is port 0's (IBA 14.2.4); no Bad M_Key trap
-	 * until the switch can send one */
-	if (!hca_sma_mkey_ok(p0, &m, now_ns, &hide))
-		return HCA_NO_REPLY;
+	/* the switch's M_Key is port 0's (IBA 14.2.4) */
+	if (!hca_sma_mkey_ok(p0, &m, now_ns, &hide)) {
+		if (!p0->sm_lid || !p0->lid)
+			return HCA_NO_REPLY;
+		hca_sma_bad_mkey_trap(p0, mad, &m, slid,
+				      MPD_NODE_TYPE_SWITCH);
+		return HCA_TRAP;
+	}
 
 	if (m.hdr.class_version != MPD_SMP_CLASS_VERSION)
 		status = MPD_STATUS_BAD_VERSION;

@@ -279,4 +279,30 @@ for i in $(seq 100); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done
 wait "$daemon"
 ok $? "quit at the prompt: madpmd exits 0"
 exec 7>&-
+
+# M_Key: OpenSM keys every port (protection level 2); a switch asked
+# without the key does not answer and sends the SM Bad M_Key trap 256
+rm -rf "$MADPMD_RUN_DIR" "$OSM_CACHE_DIR"
+mkdir -p "$OSM_CACHE_DIR"
+printf 'm_key 0x0000000000001234\nm_key_protection_level 2\nm_key_lease_period 0\n' \
+	> "$tmp/osm-mkey.conf"
+"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-switch-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" > "$tmp/madpmd.mkey.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca4/umad" ] && break; sleep 0.1; done
+"$run" --node Hca1 opensm -F "$tmp/osm-mkey.conf" -s 0 -f "$tmp/opensm.mkey.log" > /dev/null 2>&1 &
+osm=$!
+pids+=($osm)
+for i in $(seq 100); do grep -q "SUBNET UP" "$tmp/opensm.mkey.log" 2>/dev/null && break; sleep 0.1; done
+"$run" --node Hca3 smpquery -t 300 -D portinfo 0,1 1 > "$tmp/mkey.no" 2>&1
+rc=$?
+"$run" --node Hca3 smpquery -y 0x1234 -D portinfo 0,1 1 > "$tmp/mkey.yes" 2>&1
+for i in $(seq 30); do grep -q "num:256" "$tmp/opensm.mkey.log" && break; sleep 0.1; done
+[ $rc != 0 ] && grep -q "^LinkState:\.*Active" "$tmp/mkey.yes" &&
+	grep -q "num:256 (Bad M_Key) Producer:2 (Switch)" "$tmp/opensm.mkey.log"
+ok $? "M_Key set by OpenSM: Switch1 answers smpquery -y with the key only, and without it sends OpenSM trap 256 (Bad M_Key, from a switch)"
+stop "$osm"
+daemon_stop_check "$daemon" "$tmp/madpmd.mkey.log"
+ok $? "madpmd stops cleanly"
 tap_done

@@ -73,7 +73,7 @@ smp_dr(uint8_t *mad, uint16_t attr, uint8_t cnt, const uint8_t *path,
 static int
 sma(struct hca_switch *sw, uint8_t *mad, uint8_t in_port)
 {
-	if (hca_switch_sma(sw, mad, in_port, 0) != HCA_REPLY)
+	if (hca_switch_sma(sw, mad, in_port, 9, 0) != HCA_REPLY)
 		return -1;
 	return mpd_get_be16(mad + MPD_MAD_OFF_STATUS);
 }
@@ -660,6 +660,63 @@ test_mkey(void)
 
 #define FRAME_CAP	512
 
+static uint16_t frame(uint8_t *buf, const uint8_t *mad, uint32_t qp,
+		      uint16_t slid, uint16_t dlid);
+static bool unframe(const uint8_t *buf, uint16_t len, struct mpd_pkt *pk,
+		    uint8_t *mad);
+
+/* Bad M_Key (IBA 14.2.4.2): no answer, Trap 256 to the master SM from a
+ * switch that has a LID and an SM; before that, nothing */
+static void
+test_mkey_trap(void)
+{
+	uint8_t buf[FRAME_CAP], mad[MPD_MAD_LEN], out[SW_PORTS + 1];
+	uint8_t notice[MPD_NOTICE_LEN];
+	struct mpd_notice n;
+	struct hca_switch sw;
+	struct mpd_pkt pk;
+	uint16_t len;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	sw.port[0].mkey = 0x1234;
+	sw.port[0].mkey_protect = 2;
+	sw.port[2].port_state = HCA_PORT_ACTIVE;
+	sw.lft_top = 100;
+	sw.lft[1] = 2;			/* the SM's LID, behind port 2 */
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_LINEAR_FWD_TABLE, 0, NULL);
+	len = frame(buf, mad, 0, 7, SW_LID);
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 0,
+	   "wrong M_Key before any SM: no answer, no trap");
+	sw.port[0].sm_lid = 1;
+	smp_lid(mad, MPD_METHOD_SET, MPD_ATTR_LINEAR_FWD_TABLE, 0, NULL);
+	mpd_put_be64(mad + MPD_SMP_OFF_MKEY, 0x9999);
+	len = frame(buf, mad, 0, 7, SW_LID);
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 2,
+	   "wrong M_Key with an SM at LID 1: one frame, out of port 2 (the LFT's way to the SM)");
+	ok(unframe(buf, len, &pk, mad) && pk.lrh.dlid == 1 &&
+	   pk.lrh.slid == SW_LID && pk.lrh.vl == MPD_VL15 &&
+	   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_TRAP &&
+	   mpd_get_be16(mad + MPD_MAD_OFF_ATTR_ID) == MPD_ATTR_NOTICE,
+	   "a Trap(Notice) on VL15 from the switch's LID to the SM's");
+	/* an SMP carries the Notice up to IssuerGID */
+	memset(notice, 0, sizeof(notice));
+	memcpy(notice, mad + MPD_SMP_DATA_OFF, MPD_NOTICE_SMP_LEN);
+	memset(&n, 0, sizeof(n));
+	mpd_layout_decode(&mpd_notice_layout, notice, sizeof(notice), &n);
+	ok(n.is_generic && n.trap_number == 256 &&
+	   n.producer_type == MPD_NODE_TYPE_SWITCH &&
+	   n.issuer_lid == SW_LID &&
+	   mpd_get_be16(n.data_details + 2) == 7 &&
+	   n.data_details[6] == MPD_METHOD_SET &&
+	   mpd_get_be16(n.data_details + 8) == MPD_ATTR_LINEAR_FWD_TABLE &&
+	   mpd_get_be64(n.data_details + 14) == 0x9999,
+	   "Notice 256 from a switch: requester LID 7, Set(LinearForwardingTable), the M_Key it tried");
+	is_int(sw.port[0].cnt.mkey_violations, 2, "both counted as M_Key violations");
+	hca_switch_fini(&sw);
+}
+
 static uint16_t frame_pkey = 0xffff;	/* BTH P_Key of frame()'s frames */
 
 /* A UD frame of mad on link=ib: QP qp (VL15 for QP0) from slid to dlid */
@@ -1090,6 +1147,7 @@ main(void)
 	test_rx();
 	test_pkey_enforce();
 	test_disable();
+	test_mkey_trap();
 	test_served_ca();
 	return tap_done();
 }

@@ -50,24 +50,36 @@ warn_same_addresses(const struct fabric *f)
 	}
 }
 
+/* The next pattern of the comma-separated list at *s into pat: false at
+ * the end; an empty or overlong one comes back as "" */
+static bool
+next_pattern(const char **s, char *pat, size_t cap)
+{
+	const char *e;
+
+	if (!**s)
+		return false;
+	e = strchrnul(*s, ',');
+	pat[0] = '\0';
+	if ((size_t)(e - *s) < cap) {
+		memcpy(pat, *s, (size_t)(e - *s));
+		pat[e - *s] = '\0';
+	}
+	*s = *e ? e + 1 : e;
+	return true;
+}
+
 /* Whether name matches a pattern of the comma-separated list (NULL: all). */
 static bool
 selected(const char *list, const char *name)
 {
 	char pat[256];
-	const char *s, *e;
 
 	if (!list)
 		return true;
-	for (s = list; *s; s = *e ? e + 1 : e) {
-		e = strchrnul(s, ',');
-		if ((size_t)(e - s) >= sizeof(pat))
-			continue;
-		memcpy(pat, s, (size_t)(e - s));
-		pat[e - s] = '\0';
+	while (next_pattern(&list, pat, sizeof(pat)))
 		if (pat[0] && fnmatch(pat, name, 0) == 0)
 			return true;
-	}
 	return false;
 }
 
@@ -76,19 +88,16 @@ selected(const char *list, const char *name)
 static int
 check_patterns(const struct mpd_topo *t, const char *list, const char *src)
 {
+	const char *s = list;
 	char pat[256];
-	const char *s, *e;
 	unsigned int n;
 
-	for (s = list; *s; s = *e ? e + 1 : e) {
-		e = strchrnul(s, ',');
-		if (e == s || (size_t)(e - s) >= sizeof(pat)) {
+	while (next_pattern(&s, pat, sizeof(pat))) {
+		if (!pat[0]) {
 			fprintf(stderr, "madpmd: --nodes %s: give node names or patterns, separated by commas\n",
 				list);
 			return -1;
 		}
-		memcpy(pat, s, (size_t)(e - s));
-		pat[e - s] = '\0';
 		for (n = 0; n < t->num_nodes; n++)
 			if (fnmatch(pat, t->node[n].name, 0) == 0)
 				break;

@@ -1102,16 +1102,9 @@ rte_pmd_hca_carrier_set(uint16_t port_id, int on)
 	p = &hi->port;
 	rte_spinlock_lock(&hi->lock);
 	hi->no_carrier = !on;
-	if (!on && p->phys_state != HCA_PHYS_DISABLED) {
-		if (p->phys_state == HCA_PHYS_LINKUP)
-			p->cnt.link_downed++;
-		p->phys_state = HCA_PHYS_POLLING;
-		p->port_state = HCA_PORT_DOWN;
-	} else if (on && p->admin_up && hi->started &&
-		   p->phys_state != HCA_PHYS_LINKUP) {
-		p->phys_state = HCA_PHYS_LINKUP;
-		p->port_state = link_up_state(p);
-	}
+	/* before dev_start the link trains there */
+	if (!on || hi->started)
+		hca_port_carrier(p, on != 0, link_up_state(p));
 	hca_rec_port_check(&hi->rec, p);
 	if (hi->chan)
 		hca_chan_port_events(hi->chan);

@@ -219,16 +219,7 @@ fab_ca_port_state(const struct fab_port *p, uint8_t *state, uint8_t *phys,
 void
 fab_ca_carrier(struct fab_port *p, bool on)
 {
-	struct hca_port *hp = &ca_port(p)->port;
-
-	if (!on && hp->phys_state == HCA_PHYS_LINKUP) {
-		hp->cnt.link_downed++;
-		hp->phys_state = HCA_PHYS_POLLING;
-		hp->port_state = HCA_PORT_DOWN;
-	} else if (on && hp->phys_state == HCA_PHYS_POLLING) {
-		hp->phys_state = HCA_PHYS_LINKUP;
-		hp->port_state = HCA_PORT_INIT;
-	}
+	hca_port_carrier(&ca_port(p)->port, on, HCA_PORT_INIT);
 }
 
 void

@@ -470,13 +470,29 @@ next:
 	return k;
 }
 
+void
+fab_port_tx(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
+	    uint16_t n, uint64_t ts)
+{
+	uint16_t sent;
+
+	if (fab_capturing(f))
+		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, m, n,
+				    ts ? ts : fab_clock_ns(CLOCK_REALTIME));
+	if (b->ew.on)
+		n = fab_eth_wire_tx(b, m, n);
+	sent = rte_eth_tx_burst(b->port_id, 0, m, n);
+	if (sent < n)
+		rte_pktmbuf_free_bulk(m + sent, n - sent);
+}
+
 /* Move one burst from port a to its peer; returns packets moved. */
 static uint16_t
 forward(struct fabric *f, struct fab_port *a)
 {
 	struct fab_port *b = &f->port[a->peer];
 	struct rte_mbuf *m[BURST], *out[2 * BURST + 1], **tx = m;
-	uint16_t n, k, sent;
+	uint16_t n, k;
 	uint64_t ts = 0;
 
 	n = a->ca ? fab_ca_output(a, m, BURST) :
@@ -509,13 +525,7 @@ forward(struct fabric *f, struct fab_port *a)
 		fab_ca_input(f, b, tx, k);
 		return RTE_MAX(n, k);
 	}
-	if (fab_capturing(f))
-		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, tx, k, ts);
-	if (b->ew.on)
-		k = fab_eth_wire_tx(b, tx, k);
-	sent = rte_eth_tx_burst(b->port_id, 0, tx, k);
-	if (sent < k)
-		rte_pktmbuf_free_bulk(tx + sent, k - sent);
+	fab_port_tx(f, b, tx, k, ts);
 	return RTE_MAX(n, k);
 }
 
@@ -546,17 +556,12 @@ replay_step(struct fabric *f, struct fab_port *p)
 {
 	struct rte_mbuf *m[BURST];
 	uint64_t now = fab_clock_ns(CLOCK_REALTIME);
-	uint16_t n = 0, got, sent;
+	uint16_t n = 0, got;
 
 	if (replay_may_send(p, now))
 		n = fab_replay_burst(p->replay, now, f->pool, m, BURST);
-	if (n) {
-		if (fab_capturing(f))
-			fab_capture_packets(f, p, MPD_PCAPNG_DIR_IN, m, n, now);
-		sent = rte_eth_tx_burst(p->port_id, 0, m, n);
-		if (sent < n)
-			rte_pktmbuf_free_bulk(m + sent, n - sent);
-	}
+	if (n)
+		fab_port_tx(f, p, m, n, now);
 	if (p->peer >= 0) {
 		got = forward(f, p);
 	} else {

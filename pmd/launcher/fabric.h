@@ -203,6 +203,11 @@ int fab_add_external(struct fabric *f, const char *dev);
 int fab_connect(struct fabric *f, int a, int b);
 /* Configure and start every port. */
 int fab_start(struct fabric *f);
+/* n frames into ethdev port b, as they arrive on its cable: captured
+ * (at ts, 0: now), in their Ethernet envelope on an outside IB wire, and
+ * freed when the ethdev takes them not. The polling lcore. */
+void fab_port_tx(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
+		 uint16_t n, uint64_t ts);
 /* The polling loop (run on an lcore): until f->stop. */
 int fab_poll_loop(void *arg);
 void fab_stop(struct fabric *f);

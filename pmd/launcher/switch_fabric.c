@@ -217,14 +217,8 @@ sw_deliver(struct fabric *f, int q, struct rte_mbuf *m, unsigned int hops)
 		fab_ca_input(f, p, &m, 1);
 		return;
 	}
-	/* the net_hca port's side of the cable: what it receives */
-	if (fab_capturing(f))
-		fab_capture_packets(f, p, MPD_PCAPNG_DIR_IN, &m, 1,
-				    fab_clock_ns(CLOCK_REALTIME));
-	if (p->ew.on && !fab_eth_wire_tx(p, &m, 1))
-		return;
-	if (rte_eth_tx_burst(p->port_id, 0, &m, 1) != 1)
-		rte_pktmbuf_free(m);
+	/* the ethdev's side of the cable: what it receives */
+	fab_port_tx(f, p, &m, 1, 0);
 }
 
 static void

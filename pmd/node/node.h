@@ -228,6 +228,14 @@ bool hca_port_dr_recv(const struct hca_port *p, uint8_t *mad);
 /* The pointer of the response to such a request as it leaves (C14-13:1). */
 void hca_port_dr_reply(uint8_t *mad);
 /* Count one frame the port sends, of len bytes (IBA 16.1.3.5). */
+/* PortPhysicalState Disabled (off: Down, LinkDownedCounter when the link
+ * was up), or enabled again: Polling until the link trains. Returns
+ * whether anything changed. */
+bool hca_port_disable(struct hca_port *p, bool off);
+/* Whether a partner is at the other end of the cable: without, Down and
+ * Polling; when it comes back, a Polling port trains (LinkUp, up_state).
+ * A disabled port stays so. */
+void hca_port_carrier(struct hca_port *p, bool on, uint8_t up_state);
 void hca_port_count_xmit(struct hca_port *p, uint32_t len);
 /* Undo hca_port_count_xmit() for a frame that could not leave after all. */
 void hca_port_uncount_xmit(struct hca_port *p, uint32_t len);

@@ -123,17 +123,12 @@ hca_sma_link_set(struct hca_port *p, const struct mpd_port_info *pi)
 	} else if (st) {
 		p->port_state = st;
 	}
-	if (pi->port_phys_state == HCA_PHYS_DISABLED) {
-		if (p->phys_state == HCA_PHYS_LINKUP)
-			p->cnt.link_downed++;
-		p->phys_state = HCA_PHYS_DISABLED;
-		p->port_state = HCA_PORT_DOWN;
-	} else if (pi->port_phys_state == HCA_PHYS_POLLING &&
-		   p->phys_state == HCA_PHYS_DISABLED) {
-		/* enabled again: the link trains when it has a partner
-		 * (a switch port: the fabric sees to it) */
-		p->phys_state = HCA_PHYS_POLLING;
-	}
+	/* Polling enables a disabled port again: its link trains when it
+	 * has a partner (a switch port: the fabric sees to it) */
+	if (pi->port_phys_state == HCA_PHYS_DISABLED)
+		hca_port_disable(p, true);
+	else if (pi->port_phys_state == HCA_PHYS_POLLING)
+		hca_port_disable(p, false);
 }
 
 /* The management part of Set(PortInfo): a CA port's, a switch's port 0. */

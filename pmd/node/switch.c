@@ -131,22 +131,10 @@ hca_switch_link(struct hca_switch *sw, uint8_t port, bool up)
 void
 hca_switch_disable(struct hca_switch *sw, uint8_t port, bool off)
 {
-	struct hca_port *p;
-
 	if (port == 0 || port > sw->num_ports)
 		return;
-	p = &sw->port[port];
-	if (off == (p->phys_state == HCA_PHYS_DISABLED))
-		return;
-	if (off) {
-		if (p->phys_state == HCA_PHYS_LINKUP)
-			p->cnt.link_downed++;
-		p->phys_state = HCA_PHYS_DISABLED;
-		p->port_state = HCA_PORT_DOWN;
-	} else {
-		p->phys_state = HCA_PHYS_POLLING;
-	}
-	sw->port_state_change = 1;
+	if (hca_port_disable(&sw->port[port], off))
+		sw->port_state_change = 1;
 }
 
 bool

@@ -136,35 +136,6 @@ hca_port_resolve(const struct hca_port *p, const uint8_t gid[16],
 	return false;
 }
 
-bool
-hca_port_disable(struct hca_port *p, bool off)
-{
-	if (off == (p->phys_state == HCA_PHYS_DISABLED))
-		return false;
-	if (off) {
-		if (p->phys_state == HCA_PHYS_LINKUP)
-			p->cnt.link_downed++;
-		p->phys_state = HCA_PHYS_DISABLED;
-		p->port_state = HCA_PORT_DOWN;
-	} else {
-		p->phys_state = HCA_PHYS_POLLING;
-	}
-	return true;
-}
-
-void
-hca_port_carrier(struct hca_port *p, bool on, uint8_t up_state)
-{
-	if (!on && p->phys_state == HCA_PHYS_LINKUP) {
-		p->cnt.link_downed++;
-		p->phys_state = HCA_PHYS_POLLING;
-		p->port_state = HCA_PORT_DOWN;
-	} else if (on && p->phys_state == HCA_PHYS_POLLING) {
-		p->phys_state = HCA_PHYS_LINKUP;
-		p->port_state = up_state;
-	}
-}
-
 void
 hca_port_count_xmit(struct hca_port *p, uint32_t len)
 {

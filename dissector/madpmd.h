@@ -9,6 +9,7 @@
  *                       layouts (SMP, SA, PerfMgt, CM)
  *   madpmd-stats.c      the response-time tap, "-z madpmd,rtt" and the
  *                       service response time tables ("-z madpmd,srt")
+ *   madpmd-link.c       the heartbeats of IB links between daemons
  */
 #ifndef MADPMD_PLUGIN_H
 #define MADPMD_PLUGIN_H
@@ -56,6 +57,10 @@ void madpmd_transport_handoff(void);
 /* madpmd_ib: a packet starting with the LRH. */
 int madpmd_dissect_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		      void *data);
+
+/* ---- madpmd-link.c ----------------------------------------------------- */
+void madpmd_link_register(void);
+void madpmd_link_handoff(void);
 
 /* ---- madpmd-mad.c ---------------------------------------------------- */
 void madpmd_mad_register(void);

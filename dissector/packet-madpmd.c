@@ -1008,6 +1008,7 @@ proto_register_madpmd(void)
 	madpmd_cm_register();
 	madpmd_layout_register_all(proto_madpmd);
 	madpmd_stats_register();
+	madpmd_link_register();
 
 	register_dissector(MPD_REC_DISSECTOR, dissect_madpmd_record, proto_madpmd);
 	register_dissector(MPD_REC_DISSECTOR_MAD, madpmd_dissect_bare_mad,
@@ -1041,6 +1042,7 @@ static void
 proto_reg_handoff_madpmd(void)
 {
 	madpmd_transport_handoff();
+	madpmd_link_handoff();
 }
 
 void

@@ -44,3 +44,60 @@ mpd_ib_eth_decap(const uint8_t *buf, size_t len, struct mpd_eth *eth,
 	*ib_len = n;
 	return off;
 }
+
+static const uint8_t hello_magic[4] = { 'M', 'P', 'D', 'L' };
+
+int
+mpd_link_hello_encode(const uint8_t dst[6], const uint8_t src[6],
+		      const struct mpd_link_hello *h, uint8_t *buf, size_t cap)
+{
+	struct mpd_eth e = { .ethertype = MPD_ETHERTYPE_LINK };
+	uint8_t *p;
+
+	if (cap < MPD_LINK_HELLO_FRAME)
+		return MPD_ENOSPC;
+	if (!h->interval_ms)
+		return MPD_EINVAL;
+	memcpy(e.dst, dst, 6);
+	memcpy(e.src, src, 6);
+	memset(buf, 0, MPD_LINK_HELLO_FRAME);
+	p = buf + mpd_eth_encode(&e, buf, cap);
+	memcpy(p, hello_magic, sizeof(hello_magic));
+	p[4] = MPD_LINK_HELLO_VERSION;
+	p[5] = h->flags;
+	mpd_put_be16(p + 6, h->interval_ms);
+	mpd_put_be64(p + 8, h->guid);
+	p[16] = h->port;
+	mpd_put_be64(p + 20, h->heard_guid);
+	p[28] = h->heard_port;
+	return MPD_LINK_HELLO_FRAME;
+}
+
+int
+mpd_link_hello_decode(const uint8_t *buf, size_t len, struct mpd_eth *eth,
+		      struct mpd_link_hello *h)
+{
+	int off = mpd_eth_decode(buf, len, eth);
+	const uint8_t *p;
+
+	if (off < 0)
+		return off;
+	if (eth->ethertype != MPD_ETHERTYPE_LINK)
+		return MPD_ENEXTHDR;
+	if (len - (size_t)off < MPD_LINK_HELLO_LEN)
+		return MPD_ETRUNC;
+	p = buf + off;
+	if (memcmp(p, hello_magic, sizeof(hello_magic)))
+		return MPD_EINVAL;
+	if (p[4] != MPD_LINK_HELLO_VERSION)
+		return MPD_EVERSION;
+	h->flags = p[5];
+	h->interval_ms = mpd_get_be16(p + 6);
+	if (!h->interval_ms)
+		return MPD_EINVAL;
+	h->guid = mpd_get_be64(p + 8);
+	h->port = p[16];
+	h->heard_guid = mpd_get_be64(p + 20);
+	h->heard_port = p[28];
+	return MPD_OK;
+}

@@ -120,8 +120,10 @@ fab_cas_start(struct fabric *f)
 		/* a cabled port trains: Init, LinkUp (IBA 7.2) */
 		for (p = 1; p <= c->num_ports; p++) {
 			struct hca_port *hp = &c->port[p - 1].port;
+			int q = f->port[c->first + (int)p - 1].peer;
 
-			if (f->port[c->first + (int)p - 1].peer < 0)
+			/* another daemon's end trains when it is heard */
+			if (q < 0 || f->port[q].ew.on)
 				continue;
 			hp->phys_state = HCA_PHYS_LINKUP;
 			hp->port_state = HCA_PORT_INIT;

@@ -8,6 +8,8 @@
  * (broadcast until then). What else the interface hears (the kernel's
  * IPv6, other hosts) is dropped and counted, never taken for IB.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -19,25 +21,79 @@
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
 void
-fab_eth_wire_start(struct fab_port *p)
+fab_eth_wire_start(struct fabric *f, struct fab_port *p)
 {
 	struct rte_ether_addr a;
 
 	p->ew.on = true;
 	if (rte_eth_macaddr_get(p->port_id, &a) == 0)
 		memcpy(p->ew.mac, a.addr_bytes, sizeof(p->ew.mac));
+	if (p->peer >= 0) {
+		p->ew.guid = f->port[p->peer].guid;
+		p->ew.port = f->port[p->peer].num;
+	}
+}
+
+/* Whether the other end's last heartbeat is recent and names us */
+static bool
+link_up(const struct fab_port *p, uint64_t now)
+{
+	const struct mpd_link_hello *h = &p->ew.last;
+
+	return p->ew.have_last &&
+	       now - p->ew.heard_ns <
+	       (uint64_t)h->interval_ms * FAB_WIRE_DEAD * 1000000ull &&
+	       (h->flags & MPD_LINK_HEARD) && h->heard_guid == p->ew.guid &&
+	       h->heard_port == p->ew.port;
+}
+
+/* A heartbeat from the other end (never passed on) */
+static void
+heard(struct fabric *f, struct fab_port *p, const struct mpd_eth *eth,
+      const struct mpd_link_hello *h, uint64_t now)
+{
+	const struct fab_port *q = p->peer >= 0 ? &f->port[p->peer] : NULL;
+
+	p->ew.hellos_rx++;
+	/* it does not hear us yet: answer now rather than at our next */
+	if (!(h->flags & MPD_LINK_HEARD) || h->heard_guid != p->ew.guid ||
+	    (p->ew.have_last && (p->ew.last.guid != h->guid ||
+				 p->ew.last.port != h->port)))
+		p->ew.hello_next_ns = now;
+	p->ew.last = *h;
+	p->ew.have_last = true;
+	p->ew.heard_ns = now;
+	memcpy(p->ew.peer, eth->src, 6);
+	p->ew.peer_known = true;
+	if (q && q->far_guid && !p->ew.warned &&
+	    (h->guid != q->far_guid || h->port != q->far_port)) {
+		p->ew.warned = true;
+		fprintf(stderr, "madpmd: %s[%u] over %s: the other end is port %u of 0x%016" PRIx64 ", the topology says %s (0x%016" PRIx64 "): are the cables crossed?\n",
+			q->node, q->num, p->dev, h->port, h->guid, q->far,
+			q->far_guid);
+	}
 }
 
 /* The IB frame inside m, alone in it; false when m is not one for us. */
 static bool
-unwrap(struct fab_port *p, struct rte_mbuf *m)
+unwrap(struct fabric *f, struct fab_port *p, struct rte_mbuf *m, uint64_t now)
 {
+	struct mpd_link_hello h;
 	struct mpd_eth eth;
 	size_t ib_len;
 	int off;
 
 	if (!rte_pktmbuf_is_contiguous(m) && rte_pktmbuf_linearize(m) != 0) {
 		p->ew.bad++;
+		return false;
+	}
+	off = mpd_link_hello_decode(rte_pktmbuf_mtod(m, const uint8_t *),
+				    rte_pktmbuf_data_len(m), &eth, &h);
+	if (off != MPD_ENEXTHDR) {
+		if (off == MPD_OK && memcmp(eth.src, p->ew.mac, 6))
+			heard(f, p, &eth, &h, now);
+		else if (off != MPD_OK)
+			p->ew.bad++;
 		return false;
 	}
 	off = mpd_ib_eth_decap(rte_pktmbuf_mtod(m, const uint8_t *),
@@ -57,6 +113,8 @@ unwrap(struct fab_port *p, struct rte_mbuf *m)
 		memcpy(p->ew.peer, eth.src, 6);
 		p->ew.peer_known = true;
 	}
+	if (p->ew.have_last)
+		p->ew.heard_ns = now;
 	rte_pktmbuf_adj(m, (uint16_t)off);
 	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - ib_len));
 	p->ew.rx++;
@@ -64,12 +122,14 @@ unwrap(struct fab_port *p, struct rte_mbuf *m)
 }
 
 uint16_t
-fab_eth_wire_rx(struct fab_port *p, struct rte_mbuf **m, uint16_t n)
+fab_eth_wire_rx(struct fabric *f, struct fab_port *p, struct rte_mbuf **m,
+		uint16_t n)
 {
+	uint64_t now = n ? fab_clock_ns(CLOCK_MONOTONIC) : 0;
 	uint16_t i, k = 0;
 
 	for (i = 0; i < n; i++) {
-		if (unwrap(p, m[i]))
+		if (unwrap(f, p, m[i], now))
 			m[k++] = m[i];
 		else
 			rte_pktmbuf_free(m[i]);
@@ -96,4 +156,55 @@ fab_eth_wire_tx(struct fab_port *p, struct rte_mbuf **m, uint16_t n)
 	}
 	p->ew.tx += k;
 	return k;
+}
+
+static void
+send_hello(struct fabric *f, struct fab_port *p)
+{
+	struct mpd_link_hello h = {
+		.interval_ms = FAB_WIRE_HELLO_MS,
+		.guid = p->ew.guid,
+		.port = p->ew.port,
+	};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(f->pool);
+	uint8_t *buf;
+
+	if (!m)
+		return;
+	if (p->ew.have_last) {
+		h.flags = MPD_LINK_HEARD;
+		h.heard_guid = p->ew.last.guid;
+		h.heard_port = p->ew.last.port;
+	}
+	buf = (uint8_t *)rte_pktmbuf_append(m, MPD_LINK_HELLO_FRAME);
+	if (!buf || mpd_link_hello_encode(bcast, p->ew.mac, &h, buf,
+					  MPD_LINK_HELLO_FRAME) < 0 ||
+	    rte_eth_tx_burst(p->port_id, 0, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	p->ew.hellos_tx++;
+}
+
+int
+fab_eth_wire_tick(struct fabric *f, struct fab_port *p, bool enabled,
+		  uint64_t now)
+{
+	bool up;
+
+	if (enabled && now >= p->ew.hello_next_ns) {
+		send_hello(f, p);
+		p->ew.hello_next_ns = now + FAB_WIRE_HELLO_MS * 1000000ull;
+	}
+	up = enabled && link_up(p, now);
+	if (up == p->ew.up)
+		return 0;
+	p->ew.up = up;
+	if (up)
+		return 1;
+	/* whoever comes next on this cable is learned anew */
+	p->ew.downs++;
+	p->ew.have_last = false;
+	p->ew.peer_known = false;
+	return -1;
 }

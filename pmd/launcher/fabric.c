@@ -15,6 +15,7 @@
 #include "madpmd/attr.h"
 #include "madpmd/pcapng.h"
 #include "madpmd/run_delay.h"
+#include "node/node.h"
 #include "replay.h"
 #include "rte_pmd_hca.h"
 
@@ -332,6 +333,12 @@ fab_start(struct fabric *f)
 		if (!rc && f->port[i].hca && f->port[i].peer < 0 &&
 		    !f->port[i].replay)
 			rc = rte_pmd_hca_carrier_set(pid, 0);
+		/* nor one cabled to another daemon's, until it is heard */
+		if (!rc && f->port[i].hca && f->port[i].peer >= 0 &&
+		    f->opts.link == MPD_LINK_IB &&
+		    !f->port[f->port[i].peer].hca &&
+		    fab_port_ethdev(&f->port[f->port[i].peer]))
+			rc = rte_pmd_hca_carrier_set(pid, 0);
 		if (!rc)
 			rc = rte_eth_dev_start(pid);
 		/* an HCA cabled to an outside ethdev takes every frame: a
@@ -347,8 +354,10 @@ fab_start(struct fabric *f)
 			return -1;
 		}
 		/* another daemon's IB port at the other end */
-		if (!f->port[i].hca && f->opts.link == MPD_LINK_IB)
-			fab_eth_wire_start(&f->port[i]);
+		if (!f->port[i].hca && f->opts.link == MPD_LINK_IB) {
+			fab_eth_wire_start(f, &f->port[i]);
+			f->nwires++;
+		}
 	}
 	fab_switches_start(f);
 	fab_cas_start(f);
@@ -498,7 +507,7 @@ forward(struct fabric *f, struct fab_port *a)
 	n = a->ca ? fab_ca_output(a, m, BURST) :
 		    rte_eth_rx_burst(a->port_id, 0, m, BURST);
 	if (n && a->ew.on)
-		n = fab_eth_wire_rx(a, m, n);
+		n = fab_eth_wire_rx(f, a, m, n);
 	if (!n && !a->held)
 		return 0;
 	if (fab_capturing(f)) {
@@ -584,6 +593,58 @@ replay_step(struct fabric *f, struct fab_port *p)
 
 #define SW_LINKS_MS	10	/* how often switch ports look at their peers */
 
+/* Whether port q sends on its cable: not when disabled (by an SMP or
+ * `set link down`), as a disabled port stops training */
+static bool
+port_enabled(const struct fab_port *q)
+{
+	struct rte_pmd_hca_port_info pi;
+	uint8_t state, phys;
+	uint16_t lid, sm_lid;
+
+	if (q->sw)
+		fab_switch_port_state(q, &state, &phys, &lid, &sm_lid);
+	else if (q->ca)
+		fab_ca_port_state(q, &state, &phys, &lid, &sm_lid);
+	else if (rte_pmd_hca_port_info_get(q->port_id, &pi) == 0)
+		phys = pi.phys_state;
+	else
+		return false;
+	return phys != HCA_PHYS_DISABLED;
+}
+
+/* The heartbeats of the IB links to other daemons: a link whose other end
+ * falls silent takes the CA port behind it down, and brings it back when
+ * it answers again (a switch port looks at the wire itself, in
+ * fab_switches_links()) */
+static void
+wires_tick(struct fabric *f)
+{
+	uint64_t now = fab_clock_ns(CLOCK_MONOTONIC);
+	unsigned int i;
+	int ch;
+
+	for (i = 0; i < f->neth; i++) {
+		struct fab_port *p = &f->port[f->eth[i]];
+		struct fab_port *q;
+
+		if (!p->ew.on || p->peer < 0)
+			continue;
+		q = &f->port[p->peer];
+		ch = fab_eth_wire_tick(f, p, port_enabled(q), now);
+		if (!ch)
+			continue;
+		printf("madpmd: %s[%u]: link over %s %s\n", q->node, q->num,
+		       p->dev, ch > 0 ? "up: the other end answers" :
+		       "down: nothing heard from the other end");
+		fflush(stdout);
+		if (q->ca)
+			fab_ca_carrier(q, ch > 0);
+		else if (q->hca)
+			rte_pmd_hca_carrier_set(q->port_id, ch > 0);
+	}
+}
+
 /* One round over every port: what moved. */
 static uint64_t
 poll_once(struct fabric *f)
@@ -593,10 +654,13 @@ poll_once(struct fabric *f)
 	int k;
 
 	apply_capture_request(f);
-	if (f->nsw) {
+	if (f->nsw || f->nwires) {
 		now = rte_get_tsc_cycles();
 		if (now >= f->sw_links_next) {
-			fab_switches_links(f);
+			if (f->nwires)
+				wires_tick(f);
+			if (f->nsw)
+				fab_switches_links(f);
 			f->sw_links_next = now + rte_get_tsc_hz() *
 					   SW_LINKS_MS / 1000;
 		}

@@ -66,9 +66,23 @@ struct fab_port {
 		uint64_t not_ib;	/* other EtherTypes, other MACs */
 		uint64_t bad;		/* shorter than their LRH says */
 		uint64_t no_room;	/* no headroom for the envelope */
+		/* the heartbeat (mpd_link_hello): the link is up while the
+		 * other end is heard and says it hears us */
+		uint64_t guid;		/* our end: the port behind the wire */
+		uint8_t port;
+		bool up;
+		bool warned;		/* the other end is not the file's */
+		uint64_t heard_ns;	/* anything from the other end */
+		uint64_t hello_next_ns;	/* our next heartbeat */
+		struct mpd_link_hello last;	/* the other end's last one */
+		bool have_last;
+		uint64_t hellos_rx, hellos_tx, downs;
 	} ew;
+	uint64_t guid;			/* PortGUID (a switch's: NodeGUID) */
 	char far[FAB_NAME_LEN + 8];	/* cabled to NODE[port] of another
 					 * daemon (--nodes) */
+	uint64_t far_guid;		/* ... whose PortGUID is this */
+	uint8_t far_port;
 	/* a switch port: the prompt's `set link` for the lcore (FAB_LINK_*),
 	 * and whether its being disabled took the peer's link down */
 	int link_req;
@@ -163,6 +177,7 @@ struct fabric {
 	int ready[FAB_MAX_PORTS];
 	unsigned int ready_head, nready;
 	uint64_t sw_links_next;		/* TSC: next look at their links */
+	unsigned int nwires;		/* IB links to other daemons */
 	/* CA ports other daemons run: GIDs, MACs, IPv4 addresses */
 	struct rte_pmd_hca_neigh *far;
 	unsigned int nfar;
@@ -291,12 +306,23 @@ void fab_cas_free(struct fabric *f);
 /* ---- native IB links over Ethernet ethdevs (eth_wire.c) ---- */
 
 /* Port p, an outside ethdev of an IB fabric (--wire), carries its frames
- * in an Ethernet envelope: the ethdev's MAC read; from fab_start(). */
-void fab_eth_wire_start(struct fab_port *p);
+ * in an Ethernet envelope: the ethdev's MAC read; from fab_start(). Its
+ * link is down until the heartbeats say both ends hear each other. */
+void fab_eth_wire_start(struct fabric *f, struct fab_port *p);
+/* Heartbeats sent this often; a link the other end's heartbeats stop
+ * coming on goes down after FAB_WIRE_DEAD of the other end's intervals */
+#define FAB_WIRE_HELLO_MS	100
+#define FAB_WIRE_DEAD		10
+/* The heartbeat of wire p at now (ns, CLOCK_MONOTONIC), on the polling
+ * lcore: one sent when due, none while our port is disabled (enabled
+ * false: so the other end's link goes down too, as a disabled port stops
+ * training). Returns 1 when the link came up, -1 when it went down, 0. */
+int fab_eth_wire_tick(struct fabric *f, struct fab_port *p, bool enabled,
+		      uint64_t now);
 /* Of n frames p received, the IB frames inside the envelope, kept in
  * front of m (returned: how many); everything else freed and counted. */
-uint16_t fab_eth_wire_rx(struct fab_port *p, struct rte_mbuf **m,
-			 uint16_t n);
+uint16_t fab_eth_wire_rx(struct fabric *f, struct fab_port *p,
+			 struct rte_mbuf **m, uint16_t n);
 /* n IB frames in their envelope, to the peer learned or broadcast; one
  * that cannot take it is freed and counted (returned: how many are
  * left, in front of m). */

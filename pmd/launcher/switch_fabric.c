@@ -87,9 +87,13 @@ fab_switches_start(struct fabric *f)
 	for (i = 0; i < f->nsw; i++) {
 		struct fab_switch *s = f->sw[i];
 
-		for (p = 1; p <= s->sw.num_ports; p++)
-			if (f->port[s->first + (int)p - 1].peer >= 0)
+		for (p = 1; p <= s->sw.num_ports; p++) {
+			int q = f->port[s->first + (int)p - 1].peer;
+
+			/* another daemon's end trains when it is heard */
+			if (q >= 0 && !f->port[q].ew.on)
 				hca_switch_link(&s->sw, (uint8_t)p, true);
+		}
 		/* the links trained before any SM looked */
 		s->sw.port_state_change = 0;
 	}
@@ -118,7 +122,8 @@ peer_present(const struct fab_port *b)
 	if (b->hca)
 		return rte_pmd_hca_port_info_get(b->port_id, &pi) == 0 &&
 		       pi.phys_state == HCA_PHYS_LINKUP;
-	return true;
+	/* another daemon's port: while its heartbeats say so */
+	return !b->ew.on || b->ew.up;
 }
 
 /* The link of a CA at the other end goes (or comes back) with ours; a

@@ -233,6 +233,7 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 					  slot - nd->num_ports + p - 1, args);
 			if (idx < 0)
 				goto out;
+			f->port[idx].guid = tp->guid;
 			if (p == 1)
 				first[n] = idx;
 		}
@@ -245,11 +246,18 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 		for (p = 1; first[n] >= 0 && p <= nd->num_ports; p++) {
 			const struct mpd_topo_port *tp = &nd->port[p];
 
+			struct fab_port *fp = &f->port[first[n] + (int)p - 1];
+
+			/* the switches' and served CAs' (the ethdevs' above) */
+			fp->guid = tp->guid;
 			if (tp->peer_node >= 0 && first[tp->peer_node] < 0) {
-				snprintf(f->port[first[n] + (int)p - 1].far,
-					 sizeof(f->port[0].far), "%.63s[%u]",
-					 t->node[tp->peer_node].name,
-					 tp->peer_port);
+				const struct mpd_topo_node *far =
+					&t->node[tp->peer_node];
+
+				snprintf(fp->far, sizeof(fp->far), "%.63s[%u]",
+					 far->name, tp->peer_port);
+				fp->far_guid = far->port[tp->peer_port].guid;
+				fp->far_port = (uint8_t)tp->peer_port;
 				continue;
 			}
 			if (tp->peer_node < 0 || (unsigned int)tp->peer_node < n ||

@@ -119,6 +119,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int flags;
 	uint32_t icrc;
 	size_t ib_len;
+	struct mpd_link_hello hello;
 	uint8_t *f;
 	int rc;
 
@@ -149,6 +150,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the same bytes as an IB frame in Ethernet, from another daemon */
 	rc = mpd_ib_eth_decap(f, size, &p.eth, &ib_len);
 	if (rc >= 0 && ((size_t)rc + ib_len > size || ib_len < MPD_LRH_LEN))
+		abort();
+	/* ... or as the link's heartbeat */
+	if (mpd_link_hello_decode(f, size, &p.eth, &hello) == MPD_OK &&
+	    !hello.interval_ms)
 		abort();
 	/* the same bytes as a bare MAD, as a umad client hands one over */
 	mad(f, size);

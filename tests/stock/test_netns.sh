@@ -12,7 +12,12 @@
 # stock dumpcap on a veth captures the IB
 # frames in their Ethernet envelope and stock tshark with the plugin
 # decodes them; frames that are not IB, or cut short, are dropped and
-# counted while the fabric keeps working.
+# counted while the fabric keeps working. The links train on each end's
+# heartbeats (EtherType 0x88b6, decoded by the plugin): when B goes away
+# A's ends go Down and the resident SM, told by trap 128, drops B's
+# nodes; B back, the SM brings it Active again; a port disabled by
+# ibportstate takes the other daemon's end down with it. The same for a
+# cable between a net_hca port and a served CA.
 # Usage: test_netns.sh <madpmd> <madpmd-run> <madpmd.so plugin>
 set -u
 madpmd=$1
@@ -52,13 +57,16 @@ ina=(ip netns exec $nsa)
 inb=(ip netns exec $nsb)
 
 # B first: its switch is there when A's SM looks across. Patterns too.
-"${inb[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-b-$$ \
-	--vdev "net_af_packet0,iface=mpb3-$$" --vdev "net_af_packet1,iface=mpb5-$$" -- \
-	--run-dir "$tmp/run-b" --topology "$net" --nodes 'Switch2,Hca[24]' \
-	--wire Switch2:3=net_af_packet0 --wire Switch2:5=net_af_packet1 \
-	> "$tmp/madpmd-b.log" 2>&1 < /dev/null &
-db=$!
-pids+=($db)
+start_b() {
+	"${inb[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-b-$$ \
+		--vdev "net_af_packet0,iface=mpb3-$$" --vdev "net_af_packet1,iface=mpb5-$$" -- \
+		--run-dir "$tmp/run-b" --topology "$net" --nodes 'Switch2,Hca[24]' \
+		--wire Switch2:3=net_af_packet0 --wire Switch2:5=net_af_packet1 \
+		> "$tmp/madpmd-b$1.log" 2>&1 < /dev/null &
+	db=$!
+	pids+=($db)
+}
+start_b ""
 # A's veth of cable 3 without the qdisc bypass: dumpcap sees what A sends
 "${ina[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-a-$$ \
 	--vdev "net_af_packet0,iface=mpa3-$$,qdisc_bypass=0" \
@@ -77,9 +85,19 @@ grep -q "runs 3 of the 6 nodes" "$tmp/madpmd-a.log" &&
 	[ -S "$tmp/run-a/Hca3/umad" ] && [ ! -e "$tmp/run-a/Hca2" ] &&
 	[ -S "$tmp/run-b/Hca4/umad" ] && [ ! -e "$tmp/run-b/Hca1" ]
 ok $? "each daemon runs its three nodes of the file (--nodes), none of the other's"
-awk '$2 == "Switch1:3" && $9 == "net_af_packet0"' "$tmp/run-a/ports" | grep -q LinkUp &&
-	awk '$2 == "Switch2:5" && $9 == "net_af_packet1"' "$tmp/run-b/ports" | grep -q LinkUp
-ok $? "the switch ports of the crossing cables are wired to net_af_packet and train"
+# the crossing links train once both ends hear each other's heartbeats
+port_is() {	# run-dir, port, its peer, state
+	awk -v p="$2" -v d="$3" '$2 == p && $9 == d' "$tmp/$1/ports" | grep -q "$4"
+}
+for i in $(seq 50); do
+	port_is run-a Switch1:3 net_af_packet0 LinkUp && port_is run-a Switch1:5 net_af_packet1 LinkUp &&
+		port_is run-b Switch2:3 net_af_packet0 LinkUp && port_is run-b Switch2:5 net_af_packet1 LinkUp &&
+		break
+	sleep 0.1
+done
+port_is run-a Switch1:3 net_af_packet0 LinkUp && port_is run-a Switch1:5 net_af_packet1 LinkUp &&
+	port_is run-b Switch2:3 net_af_packet0 LinkUp && port_is run-b Switch2:5 net_af_packet1 LinkUp
+ok $? "the switch ports of the crossing cables are wired to net_af_packet and train (after $i looks)"
 
 "${ina[@]}" dumpcap -q -i mpa3-$$ -w "$tmp/veth.pcapng" > "$tmp/dumpcap.log" 2>&1 &
 dc=$!
@@ -92,12 +110,18 @@ sleep 0.3
 grep -q "SUBNET UP" "$tmp/opensm.log" && ! grep -q "ERR" "$tmp/opensm.log"
 ok $? "opensm -o on Hca1 in namespace A reaches SUBNET UP without errors"
 grep ERR "$tmp/opensm.log" | head -n 5 | sed 's/^/# /'
+# each daemon writes its ports file on its own clock: wait for both
 for i in $(seq 30); do
-	[ "$(grep -c Active "$tmp/run-b/ports")" = 6 ] && break
+	[ "$(grep -c Active "$tmp/run-a/ports")" = 6 ] && [ "$(grep -c Active "$tmp/run-b/ports")" = 6 ] && break
 	sleep 0.1
 done
 [ "$(grep -c Active "$tmp/run-a/ports")" = 6 ] && [ "$(grep -c Active "$tmp/run-b/ports")" = 6 ]
 ok $? "the SM in A brought B's ports Active too (6 and 6: 4 switch ports, 2 CA ports each)"
+if [ "$(grep -c Active "$tmp/run-a/ports")" != 6 ] || [ "$(grep -c Active "$tmp/run-b/ports")" != 6 ]; then
+	sed 's/^/# A: /' "$tmp/run-a/ports"
+	sed 's/^/# B: /' "$tmp/run-b/ports"
+	grep -h "link over" "$tmp/madpmd-a.log" "$tmp/madpmd-b.log" | sed 's/^/# /'
+fi
 
 "${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca1 \
 	ibnetdiscover > "$tmp/ibnd-a" 2> "$tmp/ibnd-a.err"
@@ -195,6 +219,62 @@ rc2=$?
 [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(grep -c 'ping data: rdma-ping-' "$tmp/ibrping.cli")" = 10 ] &&
 	[ "$(grep -c 'server ping data: rdma-ping-' "$tmp/ibrping.srv")" = 10 ]
 ok $? "IB: rping from Hca1 in A to Hca4 ($addr4) in B through both switches, the route from A's SM, 10 validated pings (exit $rc1, $rc2)"
+
+# B goes away: its heartbeats stop, A's ends of both cables go down, and
+# the resident SM hears of it (trap 128) and drops B's nodes
+sa_nodes() {	# NodeRecords A's SM has
+	"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca3 \
+		saquery -N 2>/dev/null | grep -c "NodeRecord dump"
+}
+daemon_stop_check "$db" "$tmp/madpmd-b.log"
+ok $? "daemon B stops cleanly on SIGTERM"
+for i in $(seq 50); do
+	! port_is run-a Switch1:3 net_af_packet0 LinkUp && ! port_is run-a Switch1:5 net_af_packet1 LinkUp && break
+	sleep 0.1
+done
+port_is run-a Switch1:3 net_af_packet0 Polling && port_is run-a Switch1:5 net_af_packet1 Polling &&
+	grep -q "Switch1\[3\]: link over net_af_packet0 down" "$tmp/madpmd-a.log"
+ok $? "A's ends of both cables go Down/Polling when B's heartbeats stop ($((i / 10)).$((i % 10)) s after)"
+for i in $(seq 50); do [ "$(sa_nodes)" = 3 ] && break; sleep 0.2; done
+nodes=$(sa_nodes)
+[ "$nodes" = 3 ] && grep -q "num:128 (Link state change) Producer:2 (Switch)" "$tmp/opensm.res.log"
+ok $? "the resident SM in A heard trap 128 and dropped B's nodes: $nodes NodeRecords (Switch1, Hca1, Hca3)"
+grep "num:128" "$tmp/opensm.res.log" | head -n 2 | sed 's/^/# /'
+
+# B comes back: the links train again and the SM brings B's ports Active
+rm -f "$tmp/run-b/ports"
+start_b -again
+back() {
+	[ "$(grep -c Active "$tmp/run-b/ports" 2>/dev/null)" = 6 ] && port_is run-a Switch1:3 net_af_packet0 Active &&
+		port_is run-a Switch1:5 net_af_packet1 Active
+}
+for i in $(seq 100); do back && break; sleep 0.1; done
+back && [ "$(sa_nodes)" = 6 ] &&
+	[ "$(grep -c "Switch1\[5\]: link over net_af_packet1 up" "$tmp/madpmd-a.log")" = 2 ]
+ok $? "B back: both links up again, the SM brought B's 6 ports Active ($((i / 10)).$((i % 10)) s) and has 6 NodeRecords"
+"${inb[@]}" env MADPMD_RUN_DIR="$tmp/run-b" timeout 30 "$run" --node Hca2 \
+	smpquery nodedesc "$lid1" > "$tmp/nodedesc3" 2>&1
+grep -q "Node Description:.*Hca1" "$tmp/nodedesc3"
+ok $? "the new B's Hca2 reaches Hca1 in A at its old LID $lid1"
+
+# a disabled port stops training: B's SM-side tool disables Switch2's end
+# of cable 3, and A's end goes down with it (cable 5 stays); enabled, both
+# train again
+ibps() {
+	"${inb[@]}" env MADPMD_RUN_DIR="$tmp/run-b" timeout 30 "$run" --node Hca4 \
+		ibportstate "$sw2" 3 "$1" > "$tmp/ibportstate.$1" 2>&1
+}
+ibps disable
+rc=$?
+for i in $(seq 50); do port_is run-a Switch1:3 net_af_packet0 Polling && break; sleep 0.1; done
+[ $rc = 0 ] && port_is run-a Switch1:3 net_af_packet0 Polling && port_is run-b Switch2:3 net_af_packet0 Disabled &&
+	port_is run-a Switch1:5 net_af_packet1 LinkUp
+ok $? "ibportstate disables Switch2[3] in B: A's Switch1[3] goes Down/Polling ($((i / 10)).$((i % 10)) s), cable 5 stays up"
+ibps enable
+rc=$?
+for i in $(seq 50); do port_is run-a Switch1:3 net_af_packet0 LinkUp && port_is run-b Switch2:3 net_af_packet0 LinkUp && break; sleep 0.1; done
+[ $rc = 0 ] && port_is run-a Switch1:3 net_af_packet0 LinkUp && port_is run-b Switch2:3 net_af_packet0 LinkUp
+ok $? "ibportstate enables it: both ends of cable 3 train again ($((i / 10)).$((i % 10)) s)"
 stop "$osm"
 
 stop "$dc"
@@ -229,13 +309,23 @@ ifs=$(ts -r "$tmp/fabric-a.pcapng" -Y 'frame.interface_name == "Switch1/3"' 2>/d
 [ "$ifs" -gt 0 ]
 ok $? "A's own capture has the frames of Switch1/3, the port on the veth ($ifs)"
 
-daemon_stop_check "$db" "$tmp/madpmd-b.log"
-ok $? "daemon B stops cleanly on SIGTERM"
+# the heartbeats on the veth, both ways, each naming the other end
+ts -r "$tmp/veth.pcapng" -Y madpmd.link -T fields -e madpmd.link.guid \
+	-e madpmd.link.port -e madpmd.link.heard_guid -e madpmd.link.interval \
+	> "$tmp/hello.txt" 2> /dev/null
+hs=$(cut -f1,2 "$tmp/hello.txt" | sort -u | tr '\t\n' ': ')
+heard=$(awk -F'\t' '$3 != ""' "$tmp/hello.txt" | cut -f3 | sort -u | wc -l)
+[ "$(cut -f1,2 "$tmp/hello.txt" | sort -u | wc -l)" = 2 ] && [ "$heard" = 2 ] &&
+	grep -q $'0x0000000000200000\t3' "$tmp/hello.txt" && grep -q $'0x0000000000200001\t3' "$tmp/hello.txt"
+ok $? "tshark decodes the heartbeats of cable 3 ($(wc -l < "$tmp/hello.txt")): Switch1[3] and Switch2[3] ($hs), each hearing the other"
+
+daemon_stop_check "$db" "$tmp/madpmd-b-again.log"
+ok $? "the second daemon B stops cleanly on SIGTERM"
 daemon_stop_check "$da" "$tmp/madpmd-a.log"
 ok $? "daemon A stops cleanly on SIGTERM"
 line=$(grep "net_af_packet1, IB link of Switch1\[5\]" "$tmp/madpmd-a.log")
 echo "# $line"
-in5=$(echo "$line" | sed -n 's/.*: \([0-9]*\) IB frames in.*/\1/p')
+in5=$(echo "$line" | sed -n 's/.* \([0-9]*\) IB frames in.*/\1/p')
 notours=$(echo "$line" | sed -n 's/.*dropped: \([0-9]*\) not ours.*/\1/p')
 short=$(echo "$line" | sed -n 's/.*, \([0-9]*\) shorter than their LRH.*/\1/p')
 [ "${in5:-0}" -gt 0 ] && [ "${notours:-0}" -ge 1 ] && [ "${short:-0}" = 2 ]
@@ -296,6 +386,37 @@ macs=$(cut -f1 "$tmp/roce.txt" | sort -u | wc -l)
 ok $? "RoCE: stock tshark (no plugin) on the veth decodes the CM's REQ, REP, RTU ($cm) and $rc_ops RC packets, both ways"
 daemon_stop_check "$rb" "$tmp/roce-b.log" && daemon_stop_check "$ra" "$tmp/roce-a.log"
 ok $? "RoCE: both daemons stop cleanly"
+
+# the same cable as an IB link between two CAs: hca1 a net_hca port in A,
+# hca2 a CA that B serves alone (--client-ports 0); each trains on the
+# other's heartbeats and goes down when they stop
+"${inb[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-b-$$ \
+	--vdev "net_af_packet0,iface=mprb-$$" -- --run-dir "$tmp/ca-b" --client-ports 0 \
+	--nodes hca2 --wire hca2:1=net_af_packet0 > "$tmp/ca-b.log" 2>&1 < /dev/null &
+cb=$!
+pids+=($cb)
+"${ina[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-a-$$ \
+	--vdev "net_af_packet0,iface=mpra-$$" -- --run-dir "$tmp/ca-a" \
+	--nodes hca1 --wire hca1:1=net_af_packet0 > "$tmp/ca-a.log" 2>&1 < /dev/null &
+ca=$!
+pids+=($ca)
+for i in $(seq 50); do
+	port_is ca-a hca1:1 net_af_packet0 LinkUp 2>/dev/null && port_is ca-b hca2:1 net_af_packet0 LinkUp 2>/dev/null && break
+	sleep 0.1
+done
+port_is ca-a hca1:1 net_af_packet0 LinkUp && port_is ca-b hca2:1 net_af_packet0 LinkUp
+ok $? "IB, CA to CA: net_hca port hca1:1 in A and served hca2:1 in B train on each other's heartbeats ($((i / 10)).$((i % 10)) s)"
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/ca-a" timeout 30 "$run" --node hca1 \
+	smpquery -D nodedesc 0,1 > "$tmp/nodedesc-ca" 2>&1
+grep -q "Node Description:.*hca2" "$tmp/nodedesc-ca"
+ok $? "smpquery -D from hca1 in A: $(tr -s '.' < "$tmp/nodedesc-ca")"
+daemon_stop_check "$cb" "$tmp/ca-b.log"
+ok $? "B stops cleanly"
+for i in $(seq 50); do port_is ca-a hca1:1 net_af_packet0 Polling && break; sleep 0.1; done
+port_is ca-a hca1:1 net_af_packet0 Polling && grep -q "hca1\[1\]: link over net_af_packet0 down" "$tmp/ca-a.log"
+ok $? "hca1:1 in A goes Down/Polling when B's heartbeats stop ($((i / 10)).$((i % 10)) s)"
+daemon_stop_check "$ca" "$tmp/ca-a.log"
+ok $? "A stops cleanly"
 
 # mistakes are said
 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-c-$$ -- \

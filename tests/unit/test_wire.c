@@ -2762,6 +2762,64 @@ test_ib_eth(void)
 	   "ib_eth decap: behind VLAN 101 the packet starts at 18 (rc %d)", rc);
 }
 
+/* The heartbeat of such a link: bytes as documented in wire.h, a round
+ * trip, and every damaged or foreign frame refused. */
+static void
+test_link_hello(void)
+{
+	static const uint8_t dst[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t src[6] = { 0x02, 0, 0, 0, 0, 0x0a };
+	static const uint8_t want[32] = {
+		'M', 'P', 'D', 'L', 1, 0x01, 0x00, 0x64,
+		0x00, 0x02, 0xc9, 0x00, 0x00, 0x00, 0x00, 0x11, 3, 0, 0, 0,
+		0x00, 0x02, 0xc9, 0x00, 0x00, 0x00, 0x00, 0x22, 5, 0, 0, 0,
+	};
+	struct mpd_link_hello h = {
+		.flags = MPD_LINK_HEARD, .interval_ms = 100,
+		.guid = 0x0002c90000000011ull, .port = 3,
+		.heard_guid = 0x0002c90000000022ull, .heard_port = 5,
+	}, g;
+	uint8_t f[64];
+	struct mpd_eth eth;
+	size_t len, bad = 0;
+
+	is_int(mpd_link_hello_encode(dst, src, &h, f, 59), MPD_ENOSPC,
+	       "link hello: 59 bytes of room are too few");
+	is_int(mpd_link_hello_encode(dst, src, &h, f, sizeof(f)),
+	       MPD_LINK_HELLO_FRAME, "link hello: a 60-byte frame");
+	ok(!memcmp(f, dst, 6) && !memcmp(f + 6, src, 6) && f[12] == 0x88 &&
+	   f[13] == 0xb6 && !memcmp(f + 14, want, sizeof(want)) &&
+	   f[59] == 0, "link hello: EtherType 0x88b6, the payload byte for byte, zero padding");
+	memset(&g, 0, sizeof(g));
+	ok(mpd_link_hello_decode(f, 60, &eth, &g) == MPD_OK &&
+	   !memcmp(&eth.src, src, 6) && g.flags == h.flags &&
+	   g.interval_ms == 100 && g.guid == h.guid && g.port == 3 &&
+	   g.heard_guid == h.heard_guid && g.heard_port == 5,
+	   "link hello: decoded as encoded");
+	for (len = 0; len < 14 + 32; len++)
+		if (mpd_link_hello_decode(f, len, &eth, &g) != MPD_ETRUNC)
+			bad++;
+	ok(bad == 0, "link hello: each of the 46 shorter frames is truncated (%zu not)",
+	   bad);
+	f[14 + 4] = 2;
+	is_int(mpd_link_hello_decode(f, 60, &eth, &g), MPD_EVERSION,
+	       "link hello: version 2 is refused");
+	f[14 + 4] = 1;
+	f[14] = 'X';
+	is_int(mpd_link_hello_decode(f, 60, &eth, &g), MPD_EINVAL,
+	       "link hello: without the magic");
+	f[14] = 'M';
+	f[14 + 6] = f[14 + 7] = 0;
+	is_int(mpd_link_hello_decode(f, 60, &eth, &g), MPD_EINVAL,
+	       "link hello: an interval of 0 is refused (it would never time out)");
+	h.interval_ms = 0;
+	is_int(mpd_link_hello_encode(dst, src, &h, f, sizeof(f)), MPD_EINVAL,
+	       "link hello: nor sent");
+	f[13] = 0xb5;
+	is_int(mpd_link_hello_decode(f, 60, &eth, &g), MPD_ENEXTHDR,
+	       "link hello: an IB frame (0x88b5) is not a heartbeat");
+}
+
 static void
 test_strerror(void)
 {
@@ -2814,6 +2872,7 @@ main(void)
 	test_pkt_golden_ext();
 	test_pkt_ext_rejects();
 	test_ib_eth();
+	test_link_hello();
 	test_strerror();
 	return tap_done();
 }

@@ -295,6 +295,44 @@ int mpd_ib_eth_decap(const uint8_t *buf, size_t len, struct mpd_eth *eth,
 int mpd_ib_eth_header(const uint8_t dst[6], const uint8_t src[6],
 		      uint8_t *buf, size_t cap);
 
+/*
+ * The link's heartbeat: what each end of such a link sends every
+ * interval_ms (to broadcast, EtherType MPD_ETHERTYPE_LINK, IEEE 802 Local
+ * Experimental 2), as an IB port trains with the one at the other end of
+ * its cable (IBA 5.6.4 in spirit: a link is up when both ends hear each
+ * other, and goes when one stops hearing). It names the port that sends
+ * it and the one it last heard, so that each end knows whether the
+ * other hears it and who is really at the other end of the cable.
+ * Payload, big endian: "MPDL", version 1, flags, interval_ms (16 bits),
+ * GUID (64), port, 3 reserved, heard GUID (64), heard port, 3 reserved.
+ */
+#define MPD_ETHERTYPE_LINK	0x88b6
+#define MPD_LINK_HELLO_LEN	32	/* its payload */
+#define MPD_LINK_HELLO_FRAME	60	/* the frame: Ethernet's shortest */
+#define MPD_LINK_HELLO_VERSION	1
+#define MPD_LINK_HEARD		0x01	/* flags: heard names whom it hears */
+
+struct mpd_link_hello {
+	uint8_t flags;
+	uint16_t interval_ms;	/* how often the sender sends; not 0 */
+	uint64_t guid;		/* the sender's port: PortGUID, port number */
+	uint8_t port;
+	uint64_t heard_guid;	/* the port it hears (with MPD_LINK_HEARD) */
+	uint8_t heard_port;
+};
+
+/* A heartbeat frame from src to dst into buf: MPD_LINK_HELLO_FRAME, or
+ * MPD_ENOSPC, or MPD_EINVAL for an interval of 0. */
+int mpd_link_hello_encode(const uint8_t dst[6], const uint8_t src[6],
+			  const struct mpd_link_hello *h, uint8_t *buf,
+			  size_t cap);
+/* The heartbeat in an Ethernet frame: MPD_OK with *eth and *h,
+ * MPD_ENEXTHDR for any other EtherType, MPD_ETRUNC when short,
+ * MPD_EINVAL without the magic or with an interval of 0, MPD_EVERSION
+ * for a version other than 1. */
+int mpd_link_hello_decode(const uint8_t *buf, size_t len, struct mpd_eth *eth,
+			  struct mpd_link_hello *h);
+
 /* ---- Whole packets ----------------------------------------------------- */
 
 enum mpd_link {

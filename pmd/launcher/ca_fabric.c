@@ -224,6 +224,12 @@ fab_ca_carrier(struct fab_port *p, bool on)
 	hca_port_carrier(&ca_port(p)->port, on, HCA_PORT_INIT);
 }
 
+bool
+fab_ca_disable(struct fab_port *p, bool off)
+{
+	return hca_port_disable(&ca_port(p)->port, off);
+}
+
 void
 fab_cas_free(struct fabric *f)
 {

@@ -593,6 +593,63 @@ replay_step(struct fabric *f, struct fab_port *p)
 
 #define SW_LINKS_MS	10	/* how often switch ports look at their peers */
 
+bool
+fab_port_present(const struct fab_port *b)
+{
+	struct rte_pmd_hca_port_info pi;
+	uint8_t state, phys;
+	uint16_t lid, sm_lid;
+
+	if (b->sw) {
+		fab_switch_port_state(b, &state, &phys, &lid, &sm_lid);
+		return phys != HCA_PHYS_DISABLED;
+	}
+	if (b->ca) {
+		fab_ca_port_state(b, &state, &phys, &lid, &sm_lid);
+		return phys != HCA_PHYS_DISABLED;
+	}
+	if (b->hca)
+		return rte_pmd_hca_port_info_get(b->port_id, &pi) == 0 &&
+		       pi.phys_state == HCA_PHYS_LINKUP;
+	/* another daemon's port: while its heartbeats say so */
+	return !b->ew.on || b->ew.up;
+}
+
+/* `set link` on served CA ports, from the prompt, applied on the lcore
+ * that owns them: Disabled (the other end's link goes with it), or
+ * Polling and trained again when the other end is there */
+static void
+ca_link_requests(struct fabric *f)
+{
+	unsigned int i;
+
+	if (!__atomic_exchange_n(&f->ca_link_reqs, false, __ATOMIC_ACQ_REL))
+		return;
+	for (i = 0; i < f->nports; i++) {
+		struct fab_port *p = &f->port[i], *q;
+		int req;
+		bool up;
+
+		if (!p->ca)
+			continue;
+		req = __atomic_exchange_n(&p->link_req, FAB_LINK_NONE,
+					  __ATOMIC_ACQ_REL);
+		if (req == FAB_LINK_NONE)
+			continue;
+		up = req == FAB_LINK_UP;
+		if (!fab_ca_disable(p, !up) || p->peer < 0)
+			continue;
+		q = &f->port[p->peer];
+		if (up && fab_port_present(q))
+			fab_ca_carrier(p, true);
+		/* a switch at the other end sees to its own port */
+		if (q->ca)
+			fab_ca_carrier(q, up);
+		else if (q->hca)
+			rte_pmd_hca_carrier_set(q->port_id, up);
+	}
+}
+
 /* Whether port q sends on its cable: not when disabled (by an SMP or
  * `set link down`), as a disabled port stops training */
 static bool
@@ -654,9 +711,10 @@ poll_once(struct fabric *f)
 	int k;
 
 	apply_capture_request(f);
-	if (f->nsw || f->nwires) {
+	if (f->nsw || f->nwires || f->nca) {
 		now = rte_get_tsc_cycles();
 		if (now >= f->sw_links_next) {
+			ca_link_requests(f);
 			if (f->nwires)
 				wires_tick(f);
 			if (f->nsw)

@@ -83,8 +83,9 @@ struct fab_port {
 					 * daemon (--nodes) */
 	uint64_t far_guid;		/* ... whose PortGUID is this */
 	uint8_t far_port;
-	/* a switch port: the prompt's `set link` for the lcore (FAB_LINK_*),
-	 * and whether its being disabled took the peer's link down */
+	/* a switch's or served CA's port: the prompt's `set link` for the
+	 * lcore (FAB_LINK_*); a switch port's being disabled took the
+	 * peer's link down */
 	int link_req;
 	bool cut_peer;
 };
@@ -178,6 +179,7 @@ struct fabric {
 	unsigned int ready_head, nready;
 	uint64_t sw_links_next;		/* TSC: next look at their links */
 	unsigned int nwires;		/* IB links to other daemons */
+	bool ca_link_reqs;		/* a served CA port has a link_req */
 	/* CA ports other daemons run: GIDs, MACs, IPv4 addresses */
 	struct rte_pmd_hca_neigh *far;
 	unsigned int nfar;
@@ -226,6 +228,10 @@ void fab_port_tx(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
 /* The polling loop (run on an lcore): until f->stop. */
 int fab_poll_loop(void *arg);
 void fab_stop(struct fabric *f);
+/* Whether the port at the other end of a cable is there to train with: a
+ * net_hca port whose link is up, a switch's or a served CA's port that is
+ * not disabled, an outside ethdev (another daemon's, while heard). */
+bool fab_port_present(const struct fab_port *b);
 /* Index of a net_hca port by "node:port", "node" (port 1) or any port by
  * its ethdev name. */
 int fab_find(const struct fabric *f, const char *spec);
@@ -301,6 +307,9 @@ void fab_ca_port_state(const struct fab_port *p, uint8_t *state,
  * and Polling without, LinkUp and Init when it comes back (not a port
  * disabled by an SMP). The polling lcore. */
 void fab_ca_carrier(struct fab_port *p, bool on);
+/* Disable served CA port p (Disabled, Down) or let it train again
+ * (Polling): false when it already was so. The polling lcore. */
+bool fab_ca_disable(struct fab_port *p, bool off);
 void fab_cas_free(struct fabric *f);
 
 /* ---- native IB links over Ethernet ethdevs (eth_wire.c) ---- */

@@ -301,15 +301,14 @@ cmd_link_parsed(void *res, struct cmdline *cl __rte_unused,
 	if (idx < 0)
 		goto out;
 	p = &fab->port[idx];
-	if (p->sw) {
-		/* the polling lcore owns the switch: it takes the request */
+	if (p->sw || p->ca) {
+		/* the polling lcore owns the switches and served CAs: it
+		 * takes the request */
 		__atomic_store_n(&p->link_req, up ? FAB_LINK_UP : FAB_LINK_DOWN,
 				 __ATOMIC_RELEASE);
-		goto out;
-	}
-	if (p->ca) {
-		printf("set link %s: a served CA's link follows its cable; set the port at the other end\n",
-		       r->port);
+		if (p->ca)
+			__atomic_store_n(&fab->ca_link_reqs, true,
+					 __ATOMIC_RELEASE);
 		goto out;
 	}
 	rc = up ? rte_eth_dev_set_link_up(p->port_id) :
@@ -331,7 +330,7 @@ static cmdline_parse_token_string_t tok_link_state =
 	TOKEN_STRING_INITIALIZER(struct cmd_link, state, "up#down");
 static cmdline_parse_inst_t cmd_link = {
 	.f = cmd_link_parsed,
-	.help_str = "set link <node:port> up|down: take the link down (Disabled) or bring it back (a net_hca or a switch port)",
+	.help_str = "set link <node:port> up|down: take the link down (Disabled) or bring it back (a net_hca, switch or served CA port)",
 	.tokens = { (void *)&tok_set, (void *)&tok_link, (void *)&tok_link_port,
 		    (void *)&tok_link_state, NULL },
 };

@@ -101,31 +101,6 @@ fab_switches_start(struct fabric *f)
 
 static void sw_trap_link(struct fabric *f, struct fab_switch *s);
 
-/* Whether the port at the other end of a switch port's cable is there
- * to train with: a net_hca port whose link is up, a switch's or a served
- * CA's port that is not disabled, an outside ethdev (another daemon). */
-static bool
-peer_present(const struct fab_port *b)
-{
-	struct rte_pmd_hca_port_info pi;
-	uint8_t state, phys;
-	uint16_t lid, sm_lid;
-
-	if (b->sw) {
-		fab_switch_port_state(b, &state, &phys, &lid, &sm_lid);
-		return phys != HCA_PHYS_DISABLED;
-	}
-	if (b->ca) {
-		fab_ca_port_state(b, &state, &phys, &lid, &sm_lid);
-		return phys != HCA_PHYS_DISABLED;
-	}
-	if (b->hca)
-		return rte_pmd_hca_port_info_get(b->port_id, &pi) == 0 &&
-		       pi.phys_state == HCA_PHYS_LINKUP;
-	/* another daemon's port: while its heartbeats say so */
-	return !b->ew.on || b->ew.up;
-}
-
 /* The link of a CA at the other end goes (or comes back) with ours; a
  * switch at the other end sees to its own port */
 static void
@@ -171,7 +146,7 @@ fab_switches_links(struct fabric *f)
 				peer_carrier(&f->port[a->peer], true);
 				a->cut_peer = false;
 			}
-			up = peer_present(&f->port[a->peer]);
+			up = fab_port_present(&f->port[a->peer]);
 			if (up == (me->port_state != HCA_PORT_DOWN))
 				continue;
 			hca_switch_link(&s->sw, (uint8_t)p, up);

@@ -196,18 +196,19 @@ done
 
 # a CA's link at the prompt: the switch port at the other end follows,
 # and its trap 128 has a resident OpenSM without periodic sweeps (-s 0)
-# bring it back
+# bring it back. Hca4 is a CA the daemon serves alone (--client-ports 6:
+# Hca1-3 have ethdevs).
 net=$(dirname "$net")/net.2sw2path4hca
 rm -rf "$MADPMD_RUN_DIR" "$OSM_CACHE_DIR"
 mkdir -p "$OSM_CACHE_DIR"
 mkfifo "$tmp/prompt"
 exec 7<> "$tmp/prompt"
 "$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-switch-$$ \
-	-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" -i \
+	-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" -i --client-ports 6 \
 	< "$tmp/prompt" > "$tmp/madpmd.prompt.log" 2>&1 &
 daemon=$!
 pids+=($daemon)
-for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca4/umad" ] && break; sleep 0.1; done
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca3/umad" ] && break; sleep 0.1; done
 "$run" --node Hca1 opensm -s 0 -f "$tmp/opensm.link.log" > /dev/null 2>&1 &
 osm=$!
 pids+=($osm)
@@ -273,6 +274,24 @@ for i in $(seq 80); do
 done
 grep -q "^LinkState:\.*Active" "$tmp/pi.s2"
 ok $? "set link Switch1:5 up: the cable trains, and OpenSM brings both ends Active again"
+# a served CA's link at the prompt: Switch2's port 2 at the other end
+echo "set link Hca4:1 down" >&7
+for i in $(seq 50); do
+	"$run" --node Hca1 smpquery -D portinfo 0,1,3 2 > "$tmp/pi.h4" 2>&1
+	grep -q "^LinkState:\.*Down" "$tmp/pi.h4" && break
+	sleep 0.1
+done
+for i in $(seq 30); do grep -q "Hca4:1 .*served.*Disabled" "$MADPMD_RUN_DIR/ports" && break; sleep 0.1; done
+grep -q "^LinkState:\.*Down" "$tmp/pi.h4" && grep -q "Hca4:1 .*served.*Down *Disabled" "$MADPMD_RUN_DIR/ports"
+ok $? "set link Hca4:1 down on a served CA: it is Disabled, Switch2's port 2 goes Down"
+echo "set link Hca4:1 up" >&7
+for i in $(seq 80); do
+	"$run" --node Hca1 smpquery -D portinfo 0,1,3,2 1 > "$tmp/pi.h4" 2>&1
+	grep -q "^LinkState:\.*Active" "$tmp/pi.h4" && break
+	sleep 0.1
+done
+grep -q "^LinkState:\.*Active" "$tmp/pi.h4"
+ok $? "set link Hca4:1 up: it trains, and OpenSM (trap 128) makes Hca4's port Active again"
 stop "$osm"
 echo quit >&7
 for i in $(seq 100); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done

@@ -97,6 +97,7 @@ static void
 issm_set(struct hca_chan *ch, bool held)
 {
 	struct hca_port *p = ch->cfg.port;
+	uint64_t one = 1;
 
 	rte_spinlock_lock(ch->cfg.lock);
 	if (held)
@@ -105,6 +106,11 @@ issm_set(struct hca_chan *ch, bool held)
 		p->cap_mask &= ~MPD_PORT_CAP_IS_SM;
 	hca_rec_port_check(ch->cfg.rec, p);
 	rte_spinlock_unlock(ch->cfg.lock);
+	/* the lcore sends the SM trap 144 (hca_sma_cap_trap()): wake it */
+	if (ch->cfg.doorbell >= 0 &&
+	    write(ch->cfg.doorbell, &one, sizeof(one)) < 0) {
+		/* saturated: it rings anyway */
+	}
 	CHAN_LOG(INFO, "%s: IsSM %s", ch->node, held ? "set" : "cleared");
 }
 

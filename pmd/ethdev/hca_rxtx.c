@@ -299,10 +299,17 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 			.emit = emit_frame, .ctx = &e, .room = n - got,
 		};
 		uint64_t now = now_ns();
+		struct mpd_pkt tpk;
+		uint8_t tmad[MPD_MAD_LEN];
 
 		rte_spinlock_lock(&hi->lock);
+		if (hi->port.cap_mask != hi->port.cap_told &&
+		    hca_sma_cap_trap(&hi->port, &tpk, tmad) &&
+		    out.emit(out.ctx, &tpk, tmad))
+			out.room--;
 		if (port_quiet(hi)) {
 			rte_spinlock_unlock(&hi->lock);
+			got += e.n;
 			goto done;
 		}
 		hca_mad_poll(&hi->ml, now, &out);

@@ -155,6 +155,8 @@ struct hca_port {
 	uint8_t ip4[4];
 	uint8_t node_info[40];		/* NodeInfo as sent: it never changes */
 	uint64_t trap_tid;
+	uint32_t cap_told;		/* CapabilityMask as the SM last heard
+					 * it (trap 144 when it moves) */
 	struct hca_neigh *neigh;	/* RoCE: the fabric's ports, nneigh */
 	uint32_t nneigh;
 	struct hca_counters cnt;
@@ -302,6 +304,15 @@ void hca_sma_node_info_init(struct mpd_node_info *ni, uint8_t node_type);
  * switch's (port 0).
  */
 int hca_sma_trap(struct hca_port *p, const struct mpd_notice *n, uint8_t *mad);
+/*
+ * Trap 144, Local Changes (IBA 14.2.5.1, 14.3.11 in the OPA spec's
+ * numbering): when p's CapabilityMask moved since the SM last heard it
+ * (a client took or gave back the ISSM: IsSM), a Trap of the new mask into
+ * mad and its frame's headers into pk (LID-routed on VL15 to the master
+ * SM). true when there is one to send; a change while the port has no SM
+ * to tell is noted and not sent (the SM reads PortInfo when it comes).
+ */
+bool hca_sma_cap_trap(struct hca_port *p, struct mpd_pkt *pk, uint8_t *mad);
 /* Trap 256, Bad M_Key, for the SMP m (read from mad, which the Trap then
  * replaces), sent by a node of that NodeType from port p. */
 void hca_sma_bad_mkey_trap(struct hca_port *p, uint8_t *mad,

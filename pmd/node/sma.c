@@ -395,6 +395,42 @@ hca_sma_trap(struct hca_port *p, const struct mpd_notice *n, uint8_t *mad)
 			      MPD_MAD_LEN) < 0 ? -1 : 0;
 }
 
+bool
+hca_sma_cap_trap(struct hca_port *p, struct mpd_pkt *pk, uint8_t *mad)
+{
+	struct mpd_notice n;
+	uint8_t *d;
+
+	if (p->cap_mask == p->cap_told)
+		return false;
+	p->cap_told = p->cap_mask;
+	/* an SM's own port tells nobody: its SM knows */
+	if (p->link != MPD_LINK_IB || !p->lid || !p->sm_lid ||
+	    p->sm_lid == p->lid || p->port_state != HCA_PORT_ACTIVE)
+		return false;
+	memset(&n, 0, sizeof(n));
+	n.is_generic = 1;
+	n.type = 4;			/* informational */
+	n.producer_type = MPD_NODE_TYPE_CA;
+	n.trap_number = 144;
+	n.issuer_lid = p->lid;
+	/* DataDetails as OpenSM reads them (ntc_144): LID, LocalChanges 0
+	 * (only the mask moved), the new CapabilityMask, ChangeFlags 0 */
+	d = n.data_details;
+	mpd_put_be16(d + 2, p->lid);
+	mpd_put_be32(d + 6, hca_sma_cap_mask(p));
+	if (hca_sma_trap(p, &n, mad) != 0)
+		return false;
+	memset(pk, 0, sizeof(*pk));
+	pk->link = MPD_LINK_IB;
+	pk->lrh.vl = MPD_VL15;
+	pk->lrh.dlid = p->sm_lid;
+	pk->lrh.slid = p->lid;
+	pk->bth.opcode = MPD_OP_UD_SEND_ONLY;
+	pk->bth.pkey = 0xffff;
+	return true;
+}
+
 /*
  * Trap 256, Bad M_Key (IBA 14.2.4.2, 14.2.5.1): the SMP with the wrong key
  * is not answered; the master SM hears of it instead. DataDetails as

@@ -209,7 +209,7 @@ exec 7<> "$tmp/prompt"
 daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca3/umad" ] && break; sleep 0.1; done
-"$run" --node Hca1 opensm -s 0 -f "$tmp/opensm.link.log" > /dev/null 2>&1 &
+"$run" --node Hca1 opensm -s 0 -p 15 -f "$tmp/opensm.link.log" > /dev/null 2>&1 &
 osm=$!
 pids+=($osm)
 for i in $(seq 100); do grep -q "SUBNET UP" "$tmp/opensm.link.log" 2>/dev/null && break; sleep 0.1; done
@@ -292,6 +292,23 @@ for i in $(seq 80); do
 done
 grep -q "^LinkState:\.*Active" "$tmp/pi.h4"
 ok $? "set link Hca4:1 up: it trains, and OpenSM (trap 128) makes Hca4's port Active again"
+# a second OpenSM on Hca3 takes the ISSM: IsSM set in Hca3's CapabilityMask,
+# and Hca3 sends the master trap 144, which has it (no periodic sweep)
+# sweep and find the standby; it goes, and the same again
+sms() { "$run" --node Hca1 saquery -s 2>/dev/null | grep -c "PortInfoRecord dump"; }
+before=$(sms)
+mkdir -p "$tmp/osm2-cache"
+OSM_CACHE_DIR=$tmp/osm2-cache "$run" --node Hca3 opensm -p 1 -f "$tmp/opensm.standby.log" > /dev/null 2>&1 &
+osm2=$!
+pids+=($osm2)
+for i in $(seq 50); do [ "$(grep -c "num:144" "$tmp/opensm.link.log")" -ge 1 ] && [ "$(sms)" = 2 ] && break; sleep 0.2; done
+grep -q "Received Generic Notice type:4 num:144 .* Producer:1 (Channel Adapter)" "$tmp/opensm.link.log" &&
+	[ "$before" = 1 ] && [ "$(sms)" = 2 ] && grep -q "Entering STANDBY state" "$tmp/opensm.standby.log"
+ok $? "a standby OpenSM on Hca3: Hca3's trap 144 (new CapabilityMask) has the master sweep, and its SA lists 2 SMs ($before before)"
+stop "$osm2"
+for i in $(seq 50); do [ "$(grep -c "num:144" "$tmp/opensm.link.log")" -ge 2 ] && [ "$(sms)" = 1 ] && break; sleep 0.2; done
+[ "$(grep -c "num:144" "$tmp/opensm.link.log")" = 2 ] && [ "$(sms)" = 1 ]
+ok $? "the standby gone: IsSM cleared, a second trap 144, and the master's SA lists 1 SM again"
 stop "$osm"
 echo quit >&7
 for i in $(seq 100); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done

@@ -353,6 +353,49 @@ test_dr_end_port(void)
 	ok(!hca_port_dr_recv(&p, mad), "C14-9:5: past count + 1: dropped");
 }
 
+/* Trap 144 (Local Changes) when the CapabilityMask moves: to the master SM
+ * on VL15, the new mask in OpenSM's ntc_144 place; once per change; not
+ * sent by an SM's own port or without an SM, but noted. */
+static void
+test_cap_trap(void)
+{
+	struct hca_port p;
+	struct mpd_pkt pk;
+	uint8_t mad[MPD_MAD_LEN];
+	const uint8_t *nt = mad + MPD_SMP_DATA_OFF;	/* the Notice */
+
+	port_init(&p);
+	p.sm_lid = 1;
+	ok(!hca_sma_cap_trap(&p, &pk, mad), "no change, no trap 144");
+	p.cap_mask |= MPD_PORT_CAP_IS_SM;
+	ok(hca_sma_cap_trap(&p, &pk, mad), "IsSM set: trap 144");
+	ok(mad[MPD_MAD_OFF_CLASS] == MPD_CLASS_SUBN_LID &&
+	   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_TRAP &&
+	   mpd_get_be16(mad + MPD_MAD_OFF_ATTR_ID) == MPD_ATTR_NOTICE,
+	   "a Trap(Notice) SMP, LID-routed class");
+	ok((nt[0] & 0x80) && (nt[0] & 0x7f) == 4 && nt[3] == MPD_NODE_TYPE_CA &&
+	   mpd_get_be16(nt + 4) == 144 && mpd_get_be16(nt + 6) == 5,
+	   "generic, informational, from a CA, number 144, issuer LID 5");
+	ok(mpd_get_be16(nt + 12) == 5 && nt[15] == 0 &&
+	   mpd_get_be32(nt + 16) == hca_sma_cap_mask(&p) &&
+	   (mpd_get_be32(nt + 16) & MPD_PORT_CAP_IS_SM) &&
+	   mpd_get_be16(nt + 20) == 0,
+	   "DataDetails: LID 5, LocalChanges 0, the new CapabilityMask with IsSM at offset 16, ChangeFlags 0");
+	ok(pk.lrh.vl == MPD_VL15 && pk.lrh.dlid == 1 && pk.lrh.slid == 5 &&
+	   pk.bth.dest_qp == 0 && pk.deth.src_qp == 0,
+	   "VL15, from LID 5 to the SM at LID 1, QP0 to QP0");
+	ok(!hca_sma_cap_trap(&p, &pk, mad), "told once: no second trap");
+	p.cap_mask &= ~MPD_PORT_CAP_IS_SM;
+	p.sm_lid = 5;
+	ok(!hca_sma_cap_trap(&p, &pk, mad) && p.cap_told == p.cap_mask,
+	   "the SM's own port: noted, not sent");
+	p.cap_mask |= MPD_PORT_CAP_IS_SM;
+	p.sm_lid = 1;
+	p.port_state = HCA_PORT_ARMED;
+	ok(!hca_sma_cap_trap(&p, &pk, mad) && p.cap_told == p.cap_mask,
+	   "a port not Active: noted, not sent");
+}
+
 int
 main(void)
 {
@@ -362,5 +405,6 @@ main(void)
 	test_sl2vl();
 	test_reverse();
 	test_dr_end_port();
+	test_cap_trap();
 	return tap_done();
 }

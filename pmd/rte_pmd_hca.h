@@ -15,6 +15,7 @@ struct rte_pmd_hca_port_info {
 	uint8_t port_state;	/* IBA PortState: 1 Down .. 4 Active */
 	uint8_t phys_state;	/* IBA PortPhysicalState: 5 LinkUp */
 	uint8_t link_roce;	/* 0: native IB, 1: RoCEv2 */
+	uint8_t active_mtu;	/* IB MTU enum: 1 256 .. 5 4096 */
 	uint32_t cap_mask;
 };
 

@@ -203,8 +203,9 @@ hca_cma_roce_path(const struct hca_port *p, const uint8_t sgid[16],
 	path->traffic_class = tos;
 	path->sl = tos >> 5;
 	path->mtu_selector = MPD_SA_SEL_EQ;
-	/* an Ethernet MTU of 1500 carries IB MTU 1024 (iboe_get_mtu()) */
-	path->mtu = p->neighbor_mtu < 3 ? p->neighbor_mtu : 3;
+	/* the port's active MTU: what its Ethernet MTU carries (1024 of
+	 * 1500, as iboe_get_mtu()), set with rte_eth_dev_set_mtu() */
+	path->mtu = p->neighbor_mtu;
 	path->rate_selector = MPD_SA_SEL_EQ;
 	path->rate = 7;			/* 40 Gb/s */
 	path->packet_life_time_selector = MPD_SA_SEL_EQ;

@@ -588,11 +588,19 @@ eth_dev_close(struct rte_eth_dev *dev)
 }
 
 static int
-eth_dev_info(struct rte_eth_dev *dev __rte_unused,
-	     struct rte_eth_dev_info *info)
+eth_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 {
 	info->max_mac_addrs = 1;
 	info->max_rx_pktlen = 4096 + 128;
+	/* RoCE: an Ethernet MTU up to jumbo frames (the IB MTU stays 4096
+	 * at most, so frames stay within max_rx_pktlen) */
+	if (((struct hca_internals *)dev->data->dev_private)->port.link ==
+	    MPD_LINK_ROCE_V2) {
+		info->min_mtu = 96 + 256;
+		info->max_mtu = 9216;
+		info->max_rx_pktlen = 9216 + RTE_ETHER_HDR_LEN +
+				      RTE_ETHER_CRC_LEN;
+	}
 	info->min_rx_bufsize = 0;
 	info->max_rx_queues = HCA_MAX_QUEUES;
 	info->max_tx_queues = HCA_MAX_QUEUES;
@@ -863,10 +871,28 @@ eth_set_link_down(struct rte_eth_dev *dev)
 	return eth_set_link(dev, false);
 }
 
+/*
+ * On RoCE the port's active IB MTU follows its Ethernet MTU, as a RoCE
+ * NIC's follows its netdev's: 1500 carries 1024 (the default), 9000
+ * carries 4096. An IB port's MTU is the SM's business (NeighborMTU).
+ */
 static int
-eth_mtu_set(struct rte_eth_dev *dev __rte_unused, uint16_t mtu)
+eth_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
-	return mtu <= 4096 ? 0 : -EINVAL;
+	struct hca_internals *hi = dev->data->dev_private;
+	struct hca_port *p = &hi->port;
+	uint8_t m;
+
+	if (p->link != MPD_LINK_ROCE_V2)
+		return mtu <= 4096 ? 0 : -EINVAL;
+	m = hca_roce_mtu(mtu);
+	if (!m)
+		return -EINVAL;
+	rte_spinlock_lock(&hi->lock);
+	p->neighbor_mtu = m;
+	hca_rec_port_check(&hi->rec, p);
+	rte_spinlock_unlock(&hi->lock);
+	return 0;
 }
 
 static const struct eth_dev_ops hca_ops = {
@@ -931,6 +957,9 @@ hca_probe(struct rte_vdev_device *vdev)
 	hi = dev->data->dev_private;
 	hi->port = port;
 	hca_sma_init(&hi->port);
+	/* the Ethernet MTU ethdev starts with (RTE_ETHER_MTU) */
+	if (hi->port.link == MPD_LINK_ROCE_V2)
+		hi->port.neighbor_mtu = hca_roce_mtu(RTE_ETHER_MTU);
 	hi->port_id = dev->data->port_id;
 	hi->rec.node_id = hi->port_id;
 	memcpy(hi->mac.addr_bytes, port.mac, sizeof(port.mac));
@@ -1085,6 +1114,7 @@ rte_pmd_hca_port_info_get(uint16_t port_id, struct rte_pmd_hca_port_info *info)
 	info->phys_state = p->phys_state;
 	info->link_roce = p->link != MPD_LINK_IB;
 	info->cap_mask = p->cap_mask;
+	info->active_mtu = p->neighbor_mtu;
 	rte_spinlock_unlock(&hi->lock);
 	return 0;
 }

@@ -224,6 +224,12 @@ fab_ca_carrier(struct fab_port *p, bool on)
 	hca_port_carrier(&ca_port(p)->port, on, HCA_PORT_INIT);
 }
 
+void
+fab_ca_mtu_limit(struct fab_port *p, uint8_t m)
+{
+	hca_port_mtu_limit(&ca_port(p)->port, m);
+}
+
 bool
 fab_ca_disable(struct fab_port *p, bool off)
 {

@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_ethdev.h>
@@ -288,6 +292,94 @@ fab_addresses(struct fabric *f)
 	return 0;
 }
 
+/* The MTU a frame through outside ethdev port_id may have: the
+ * interface's (net_af_packet names its if_index), else the ethdev's own,
+ * and never more than the ethdev takes (net_af_packet's framesz=) */
+static int
+iface_mtu(uint16_t port_id, char *name, size_t cap)
+{
+	struct rte_eth_dev_info di;
+	struct ifreq ifr;
+	uint16_t m;
+	int fd, mtu = -1;
+
+	snprintf(name, cap, "its ethdev");
+	if (rte_eth_dev_info_get(port_id, &di) != 0)
+		return -1;
+	if (di.if_index && if_indextoname(di.if_index, ifr.ifr_name)) {
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &ifr) == 0) {
+			snprintf(name, cap, "%s", ifr.ifr_name);
+			mtu = ifr.ifr_mtu;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (mtu <= 0 && rte_eth_dev_get_mtu(port_id, &m) == 0)
+		mtu = m;
+	if (mtu > 0 && di.max_rx_pktlen > RTE_ETHER_HDR_LEN &&
+	    (uint32_t)mtu > di.max_rx_pktlen - RTE_ETHER_HDR_LEN)
+		mtu = (int)(di.max_rx_pktlen - RTE_ETHER_HDR_LEN);
+	return mtu;
+}
+
+/* A RoCE port cabled to an outside ethdev takes the interface's MTU, as a
+ * RoCE NIC's IB MTU follows its netdev's: frames the interface cannot
+ * carry would be lost on the way */
+static void
+roce_mtu(struct fabric *f, struct fab_port *p)
+{
+	struct fab_port *q = &f->port[p->peer];
+	struct rte_pmd_hca_port_info pi;
+	char name[IF_NAMESIZE + 16];
+	int mtu = iface_mtu(q->port_id, name, sizeof(name));
+
+	if (mtu <= 0)
+		return;
+	if (rte_eth_dev_set_mtu(p->port_id, (uint16_t)RTE_MIN(mtu, 9216)) != 0) {
+		fprintf(stderr, "madpmd: %s:%u: %s's MTU %d cannot carry RoCE: the port keeps IB MTU 1024\n",
+			p->node, p->num, name, mtu);
+		return;
+	}
+	if (rte_pmd_hca_port_info_get(p->port_id, &pi) == 0)
+		printf("madpmd: %s:%u: RoCE over %s, %d bytes a frame at most: IB MTU %u\n",
+		       p->node, p->num, name, mtu, 128u << pi.active_mtu);
+	fflush(stdout);
+}
+
+/* An IB link over outside ethdev p: the port behind it says (MTUCap) it
+ * carries no larger packets than the interface's frames hold, and the SM
+ * then sets NeighborMTU and paths across it to fit */
+static void
+ib_wire_mtu(struct fabric *f, struct fab_port *p)
+{
+	struct fab_port *q;
+	char name[IF_NAMESIZE + 16];
+	int mtu = iface_mtu(p->port_id, name, sizeof(name));
+	uint8_t m;
+
+	if (p->peer < 0 || mtu <= 0)
+		return;
+	q = &f->port[p->peer];
+	m = hca_ib_frame_mtu((uint32_t)mtu);
+	if (!m) {
+		fprintf(stderr, "madpmd: %s[%u]: %s's frames (%d bytes) cannot carry IB packets\n",
+			q->node, q->num, name, mtu);
+		return;
+	}
+	if (q->sw)
+		fab_switch_mtu_limit(q, m);
+	else if (q->ca)
+		fab_ca_mtu_limit(q, m);
+	else
+		return;		/* a net_hca port keeps its MTUCap */
+	if (m < 5) {
+		printf("madpmd: %s[%u]: IB over %s, %d bytes a frame at most: MTUCap %u\n",
+		       q->node, q->num, name, mtu, 128u << m);
+		fflush(stdout);
+	}
+}
+
 int
 fab_start(struct fabric *f)
 {
@@ -333,6 +425,11 @@ fab_start(struct fabric *f)
 		if (!rc && f->port[i].hca && f->port[i].peer < 0 &&
 		    !f->port[i].replay)
 			rc = rte_pmd_hca_carrier_set(pid, 0);
+		if (!rc && f->port[i].hca && f->port[i].peer >= 0 &&
+		    f->opts.link == MPD_LINK_ROCE_V2 &&
+		    !f->port[f->port[i].peer].hca &&
+		    fab_port_ethdev(&f->port[f->port[i].peer]))
+			roce_mtu(f, &f->port[i]);
 		/* nor one cabled to another daemon's, until it is heard */
 		if (!rc && f->port[i].hca && f->port[i].peer >= 0 &&
 		    f->opts.link == MPD_LINK_IB &&
@@ -356,6 +453,7 @@ fab_start(struct fabric *f)
 		/* another daemon's IB port at the other end */
 		if (!f->port[i].hca && f->opts.link == MPD_LINK_IB) {
 			fab_eth_wire_start(f, &f->port[i]);
+			ib_wire_mtu(f, &f->port[i]);
 			f->nwires++;
 		}
 	}

@@ -269,6 +269,9 @@ void fab_switches_links(struct fabric *f);
  * SM LID, as the polling lcore last left them (for the prompt). */
 void fab_switch_port_state(const struct fab_port *p, uint8_t *state,
 			   uint8_t *phys, uint16_t *lid, uint16_t *sm_lid);
+/* Switch port p's link carries IB MTU m (enum) at most; before the lcore
+ * runs. */
+void fab_switch_mtu_limit(struct fab_port *p, uint8_t m);
 
 /* ---- nodes without an ethdev (fabric_node.c) ---- */
 
@@ -307,6 +310,9 @@ void fab_ca_port_state(const struct fab_port *p, uint8_t *state,
  * and Polling without, LinkUp and Init when it comes back (not a port
  * disabled by an SMP). The polling lcore. */
 void fab_ca_carrier(struct fab_port *p, bool on);
+/* Served CA port p's link carries IB MTU m (enum) at most; before the
+ * lcore runs. */
+void fab_ca_mtu_limit(struct fab_port *p, uint8_t m);
 /* Disable served CA port p (Disabled, Down) or let it train again
  * (Polling): false when it already was so. The polling lcore. */
 bool fab_ca_disable(struct fab_port *p, bool off);

@@ -169,6 +169,12 @@ fab_switches_free(struct fabric *f)
 }
 
 void
+fab_switch_mtu_limit(struct fab_port *p, uint8_t m)
+{
+	hca_port_mtu_limit(&p->sw->sw.port[p->num], m);
+}
+
+void
 fab_switch_port_state(const struct fab_port *p, uint8_t *state,
 		      uint8_t *phys, uint16_t *lid, uint16_t *sm_lid)
 {

@@ -22,6 +22,44 @@ hca_port_disable(struct hca_port *p, bool off)
 	return true;
 }
 
+/* IB_GRH_BYTES + IB_UDP_BYTES + IB_BTH_BYTES + IB_EXT_XRC_BYTES +
+ * IB_EXT_ATOMICETH_BYTES + IB_ICRC_BYTES, as ib_addr.h counts them */
+#define ROCE_OVERHEAD	(40 + 8 + 12 + 4 + 28 + 4)
+
+uint8_t
+hca_roce_mtu(uint32_t eth_mtu)
+{
+	uint8_t m = 5;			/* 4096 */
+
+	if (eth_mtu < ROCE_OVERHEAD + 256)
+		return 0;
+	while (m > 1 && eth_mtu - ROCE_OVERHEAD < (128u << m))
+		m--;
+	return m;
+}
+
+uint8_t
+hca_ib_frame_mtu(uint32_t frame)
+{
+	uint8_t m = 5;
+	uint32_t hdrs = 8 + 40 + 12 + 28 + 4 + 2;
+
+	if (frame < hdrs + 256)
+		return 0;
+	while (m > 1 && frame - hdrs < (128u << m))
+		m--;
+	return m;
+}
+
+void
+hca_port_mtu_limit(struct hca_port *p, uint8_t m)
+{
+	if (p->mtu_cap > m)
+		p->mtu_cap = m;
+	if (p->neighbor_mtu > m)
+		p->neighbor_mtu = m;
+}
+
 void
 hca_port_carrier(struct hca_port *p, bool on, uint8_t up_state)
 {

@@ -234,6 +234,18 @@ void hca_port_dr_reply(uint8_t *mad);
  * was up), or enabled again: Polling until the link trains. Returns
  * whether anything changed. */
 bool hca_port_disable(struct hca_port *p, bool off);
+/* The IB MTU (enum: 1 256 .. 5 4096) a RoCE port's Ethernet MTU carries:
+ * what is left after RoCEv2's headers (GRH, UDP, BTH, the largest
+ * extended header, ICRC: rdma-core's and the kernel's iboe_get_mtu()),
+ * rounded down; 0 when not even 256 fits. */
+uint8_t hca_roce_mtu(uint32_t eth_mtu);
+/* The IB MTU (enum) whose packets, with the most headers one can have
+ * (LRH, GRH, BTH, AtomicETH, ICRC, VCRC), fit in frame bytes; 0: none */
+uint8_t hca_ib_frame_mtu(uint32_t frame);
+/* A port whose link carries packets of at most IB MTU m (enum): its
+ * MTUCap, and the NeighborMTU it starts with, lowered to m (PortInfo,
+ * IBA 14.2.5.6), so that the SM sets paths through it no larger */
+void hca_port_mtu_limit(struct hca_port *p, uint8_t m);
 /* Whether a partner is at the other end of the cable: without, Down and
  * Polling; when it comes back, a Polling port trains (LinkUp, up_state).
  * A disabled port stays so. */

@@ -167,6 +167,17 @@ sed 's/^/# /' "$tmp/tracert" | head -n 6
 grep -q "Node Description:.*Hca1" "$tmp/nodedesc"
 ok $? "smpquery from Hca4 in B, LID-routed to Hca1 in A: $(tr -s '.' < "$tmp/nodedesc")"
 
+# a veth's frames hold IB MTU 1024 at most: the crossing ports say so
+# (MTUCap), and the SM set NeighborMTU to it; the local cables keep 4096
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca1 \
+	smpquery -D portinfo 0,1 3 > "$tmp/pi3" 2>&1
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca1 \
+	smpquery -D portinfo 0,1 1 > "$tmp/pi1" 2>&1
+grep -q "^MtuCap:\.*1024$" "$tmp/pi3" && grep -q "^NeighborMTU:\.*1024$" "$tmp/pi3" &&
+	grep -q "^MtuCap:\.*4096$" "$tmp/pi1" && grep -q "^NeighborMTU:\.*4096$" "$tmp/pi1" &&
+	grep -q "Switch1\[3\]: IB over mpa3-$$, 1500 bytes a frame at most: MTUCap 1024" "$tmp/madpmd-a.log"
+ok $? "Switch1[3] on the veth: MTUCap and NeighborMTU 1024 (the veth's 1500-byte frames); Switch1[1]: 4096"
+
 pq() {	# PortXmitPkts of Switch2 port $1 or Hca4 (port 1), asked from A
 	"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca3 \
 		perfquery "$@" 2>&1 | sed -n 's/^PortXmitPkts:\.*\([0-9]*\)$/\1/p'
@@ -219,6 +230,12 @@ rc2=$?
 [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(grep -c 'ping data: rdma-ping-' "$tmp/ibrping.cli")" = 10 ] &&
 	[ "$(grep -c 'server ping data: rdma-ping-' "$tmp/ibrping.srv")" = 10 ]
 ok $? "IB: rping from Hca1 in A to Hca4 ($addr4) in B through both switches, the route from A's SM, 10 validated pings (exit $rc1, $rc2)"
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca1 \
+	saquery -p --src-to-dst "$lid1:$lid4" > "$tmp/path14" 2>&1
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca1 \
+	saquery -p --src-to-dst "$lid1:$(lid_of Hca3)" > "$tmp/path13" 2>&1
+grep -q "^[[:space:]]*mtu\.*0x83$" "$tmp/path14" && grep -q "^[[:space:]]*mtu\.*0x85$" "$tmp/path13"
+ok $? "the SA's PathRecord Hca1 -> Hca4 across the veth has MTU 1024, Hca1 -> Hca3 4096 ($(grep -h mtu "$tmp/path14" "$tmp/path13" | tr -s ' \t.' ' ' | tr '\n' ';'))"
 
 # B goes away: its heartbeats stop, A's ends of both cables go down, and
 # the resident SM hears of it (trap 128) and drops B's nodes
@@ -351,6 +368,12 @@ for i in $(seq 100); do
 	[ -S "$tmp/roce-a/hca1/umad" ] && [ -S "$tmp/roce-b/hca2/umad" ] && break
 	sleep 0.1
 done
+# a RoCE port's IB MTU follows what its interface's frames hold
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/roce-a" timeout 30 "$run" --node hca1 \
+	ibv_devinfo -v > "$tmp/devinfo" 2>&1
+grep -q "active_mtu:.*1024 (3)" "$tmp/devinfo" && grep -q "max_mtu:.*4096 (5)" "$tmp/devinfo" &&
+	grep -q "hca1:1: RoCE over mpra-$$, 1500 bytes a frame at most: IB MTU 1024" "$tmp/roce-a.log"
+ok $? "RoCE: stock ibv_devinfo shows hca1's active_mtu 1024 of max 4096, from the veth's MTU 1500"
 "${ina[@]}" dumpcap -q -i mpra-$$ -w "$tmp/roce.pcapng" > "$tmp/dumpcap-roce.log" 2>&1 &
 dc=$!
 pids+=($dc)

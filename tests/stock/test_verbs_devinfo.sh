@@ -102,6 +102,9 @@ echo "# GID[0] $g0; GID[1] $g1"
 	[ "$(dv "$tmp/info.roce" gid_tbl_len)" = 2 ] &&
 	[[ $g1 == *"RoCE v2" ]] && [[ $g1 =~ ^::ffff:[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+ ]]
 ok $? "RoCE: link layer Ethernet, GID[1] ${g1%%,*} (IPv4-mapped, RoCE v2)"
+# as a RoCE NIC on a 1500-byte Ethernet: IB MTU 1024 active, 4096 the most
+[ "$(dv "$tmp/info.roce" active_mtu)" = "1024 (3)" ] && [ "$(dv "$tmp/info.roce" max_mtu)" = "4096 (5)" ]
+ok $? "RoCE: active_mtu $(dv "$tmp/info.roce" active_mtu) (Ethernet MTU 1500), max_mtu $(dv "$tmp/info.roce" max_mtu)"
 daemon_stop_check $daemon "$tmp/roce.log"
 ok $? "the RoCE daemon stops cleanly"
 

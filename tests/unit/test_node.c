@@ -396,6 +396,31 @@ test_cap_trap(void)
 	   "a port not Active: noted, not sent");
 }
 
+/* What an Ethernet MTU carries: RoCE as iboe_get_mtu() counts (96 bytes
+ * of headers), native IB frames with every header (94) */
+static void
+test_link_mtu(void)
+{
+	struct hca_port p;
+
+	is_int(hca_roce_mtu(1500), 3, "RoCE on 1500: IB MTU 1024");
+	is_int(hca_roce_mtu(9000), 5, "RoCE on 9000: 4096");
+	is_int(hca_roce_mtu(4096 + 96), 5, "RoCE on 4192: 4096 just fits");
+	is_int(hca_roce_mtu(4096 + 95), 4, "RoCE on 4191: 2048");
+	is_int(hca_roce_mtu(256 + 96), 1, "RoCE on 352: 256");
+	is_int(hca_roce_mtu(256 + 95), 0, "RoCE on 351: nothing");
+	is_int(hca_ib_frame_mtu(1500), 3, "IB frames of 1500 bytes: 1024");
+	is_int(hca_ib_frame_mtu(2048 + 94), 4, "2142 bytes: 2048");
+	is_int(hca_ib_frame_mtu(2048 + 93), 3, "2141 bytes: 1024");
+	is_int(hca_ib_frame_mtu(200), 0, "200 bytes: nothing");
+	port_init(&p);
+	p.neighbor_mtu = 5;
+	hca_port_mtu_limit(&p, 3);
+	ok(p.mtu_cap == 3 && p.neighbor_mtu == 3, "a port limited to 1024: MTUCap and NeighborMTU");
+	hca_port_mtu_limit(&p, 5);
+	ok(p.mtu_cap == 3, "a limit is never raised");
+}
+
 int
 main(void)
 {
@@ -406,5 +431,6 @@ main(void)
 	test_reverse();
 	test_dr_end_port();
 	test_cap_trap();
+	test_link_mtu();
 	return tap_done();
 }

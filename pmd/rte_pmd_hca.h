@@ -64,6 +64,15 @@ int rte_pmd_hca_port_info_get(uint16_t port_id,
 int rte_pmd_hca_carrier_set(uint16_t port_id, int on);
 
 /*
+ * The largest IB MTU (enum: 1 256 .. 5 4096) the port's cable carries: an
+ * IB port's MTUCap and NeighborMTU are lowered to it (the SM then sets
+ * paths through the port to fit), a RoCE port's active MTU too. Never
+ * raised above what the port had. 0, -EINVAL (mtu not 1..5), -ENODEV or
+ * -ENOTSUP.
+ */
+int rte_pmd_hca_mtu_limit(uint16_t port_id, uint8_t mtu);
+
+/*
  * Capture records (docs/capture-format.md): umad messages as the port's
  * API clients saw them and port events, encoded (madpmd/records.h), for an
  * application that captures the fabric. Off by default; while on, records

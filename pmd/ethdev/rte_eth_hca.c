@@ -1145,6 +1145,24 @@ rte_pmd_hca_carrier_set(uint16_t port_id, int on)
 }
 
 int
+rte_pmd_hca_mtu_limit(uint16_t port_id, uint8_t mtu)
+{
+	struct hca_internals *hi;
+	int rc;
+
+	if (mtu < 1 || mtu > 5)
+		return -EINVAL;
+	hi = hca_of_port_checked(port_id, &rc);
+	if (!hi)
+		return rc;
+	rte_spinlock_lock(&hi->lock);
+	hca_port_mtu_limit(&hi->port, mtu);
+	hca_rec_port_check(&hi->rec, &hi->port);
+	rte_spinlock_unlock(&hi->lock);
+	return 0;
+}
+
+int
 rte_pmd_hca_records_enable(uint16_t port_id, int on)
 {
 	struct hca_internals *hi = hca_of_port(port_id);

@@ -371,8 +371,8 @@ ib_wire_mtu(struct fabric *f, struct fab_port *p)
 		fab_switch_mtu_limit(q, m);
 	else if (q->ca)
 		fab_ca_mtu_limit(q, m);
-	else
-		return;		/* a net_hca port keeps its MTUCap */
+	else if (!q->hca || rte_pmd_hca_mtu_limit(q->port_id, m) != 0)
+		return;
 	if (m < 5) {
 		printf("madpmd: %s[%u]: IB over %s, %d bytes a frame at most: MTUCap %u\n",
 		       q->node, q->num, name, mtu, 128u << m);

@@ -433,6 +433,12 @@ ok $? "IB, CA to CA: net_hca port hca1:1 in A and served hca2:1 in B train on ea
 	smpquery -D nodedesc 0,1 > "$tmp/nodedesc-ca" 2>&1
 grep -q "Node Description:.*hca2" "$tmp/nodedesc-ca"
 ok $? "smpquery -D from hca1 in A: $(tr -s '.' < "$tmp/nodedesc-ca")"
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/ca-a" timeout 30 "$run" --node hca1 \
+	smpquery -D portinfo 0 1 > "$tmp/pi-ca1" 2>&1
+"${ina[@]}" env MADPMD_RUN_DIR="$tmp/ca-a" timeout 30 "$run" --node hca1 \
+	smpquery -D portinfo 0,1 1 > "$tmp/pi-ca2" 2>&1
+grep -q "^MtuCap:\.*1024$" "$tmp/pi-ca1" && grep -q "^MtuCap:\.*1024$" "$tmp/pi-ca2"
+ok $? "both ends on the veth say MTUCap 1024: net_hca hca1:1 and served hca2:1"
 daemon_stop_check "$cb" "$tmp/ca-b.log"
 ok $? "B stops cleanly"
 for i in $(seq 50); do port_is ca-a hca1:1 net_af_packet0 Polling && break; sleep 0.1; done

@@ -447,6 +447,25 @@ ok $? "hca1:1 in A goes Down/Polling when B's heartbeats stop ($((i / 10)).$((i 
 daemon_stop_check "$ca" "$tmp/ca-a.log"
 ok $? "A stops cleanly"
 
+# the veths crossed in A: each end hears who is really there and says
+# that the file disagrees; the links come up all the same, as cables would
+start_b -crossed
+"${ina[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-a-$$ \
+	--vdev "net_af_packet0,iface=mpa3-$$" --vdev "net_af_packet1,iface=mpa5-$$" -- \
+	--run-dir "$tmp/run-x" --topology "$net" --nodes 'Switch1,Hca1,Hca3' \
+	--wire Switch1:3=net_af_packet1 --wire Switch1:5=net_af_packet0 \
+	> "$tmp/madpmd-x.log" 2>&1 < /dev/null &
+dx=$!
+pids+=($dx)
+for i in $(seq 50); do grep -q "cables crossed" "$tmp/madpmd-x.log" "$tmp/madpmd-b-crossed.log" && break; sleep 0.1; done
+sleep 0.3
+grep -q "Switch1\[3\] over net_af_packet1: the other end is port 5 of 0x0000000000200001, the topology says Switch2\[3\] (0x0000000000200001): are the cables crossed?" "$tmp/madpmd-x.log" &&
+	grep -q "Switch2\[3\] over net_af_packet0: the other end is port 5 of 0x0000000000200000" "$tmp/madpmd-b-crossed.log"
+ok $? "cables crossed in A: both daemons say who is really at the other end and what the file says"
+grep -h "cables crossed" "$tmp/madpmd-x.log" | head -n 1 | sed 's/^/# /'
+daemon_stop_check "$dx" "$tmp/madpmd-x.log" && daemon_stop_check "$db" "$tmp/madpmd-b-crossed.log"
+ok $? "both stop cleanly"
+
 # mistakes are said
 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-netns-c-$$ -- \
 	--run-dir "$tmp/run-c" --topology "$net" --nodes 'Switch1,Hca9' \

@@ -2,7 +2,8 @@
 /*
  * A port's link as it trains and goes: the PortPhysicalState rules that a
  * CA port, a served CA's and a switch's external ports share (IBA 7.2,
- * PortInfo 14.2.5.6). Calls nothing: the SMA and the fabric call it.
+ * PortInfo 14.2.5.6), and the MTU its cable carries. Calls nothing: the
+ * SMA and the fabric call it.
  */
 #include "node.h"
 
@@ -25,30 +26,32 @@ hca_port_disable(struct hca_port *p, bool off)
 /* IB_GRH_BYTES + IB_UDP_BYTES + IB_BTH_BYTES + IB_EXT_XRC_BYTES +
  * IB_EXT_ATOMICETH_BYTES + IB_ICRC_BYTES, as ib_addr.h counts them */
 #define ROCE_OVERHEAD	(40 + 8 + 12 + 4 + 28 + 4)
+/* LRH, GRH, BTH, AtomicETH (the largest extended header), ICRC, VCRC */
+#define IB_OVERHEAD	(8 + 40 + 12 + 28 + 4 + 2)
 
-uint8_t
-hca_roce_mtu(uint32_t eth_mtu)
+/* The largest IB MTU (enum) whose payload fits in bytes after hdrs */
+static uint8_t
+mtu_fitting(uint32_t bytes, uint32_t hdrs)
 {
 	uint8_t m = 5;			/* 4096 */
 
-	if (eth_mtu < ROCE_OVERHEAD + 256)
+	if (bytes < hdrs + 256)
 		return 0;
-	while (m > 1 && eth_mtu - ROCE_OVERHEAD < (128u << m))
+	while (m > 1 && bytes - hdrs < (128u << m))
 		m--;
 	return m;
 }
 
 uint8_t
+hca_roce_mtu(uint32_t eth_mtu)
+{
+	return mtu_fitting(eth_mtu, ROCE_OVERHEAD);
+}
+
+uint8_t
 hca_ib_frame_mtu(uint32_t frame)
 {
-	uint8_t m = 5;
-	uint32_t hdrs = 8 + 40 + 12 + 28 + 4 + 2;
-
-	if (frame < hdrs + 256)
-		return 0;
-	while (m > 1 && frame - hdrs < (128u << m))
-		m--;
-	return m;
+	return mtu_fitting(frame, IB_OVERHEAD);
 }
 
 void

@@ -316,6 +316,12 @@ void hca_sma_node_info_init(struct mpd_node_info *ni, uint8_t node_type);
  * switch's (port 0).
  */
 int hca_sma_trap(struct hca_port *p, const struct mpd_notice *n, uint8_t *mad);
+/* A generic Notice of this type (1 urgent, 2 security, 4 informational),
+ * producer NodeType, trap number and IssuerLID; DataDetails zeroed. */
+void hca_sma_notice(struct mpd_notice *n, uint8_t type, uint8_t producer,
+		    uint16_t number, uint16_t issuer_lid);
+/* The headers of p's Trap: LID-routed on VL15 from p to its SM, QP0. */
+void hca_sma_trap_pkt(const struct hca_port *p, struct mpd_pkt *pk);
 /*
  * Trap 144, Local Changes (IBA 14.2.5.1, 14.3.11 in the OPA spec's
  * numbering): when p's CapabilityMask moved since the SM last heard it

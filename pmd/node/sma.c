@@ -375,6 +375,30 @@ dr_request_ok(const struct hca_port *p, struct mpd_mad *m, uint8_t *mad)
 	return true;
 }
 
+void
+hca_sma_notice(struct mpd_notice *n, uint8_t type, uint8_t producer,
+	       uint16_t number, uint16_t issuer_lid)
+{
+	memset(n, 0, sizeof(*n));
+	n->is_generic = 1;
+	n->type = type;
+	n->producer_type = producer;
+	n->trap_number = number;
+	n->issuer_lid = issuer_lid;
+}
+
+void
+hca_sma_trap_pkt(const struct hca_port *p, struct mpd_pkt *pk)
+{
+	memset(pk, 0, sizeof(*pk));
+	pk->link = MPD_LINK_IB;
+	pk->lrh.vl = MPD_VL15;
+	pk->lrh.dlid = p->sm_lid;
+	pk->lrh.slid = p->lid;
+	pk->bth.opcode = MPD_OP_UD_SEND_ONLY;
+	pk->bth.pkey = 0xffff;
+}
+
 int
 hca_sma_trap(struct hca_port *p, const struct mpd_notice *n, uint8_t *mad)
 {
@@ -408,12 +432,7 @@ hca_sma_cap_trap(struct hca_port *p, struct mpd_pkt *pk, uint8_t *mad)
 	if (p->link != MPD_LINK_IB || !p->lid || !p->sm_lid ||
 	    p->sm_lid == p->lid || p->port_state != HCA_PORT_ACTIVE)
 		return false;
-	memset(&n, 0, sizeof(n));
-	n.is_generic = 1;
-	n.type = 4;			/* informational */
-	n.producer_type = MPD_NODE_TYPE_CA;
-	n.trap_number = 144;
-	n.issuer_lid = p->lid;
+	hca_sma_notice(&n, 4, MPD_NODE_TYPE_CA, 144, p->lid);
 	/* DataDetails as OpenSM reads them (ntc_144): LID, LocalChanges 0
 	 * (only the mask moved), the new CapabilityMask, ChangeFlags 0 */
 	d = n.data_details;
@@ -421,13 +440,7 @@ hca_sma_cap_trap(struct hca_port *p, struct mpd_pkt *pk, uint8_t *mad)
 	mpd_put_be32(d + 6, hca_sma_cap_mask(p));
 	if (hca_sma_trap(p, &n, mad) != 0)
 		return false;
-	memset(pk, 0, sizeof(*pk));
-	pk->link = MPD_LINK_IB;
-	pk->lrh.vl = MPD_VL15;
-	pk->lrh.dlid = p->sm_lid;
-	pk->lrh.slid = p->lid;
-	pk->bth.opcode = MPD_OP_UD_SEND_ONLY;
-	pk->bth.pkey = 0xffff;
+	hca_sma_trap_pkt(p, pk);
 	return true;
 }
 
@@ -446,12 +459,7 @@ hca_sma_bad_mkey_trap(struct hca_port *p, uint8_t *mad,
 	struct mpd_notice n;
 	uint8_t *d;
 
-	memset(&n, 0, sizeof(n));
-	n.is_generic = 1;
-	n.type = 2;			/* security */
-	n.producer_type = producer_type;
-	n.trap_number = 256;
-	n.issuer_lid = p->lid;
+	hca_sma_notice(&n, 2, producer_type, 256, p->lid);
 	d = n.data_details;
 	mpd_put_be16(d + 2, requester_lid);
 	mpd_put_be16(d + 4, m->dr_slid);

@@ -104,15 +104,7 @@ trap_out(struct hca_switch *sw, uint8_t *mad, uint8_t *buf, uint16_t cap,
 	struct hca_port *p0 = &sw->port[0];
 	struct mpd_pkt pk;
 
-	memset(&pk, 0, sizeof(pk));
-	pk.link = MPD_LINK_IB;
-	pk.lrh.vl = MPD_VL15;
-	pk.lrh.dlid = p0->sm_lid;
-	pk.lrh.slid = p0->lid;
-	pk.bth.opcode = MPD_OP_UD_SEND_ONLY;
-	pk.bth.pkey = 0xffff;
-	pk.bth.dest_qp = 0;
-	pk.deth.src_qp = 0;
+	hca_sma_trap_pkt(p0, &pk);
 	if (!reencode(&pk, mad, buf, cap, len))
 		return 0;
 	return lid_out(sw, p0->sm_lid, true, out);
@@ -367,12 +359,7 @@ hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 
 	if (!p0->lid || !p0->sm_lid || p0->port_state != HCA_PORT_ACTIVE)
 		return 0;
-	memset(&n, 0, sizeof(n));
-	n.is_generic = 1;
-	n.type = 1;			/* urgent */
-	n.producer_type = MPD_NODE_TYPE_SWITCH;
-	n.trap_number = 128;
-	n.issuer_lid = p0->lid;
+	hca_sma_notice(&n, 1, MPD_NODE_TYPE_SWITCH, 128, p0->lid);
 	mpd_put_be16(n.data_details, p0->lid);
 	if (hca_sma_trap(p0, &n, mad) != 0)
 		return 0;

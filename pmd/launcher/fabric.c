@@ -405,6 +405,12 @@ fab_start(struct fabric *f)
 		return -1;
 	for (i = 0; i < f->nports; i++) {
 		uint16_t pid = f->port[i].port_id;
+		int peer = f->port[i].peer;
+		/* an HCA port cabled to an outside ethdev: another daemon's
+		 * port, a NIC, a replayed capture's */
+		bool outside = f->port[i].hca && peer >= 0 &&
+			       !f->port[peer].hca &&
+			       fab_port_ethdev(&f->port[peer]);
 		int rc;
 
 		if (!fab_port_ethdev(&f->port[i]))
@@ -425,25 +431,16 @@ fab_start(struct fabric *f)
 		if (!rc && f->port[i].hca && f->port[i].peer < 0 &&
 		    !f->port[i].replay)
 			rc = rte_pmd_hca_carrier_set(pid, 0);
-		if (!rc && f->port[i].hca && f->port[i].peer >= 0 &&
-		    f->opts.link == MPD_LINK_ROCE_V2 &&
-		    !f->port[f->port[i].peer].hca &&
-		    fab_port_ethdev(&f->port[f->port[i].peer]))
+		if (!rc && outside && f->opts.link == MPD_LINK_ROCE_V2)
 			roce_mtu(f, &f->port[i]);
 		/* nor one cabled to another daemon's, until it is heard */
-		if (!rc && f->port[i].hca && f->port[i].peer >= 0 &&
-		    f->opts.link == MPD_LINK_IB &&
-		    !f->port[f->port[i].peer].hca &&
-		    fab_port_ethdev(&f->port[f->port[i].peer]))
+		if (!rc && outside && f->opts.link == MPD_LINK_IB)
 			rc = rte_pmd_hca_carrier_set(pid, 0);
 		if (!rc)
 			rc = rte_eth_dev_start(pid);
 		/* an HCA cabled to an outside ethdev takes every frame: a
 		 * replayed capture carries someone else's MACs */
-		if (!rc && (!f->port[i].hca || f->port[i].replay ||
-			    (f->port[i].peer >= 0 &&
-			     !f->port[f->port[i].peer].hca &&
-			     fab_port_ethdev(&f->port[f->port[i].peer]))))
+		if (!rc && (!f->port[i].hca || f->port[i].replay || outside))
 			rc = rte_eth_promiscuous_enable(pid);
 		if (rc) {
 			fprintf(stderr, "madpmd: cannot start %s: %s\n",
@@ -691,24 +688,31 @@ replay_step(struct fabric *f, struct fab_port *p)
 
 #define SW_LINKS_MS	10	/* how often switch ports look at their peers */
 
+/* A node port's PortPhysicalState (a switch's, a served CA's, a net_hca
+ * port's); 0 for an outside ethdev or a port that cannot say */
+static uint8_t
+port_phys(const struct fab_port *q)
+{
+	struct rte_pmd_hca_port_info pi;
+	uint8_t state, phys = 0;
+	uint16_t lid, sm_lid;
+
+	if (q->sw)
+		fab_switch_port_state(q, &state, &phys, &lid, &sm_lid);
+	else if (q->ca)
+		fab_ca_port_state(q, &state, &phys, &lid, &sm_lid);
+	else if (q->hca && rte_pmd_hca_port_info_get(q->port_id, &pi) == 0)
+		phys = pi.phys_state;
+	return phys;
+}
+
 bool
 fab_port_present(const struct fab_port *b)
 {
-	struct rte_pmd_hca_port_info pi;
-	uint8_t state, phys;
-	uint16_t lid, sm_lid;
-
-	if (b->sw) {
-		fab_switch_port_state(b, &state, &phys, &lid, &sm_lid);
-		return phys != HCA_PHYS_DISABLED;
-	}
-	if (b->ca) {
-		fab_ca_port_state(b, &state, &phys, &lid, &sm_lid);
-		return phys != HCA_PHYS_DISABLED;
-	}
+	if (b->sw || b->ca)
+		return port_phys(b) != HCA_PHYS_DISABLED;
 	if (b->hca)
-		return rte_pmd_hca_port_info_get(b->port_id, &pi) == 0 &&
-		       pi.phys_state == HCA_PHYS_LINKUP;
+		return port_phys(b) == HCA_PHYS_LINKUP;
 	/* another daemon's port: while its heartbeats say so */
 	return !b->ew.on || b->ew.up;
 }
@@ -753,19 +757,9 @@ ca_link_requests(struct fabric *f)
 static bool
 port_enabled(const struct fab_port *q)
 {
-	struct rte_pmd_hca_port_info pi;
-	uint8_t state, phys;
-	uint16_t lid, sm_lid;
+	uint8_t phys = port_phys(q);
 
-	if (q->sw)
-		fab_switch_port_state(q, &state, &phys, &lid, &sm_lid);
-	else if (q->ca)
-		fab_ca_port_state(q, &state, &phys, &lid, &sm_lid);
-	else if (rte_pmd_hca_port_info_get(q->port_id, &pi) == 0)
-		phys = pi.phys_state;
-	else
-		return false;
-	return phys != HCA_PHYS_DISABLED;
+	return phys && phys != HCA_PHYS_DISABLED;
 }
 
 /* The heartbeats of the IB links to other daemons: a link whose other end

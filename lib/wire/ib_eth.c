@@ -9,15 +9,23 @@
 
 #include "wire_priv.h"
 
-int
-mpd_ib_eth_header(const uint8_t dst[6], const uint8_t src[6], uint8_t *buf,
-		  size_t cap)
+/* An untagged Ethernet header of this EtherType into buf */
+static int
+eth_header(const uint8_t dst[6], const uint8_t src[6], uint16_t type,
+	   uint8_t *buf, size_t cap)
 {
-	struct mpd_eth h = { .ethertype = MPD_ETHERTYPE_IB };
+	struct mpd_eth h = { .ethertype = type };
 
 	memcpy(h.dst, dst, 6);
 	memcpy(h.src, src, 6);
 	return mpd_eth_encode(&h, buf, cap);
+}
+
+int
+mpd_ib_eth_header(const uint8_t dst[6], const uint8_t src[6], uint8_t *buf,
+		  size_t cap)
+{
+	return eth_header(dst, src, MPD_ETHERTYPE_IB, buf, cap);
 }
 
 int
@@ -51,17 +59,14 @@ int
 mpd_link_hello_encode(const uint8_t dst[6], const uint8_t src[6],
 		      const struct mpd_link_hello *h, uint8_t *buf, size_t cap)
 {
-	struct mpd_eth e = { .ethertype = MPD_ETHERTYPE_LINK };
 	uint8_t *p;
 
 	if (cap < MPD_LINK_HELLO_FRAME)
 		return MPD_ENOSPC;
 	if (!h->interval_ms)
 		return MPD_EINVAL;
-	memcpy(e.dst, dst, 6);
-	memcpy(e.src, src, 6);
 	memset(buf, 0, MPD_LINK_HELLO_FRAME);
-	p = buf + mpd_eth_encode(&e, buf, cap);
+	p = buf + eth_header(dst, src, MPD_ETHERTYPE_LINK, buf, cap);
 	memcpy(p, hello_magic, sizeof(hello_magic));
 	p[4] = MPD_LINK_HELLO_VERSION;
 	p[5] = h->flags;

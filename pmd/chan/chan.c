@@ -206,6 +206,7 @@ do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	rte_spinlock_lock(ch->cfg.lock);
 	TAILQ_INSERT_TAIL(&ch->sessions, s, next);
 	ch->nsessions++;
+	__atomic_add_fetch(&ch->gen, 1, __ATOMIC_RELEASE);
 	s->listed = true;
 	hca_mad_client_attach(ch->cfg.ml, &s->mc);
 	((struct mpd_chan_shm *)s->shm)->doorbell_armed = ch->armed;
@@ -670,6 +671,12 @@ hca_chan_idle(const struct hca_chan *ch)
 	return TAILQ_EMPTY(&ch->sessions);
 }
 
+uint32_t
+hca_chan_gen(const struct hca_chan *ch)
+{
+	return __atomic_load_n(&ch->gen, __ATOMIC_ACQUIRE);
+}
+
 void
 hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 		    struct hca_mad_out *out)
@@ -715,6 +722,8 @@ hca_chan_arm(struct hca_chan *ch, bool on)
 	/* send queues with work, timers that must not wait for a client */
 	pending |= on && ch->cfg.verbs && hca_verbs_busy(ch->cfg.verbs);
 	pending |= on && hca_cm_busy(ch->cfg.cm);
+	/* awake again: a doorbell rang only if a session holds one */
+	pending |= !on && !TAILQ_EMPTY(&ch->sessions);
 	rte_spinlock_unlock(ch->cfg.lock);
 	return pending;
 }

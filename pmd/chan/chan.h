@@ -34,6 +34,9 @@ struct hca_chan_cfg {
 	uint16_t port_id;
 	int doorbell;			/* an eventfd the port's rx interrupt
 					 * watches: the daemon's own rings */
+	uint64_t *rung;			/* those rings, each counted once
+					 * written (the lcore drains the
+					 * eventfd only when it moved) */
 	int doorbells;			/* the epoll set that interrupt is:
 					 * sessions' doorbells join it; -1 */
 };
@@ -49,10 +52,17 @@ void hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 /* Port lock held: true when no client has a session (nothing of theirs
  * to send, to deliver or to wake). */
 bool hca_chan_idle(const struct hca_chan *ch);
+/* Any thread, no lock: moves whenever the port gets work for the lcore
+ * that comes neither from the wire nor from a session (a client's
+ * session coming, an ISSM holder); unchanged, a port found idle with the
+ * lock held is idle still, as far as the channel goes. */
+uint32_t hca_chan_gen(const struct hca_chan *ch);
 /* The lcore goes to sleep on the doorbell (on) or is awake again: every
  * session's client is told to ring it after queueing a send. Takes the
- * port lock. true when sends are queued already (a client that did not
- * see the doorbell armed): the caller rings it itself. */
+ * port lock. Going to sleep: true when sends are queued already (a client
+ * that did not see the doorbell armed), and the caller rings it itself.
+ * Awake again: true when a session's doorbell may have rung (the port has
+ * sessions), which the caller then takes off the interrupt. */
 bool hca_chan_arm(struct hca_chan *ch, bool on);
 
 /* Port lock held, after anything that may move the port (an SM's Set,

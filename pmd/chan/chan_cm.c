@@ -78,13 +78,10 @@ static void
 unlock(struct hca_chan *ch)
 {
 	bool kick = ch->armed && hca_cm_busy(ch->cfg.cm);
-	uint64_t one = 1;
 
 	rte_spinlock_unlock(ch->cfg.lock);
-	if (kick && ch->cfg.doorbell >= 0 &&
-	    write(ch->cfg.doorbell, &one, sizeof(one)) < 0) {
-		/* saturated: it rings anyway */
-	}
+	if (kick)
+		chan_doorbell_ring(&ch->cfg);
 }
 
 static int

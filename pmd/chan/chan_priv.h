@@ -13,6 +13,7 @@
 #include <sys/queue.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "madpmd/chan.h"
 #include "madpmd/ring.h"
@@ -79,6 +80,9 @@ struct hca_chan {
 	struct hca_session_list sessions;	/* after HELLO; lock held */
 	struct hca_session_list pending;	/* before; thread only */
 	unsigned int nsessions, npending;
+	/* bumped, port lock held, by whatever gives a quiet port work the
+	 * lcore does not see come in (a session, ISSM): hca_chan_gen() */
+	uint32_t gen;
 	struct hca_session *rr;		/* next to serve; lock held */
 	bool armed;			/* the lcore sleeps on the doorbell */
 	struct hca_session *wake[CHAN_WAKE_MAX];	/* lcore only */
@@ -141,6 +145,22 @@ chan_session_kill(struct hca_session *s, const char *why)
 	if (!s->mc.dead)
 		s->kill_why = why;
 	s->mc.dead = true;
+}
+
+/* Ring the port's doorbell: the lcore wakes if it sleeps on it, and
+ * counts the ring to read the eventfd back (not under the port lock). */
+static inline void
+chan_doorbell_ring(const struct hca_chan_cfg *cfg)
+{
+	static const uint64_t one = 1;
+
+	if (cfg->doorbell < 0)
+		return;
+	if (write(cfg->doorbell, &one, sizeof(one)) < 0) {
+		/* saturated: it rings anyway */
+	}
+	if (cfg->rung)
+		__atomic_add_fetch(cfg->rung, 1, __ATOMIC_RELEASE);
 }
 
 /* A wake-up owed to s once the port lock is dropped (lcore, lock held). */

@@ -939,7 +939,6 @@ static void
 qp_settle(struct hca_chan *ch, struct hca_v_qp *qp)
 {
 	const struct timespec step = { 0, SETTLE_STEP_NS };
-	uint64_t one = 1;
 	unsigned int i;
 	bool pending;
 
@@ -950,10 +949,8 @@ qp_settle(struct hca_chan *ch, struct hca_v_qp *qp)
 		if (!pending)
 			return;
 		/* a sleeping lcore wakes; an awake one wakes once more */
-		if (i == 0 && ch->cfg.doorbell >= 0 &&
-		    write(ch->cfg.doorbell, &one, sizeof(one)) < 0) {
-			/* saturated: it rings anyway */
-		}
+		if (i == 0)
+			chan_doorbell_ring(&ch->cfg);
 		nanosleep(&step, NULL);
 	}
 	CHAN_LOG(DEBUG, "QP 0x%06x destroyed with sends not sent",

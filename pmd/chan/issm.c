@@ -97,7 +97,6 @@ static void
 issm_set(struct hca_chan *ch, bool held)
 {
 	struct hca_port *p = ch->cfg.port;
-	uint64_t one = 1;
 
 	rte_spinlock_lock(ch->cfg.lock);
 	if (held)
@@ -105,12 +104,10 @@ issm_set(struct hca_chan *ch, bool held)
 	else
 		p->cap_mask &= ~MPD_PORT_CAP_IS_SM;
 	hca_rec_port_check(ch->cfg.rec, p);
+	__atomic_add_fetch(&ch->gen, 1, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(ch->cfg.lock);
 	/* the lcore sends the SM trap 144 (hca_sma_cap_trap()): wake it */
-	if (ch->cfg.doorbell >= 0 &&
-	    write(ch->cfg.doorbell, &one, sizeof(one)) < 0) {
-		/* saturated: it rings anyway */
-	}
+	chan_doorbell_ring(&ch->cfg);
 	CHAN_LOG(INFO, "%s: IsSM %s", ch->node, held ? "set" : "cleared");
 }
 

@@ -62,6 +62,14 @@ struct hca_internals {
 	struct rte_intr_handle *intr;
 	int doorbell;
 	int doorbells;			/* the epoll set of every doorbell */
+	uint64_t rung;			/* writes of doorbell, by any thread */
+	uint64_t rung_seen;		/* ... as the lcore last drained it */
+	/* the last poll found nothing for the clients and timers to do
+	 * (port_quiet()): the next ones skip the lock while it stays so.
+	 * Set under the lock with quiet_gen (hca_chan_gen() then); cleared
+	 * under it by a frame from the wire */
+	bool quiet;
+	uint32_t quiet_gen;
 	struct hca_queue rxq[HCA_MAX_QUEUES];
 	struct hca_queue txq[HCA_MAX_QUEUES];
 	uint16_t port_id;

@@ -172,6 +172,8 @@ tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
 	uint64_t now = now_ns();
 
 	rte_spinlock_lock(&hi->lock);
+	/* what came in may start the CM's or the MAD layer's timers */
+	__atomic_store_n(&hi->quiet, false, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = bufs[i];
 		int rlen;
@@ -256,10 +258,27 @@ emit_frame(void *arg, const struct mpd_pkt *tmpl, const uint8_t *mad)
 static bool
 port_quiet(struct hca_internals *hi)
 {
-	return hca_chan_idle(hi->chan) && !hca_mad_timers(&hi->ml) &&
-	       !hca_verbs_busy(&hi->verbs) &&
-	       (!hi->cm || (!hca_cm_busy(hi->cm) &&
-			    hca_cm_idle_ms(hi->cm) < 0));
+	bool quiet = hca_chan_idle(hi->chan) && !hca_mad_timers(&hi->ml) &&
+		     !hca_verbs_busy(&hi->verbs) &&
+		     hi->port.cap_mask == hi->port.cap_told &&
+		     (!hi->cm || (!hca_cm_busy(hi->cm) &&
+				  hca_cm_idle_ms(hi->cm) < 0));
+
+	hi->quiet_gen = hca_chan_gen(hi->chan);
+	__atomic_store_n(&hi->quiet, quiet, __ATOMIC_RELAXED);
+	return quiet;
+}
+
+/*
+ * No lock: still as the last locked look found it. Most ports of a fabric
+ * have no client, and a lock taken for each of them at every poll is most
+ * of what the lcore's idle rounds cost.
+ */
+static bool
+still_quiet(struct hca_internals *hi)
+{
+	return __atomic_load_n(&hi->quiet, __ATOMIC_RELAXED) &&
+	       hca_chan_gen(hi->chan) == hi->quiet_gen;
 }
 
 uint16_t
@@ -293,25 +312,27 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		rte_spinlock_unlock(&hi->lock);
 	}
 	/* then what the port's clients send, and the MAD layer's timers */
-	if (got < n && hi->chan && rxq->mp) {
+	if (got < n && hi->chan && rxq->mp && !still_quiet(hi)) {
 		struct data_ctx e = { hi, rxq->mp, bufs + got, 0 };
 		struct hca_mad_out out = {
 			.emit = emit_frame, .ctx = &e, .room = n - got,
 		};
-		uint64_t now = now_ns();
 		struct mpd_pkt tpk;
 		uint8_t tmad[MPD_MAD_LEN];
+		uint64_t now;
 
 		rte_spinlock_lock(&hi->lock);
 		if (hi->port.cap_mask != hi->port.cap_told &&
 		    hca_sma_cap_trap(&hi->port, &tpk, tmad) &&
 		    out.emit(out.ctx, &tpk, tmad))
 			out.room--;
+		/* most ports of a fabric have no client: read no clock */
 		if (port_quiet(hi)) {
 			rte_spinlock_unlock(&hi->lock);
 			got += e.n;
 			goto done;
 		}
+		now = now_ns();
 		hca_mad_poll(&hi->ml, now, &out);
 		if (hi->cm && out.room)
 			hca_cm_poll(hi->cm, now, &out);

@@ -411,6 +411,8 @@ intr_vec_install(struct rte_eth_dev *dev)
 	return 0;
 }
 
+#define DOORBELL_OURS	1	/* epoll data of the eventfd; pipes are 0 */
+
 static int
 eth_rx_intr_enable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 {
@@ -418,30 +420,46 @@ eth_rx_intr_enable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 	uint64_t one = 1;
 
 	/* frames looped back to the port are work too */
-	if (((hi->chan && hca_chan_arm(hi->chan, true)) ||
-	     !rte_ring_empty(hi->loop)) &&
-	    write(hi->doorbell, &one, sizeof(one)) < 0) {
-		/* saturated: it rings anyway */
+	if ((hi->chan && hca_chan_arm(hi->chan, true)) ||
+	    !rte_ring_empty(hi->loop)) {
+		if (write(hi->doorbell, &one, sizeof(one)) < 0) {
+			/* saturated: it rings anyway */
+		}
+		__atomic_add_fetch(&hi->rung, 1, __ATOMIC_RELEASE);
 	}
 	return 0;
 }
 
+/*
+ * Awake again. The lcore wakes once for every port it serves, and a
+ * port that no client holds and nobody rang (most of them, in a fabric)
+ * costs no system call: only a session's pipe or a counted write of the
+ * eventfd can have put anything on the set's ready list. A write counted
+ * after this look is drained the next time; its edge woke the lcore
+ * already (the EAL watches the set edge-triggered).
+ */
 static int
 eth_rx_intr_disable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 {
 	struct hca_internals *hi = dev->data->dev_private;
 	struct epoll_event ev[16];
-	uint64_t v;
+	bool sessions = hi->chan && hca_chan_arm(hi->chan, false);
+	uint64_t rung = __atomic_load_n(&hi->rung, __ATOMIC_ACQUIRE), v;
+	int n, i;
 
-	if (hi->chan)
-		hca_chan_arm(hi->chan, false);
-	if (read(hi->doorbell, &v, sizeof(v)) < 0) {
-		/* nothing rang */
-	}
+	if (!sessions && rung == hi->rung_seen)
+		return 0;
+	hi->rung_seen = rung;
 	/* take what rang off the set's ready list (edge-triggered: each
 	 * ring is an edge); the channel thread reads the pipes empty */
-	while (epoll_wait(hi->doorbells, ev, RTE_DIM(ev), 0) == RTE_DIM(ev))
-		;
+	do {
+		n = epoll_wait(hi->doorbells, ev, RTE_DIM(ev), 0);
+		for (i = 0; i < n; i++)
+			if (ev[i].data.u64 == DOORBELL_OURS &&
+			    read(hi->doorbell, &v, sizeof(v)) < 0) {
+				/* rung and read already */
+			}
+	} while (n == (int)RTE_DIM(ev));
 	return 0;
 }
 
@@ -511,7 +529,10 @@ intr_alloc(struct rte_eth_dev *dev)
 {
 	struct hca_internals *hi = dev->data->dev_private;
 
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLET,
+		.data.u64 = DOORBELL_OURS,
+	};
 
 	hi->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	hi->doorbells = epoll_create1(EPOLL_CLOEXEC);
@@ -1017,6 +1038,7 @@ hca_probe(struct rte_vdev_device *vdev)
 		.mode = umad_mode,
 		.port_id = hi->port_id,
 		.doorbell = hi->doorbell,
+		.rung = &hi->rung,
 		.doorbells = hi->doorbells,
 	};
 	if (hca_chan_start(&hi->chan, &chan_cfg) != 0) {

@@ -714,7 +714,10 @@ hca_chan_arm(struct hca_chan *ch, bool on)
 	TAILQ_FOREACH(s, &ch->sessions, next)
 		__atomic_store_n(&((struct mpd_chan_shm *)s->shm)->doorbell_armed,
 				 on, __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* our store before their rings, as a client's send before its look
+	 * at doorbell_armed; no session, no ring to look at */
+	if (!TAILQ_EMPTY(&ch->sessions))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	/* sends already queued (a burst stops at BURST_RECORDS, and sends
 	 * to the port itself make no frame to show for them) */
 	TAILQ_FOREACH(s, &ch->sessions, next)

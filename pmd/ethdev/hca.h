@@ -78,6 +78,19 @@ struct hca_internals {
 	bool promisc;
 };
 
+/*
+ * No lock: as quiet as the last locked look found it (hi->quiet). Most
+ * ports of a fabric have no client, and a lock taken for each of them at
+ * every poll is most of what the lcore's idle rounds cost.
+ */
+static inline bool
+hca_still_quiet(const struct hca_internals *hi)
+{
+	return hi->chan && __atomic_load_n(&hi->quiet, __ATOMIC_RELAXED) &&
+	       hca_chan_gen(hi->chan) ==
+	       __atomic_load_n(&hi->quiet_gen, __ATOMIC_RELAXED);
+}
+
 /* The net_hca port behind an ethdev port id; NULL when it is none. */
 struct hca_internals *hca_of_port(uint16_t port_id);
 

@@ -264,21 +264,10 @@ port_quiet(struct hca_internals *hi)
 		     (!hi->cm || (!hca_cm_busy(hi->cm) &&
 				  hca_cm_idle_ms(hi->cm) < 0));
 
-	hi->quiet_gen = hca_chan_gen(hi->chan);
+	__atomic_store_n(&hi->quiet_gen, hca_chan_gen(hi->chan),
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&hi->quiet, quiet, __ATOMIC_RELAXED);
 	return quiet;
-}
-
-/*
- * No lock: still as the last locked look found it. Most ports of a fabric
- * have no client, and a lock taken for each of them at every poll is most
- * of what the lcore's idle rounds cost.
- */
-static bool
-still_quiet(struct hca_internals *hi)
-{
-	return __atomic_load_n(&hi->quiet, __ATOMIC_RELAXED) &&
-	       hca_chan_gen(hi->chan) == hi->quiet_gen;
 }
 
 uint16_t
@@ -312,7 +301,7 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		rte_spinlock_unlock(&hi->lock);
 	}
 	/* then what the port's clients send, and the MAD layer's timers */
-	if (got < n && hi->chan && rxq->mp && !still_quiet(hi)) {
+	if (got < n && hi->chan && rxq->mp && !hca_still_quiet(hi)) {
 		struct data_ctx e = { hi, rxq->mp, bufs + got, 0 };
 		struct hca_mad_out out = {
 			.emit = emit_frame, .ctx = &e, .room = n - got,

@@ -1277,6 +1277,9 @@ rte_pmd_hca_idle_ms(uint16_t port_id)
 	hi = hca_of_port_checked(port_id, &rc);
 	if (!hi)
 		return rc;
+	/* no timer, no CM: nothing to wake for (as rx_burst found it) */
+	if (hca_still_quiet(hi) && rte_ring_empty(hi->loop))
+		return -1;
 	rte_spinlock_lock(&hi->lock);
 	timers = hca_mad_timers(&hi->ml) || hca_verbs_busy(&hi->verbs) ||
 		 !rte_ring_empty(hi->loop);

@@ -122,6 +122,7 @@ fab_cas_start(struct fabric *f)
 			struct hca_port *hp = &c->port[p - 1].port;
 			int q = f->port[c->first + (int)p - 1].peer;
 
+			hp->crc_ours = fab_peer_ours(f, c->first + p - 1);
 			/* another daemon's end trains when it is heard */
 			if (q < 0 || f->port[q].ew.on)
 				continue;

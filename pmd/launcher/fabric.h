@@ -193,6 +193,17 @@ fab_port_ethdev(const struct fab_port *p)
 	return !p->sw && !p->ca;
 }
 
+/* What comes from the other end of port i's cable was encoded in this
+ * process (a switch's, a served CA's or a net_hca port's frame), not
+ * brought by an outside ethdev: hca_port.crc_ours. */
+static inline bool
+fab_peer_ours(const struct fabric *f, unsigned int i)
+{
+	int q = f->port[i].peer;
+
+	return q >= 0 && (!fab_port_ethdev(&f->port[q]) || f->port[q].hca);
+}
+
 /* The time of clock c in ns (CLOCK_REALTIME: capture stamps;
  * CLOCK_MONOTONIC: the node layer's timers). */
 static inline uint64_t

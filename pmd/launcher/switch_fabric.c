@@ -90,6 +90,8 @@ fab_switches_start(struct fabric *f)
 		for (p = 1; p <= s->sw.num_ports; p++) {
 			int q = f->port[s->first + (int)p - 1].peer;
 
+			s->sw.port[p].crc_ours =
+				fab_peer_ours(f, s->first + p - 1);
 			/* another daemon's end trains when it is heard */
 			if (q >= 0 && !f->port[q].ew.on)
 				hca_switch_link(&s->sw, (uint8_t)p, true);
@@ -123,10 +125,16 @@ fab_switches_links(struct fabric *f)
 		for (p = 1; p <= s->sw.num_ports; p++) {
 			struct fab_port *a = &f->port[s->first + (int)p - 1];
 			struct hca_port *me = &s->sw.port[p];
-			int req = __atomic_exchange_n(&a->link_req,
-						      FAB_LINK_NONE,
-						      __ATOMIC_ACQ_REL);
+			int req = FAB_LINK_NONE;
 			bool up;
+
+			/* a locked exchange only for a request (2,000 ports
+			 * a look in a fat tree) */
+			if (__atomic_load_n(&a->link_req, __ATOMIC_RELAXED) !=
+			    FAB_LINK_NONE)
+				req = __atomic_exchange_n(&a->link_req,
+							  FAB_LINK_NONE,
+							  __ATOMIC_ACQ_REL);
 
 			if (req != FAB_LINK_NONE) {
 				hca_switch_disable(&s->sw, (uint8_t)p,

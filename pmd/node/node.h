@@ -111,6 +111,10 @@ struct hca_port {
 	char node_name[HCA_NODE_DESC_LEN];
 	char node_desc[HCA_NODE_DESC_LEN];
 	enum mpd_link link;		/* MPD_LINK_IB or MPD_LINK_ROCE_V2 */
+	/* the other end of the cable is a port of this process's, whose
+	 * frames carry CRCs its own encoder made: not checked again (a
+	 * cable in memory flips no bit); a wire from outside always is */
+	bool crc_ours;
 	uint64_t node_guid;
 	uint64_t port_guid;
 	uint64_t sys_guid;
@@ -201,8 +205,9 @@ enum hca_rx {
 };
 
 /* A frame off the wire, decoded and checked (IBA 7.6.5 VL15/QP0, 7.11.1
- * DLID, 10.9.3 P_Key on QP1, 10.2.4 Q_Key, a 256-byte MAD on QP0/QP1).
- * promisc: a RoCE port takes frames for other MACs. */
+ * DLID, 10.9.3 P_Key on QP1, 10.2.4 Q_Key, a 256-byte MAD on QP0/QP1;
+ * the ICRC and VCRC unless p->crc_ours). promisc: a RoCE port takes
+ * frames for other MACs. */
 enum hca_rx hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len,
 			bool promisc, struct mpd_pkt *pk, uint8_t **mad);
 /* Turn a received packet's headers around for a response from qp. */
@@ -366,5 +371,12 @@ uint16_t hca_sma_vl_arb(struct hca_port *p, uint32_t blk, bool set,
 uint32_t hca_port_rate_mbps(const struct hca_port *p);
 /* PortInfo:CapabilityMask as the port reports it */
 uint32_t hca_sma_cap_mask(const struct hca_port *p);
+
+/* mpd_pkt_decode() flags for what p receives */
+static inline unsigned int
+hca_port_crc_flags(const struct hca_port *p)
+{
+	return p->crc_ours ? MPD_PKT_NO_ICRC_CHECK | MPD_PKT_NO_VCRC_CHECK : 0;
+}
 
 #endif

@@ -159,7 +159,7 @@ hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len, bool promisc,
 	uint32_t qp;
 	int rc;
 
-	rc = mpd_pkt_decode(p->link, buf, len, 0, pk);
+	rc = mpd_pkt_decode(p->link, buf, len, hca_port_crc_flags(p), pk);
 	if (rc != MPD_OK) {
 		count_drop(p, rc);
 		return HCA_RX_DROP;

@@ -266,7 +266,8 @@ hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
 	if (in_port == 0 || in_port > sw->num_ports || out_cap == 0)
 		return 0;
 	ip = &sw->port[in_port];
-	rc = mpd_pkt_decode(MPD_LINK_IB, buf, *len, 0, &pk);
+	rc = mpd_pkt_decode(MPD_LINK_IB, buf, *len, hca_port_crc_flags(ip),
+			    &pk);
 	if (rc != MPD_OK) {
 		ip->cnt.rcv_errors++;
 		return 0;

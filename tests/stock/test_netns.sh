@@ -152,6 +152,7 @@ lid_of() { sed -n "s/^\[1\].*# lid \([0-9]*\) lmc [0-9]* \"[^\"]*\" .*/\1/p" \
 lid1=$(lid_of Hca1)
 lid4=$(lid_of Hca4)
 sw2=$(sed -n 's/^Switch.*# "Switch2" .*port 0 lid \([0-9]*\) .*/\1/p' "$tmp/ibnd-a")
+sw1=$(sed -n 's/^Switch.*# "Switch1" .*port 0 lid \([0-9]*\) .*/\1/p' "$tmp/ibnd-a")
 [ -n "$lid1" ] && [ -n "$lid4" ] && [ -n "$sw2" ]
 ok $? "LIDs from ibnetdiscover: Hca1 $lid1, Hca4 $lid4, Switch2 $sw2"
 
@@ -189,7 +190,14 @@ s5=$(pq "$sw2" 5)
 [ -n "$x1" ] && [ -n "$x2" ] && [ "$x2" -gt "$x1" ] && [ "${s3:-0}" -gt 0 ] && [ "${s5:-0}" -gt 0 ]
 ok $? "perfquery from Hca3 in A: Hca4's PortXmitPkts moves ($x1, then $x2), Switch2 sent on both cables ($s3, $s5)"
 
-# what is not an IB frame, or is cut short, arrives on A's veth of cable 5
+# Switch1[5]'s PortRcvErrors, asked from A
+rcv_errs() {
+	"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca1 \
+		perfquery "$sw1" 5 2>&1 | sed -n 's/^PortRcvErrors:\.*\([0-9]*\)$/\1/p'
+}
+e0=$(rcv_errs)
+# what is not an IB frame, or is cut short, or is damaged, arrives on A's
+# veth of cable 5
 "${inb[@]}" python3 - "mpb5-$$" <<'EOF' 2> "$tmp/inject.err"
 import socket, sys
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
@@ -202,8 +210,20 @@ s.send(bcast + src + b'\x08\x00' + bytes(46))
 s.send(bcast + src + b'\x88\xb5' + bytes.fromhex('f0020001004000ff') + bytes(38))
 # our EtherType, too short for an LRH at all
 s.send(bcast + src + b'\x88\xb5' + b'\xf0\x02')
+# an SMP as long as its LRH says (72 words and the VCRC), CRCs zero:
+# a wire from outside is checked, a cable in the daemon is not. From B's
+# own MAC, which A's end learns from every IB frame
+src = bytes.fromhex(open('/sys/class/net/%s/address' % sys.argv[1]).read().strip().replace(':', ''))
+lrh = bytes.fromhex('f002ffff0048ffff')
+bth = bytes.fromhex('6400ffff000000000000000000000000')[:12]
+deth = bytes(8)
+mad = bytes.fromhex('01810101') + bytes(252)
+s.send(bcast + src + b'\x88\xb5' + lrh + bth + deth + mad + bytes(4 + 2))
 EOF
-ok $? "three frames injected on the veth of cable 5 (IPv4, IB cut short, 2 bytes)"
+ok $? "four frames injected on the veth of cable 5 (IPv4, IB cut short, 2 bytes, an SMP with bad CRCs)"
+e1=$(rcv_errs)
+[ -n "$e0" ] && [ -n "$e1" ] && [ "$e1" = $((e0 + 1)) ]
+ok $? "perfquery: Switch1[5] checked the SMP's CRCs and dropped it, PortRcvErrors $e0 -> $e1"
 "${inb[@]}" env MADPMD_RUN_DIR="$tmp/run-b" timeout 30 "$run" --node Hca2 \
 	smpquery nodedesc "$lid1" > "$tmp/nodedesc2" 2>&1
 grep -q "Node Description:.*Hca1" "$tmp/nodedesc2"

@@ -847,6 +847,16 @@ test_rx(void)
 	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
 			 sizeof(out)) == 0 && sw.port[2].cnt.rcv_errors == errs + 1,
 	   "a bad CRC: dropped, PortRcvErrors");
+	/* a cable inside the process: its frames' CRCs are not checked
+	 * again (the launcher's switches and served CAs, crc_ours) */
+	len = frame(buf, mad, 5, 9, 20);
+	buf[len - 1] ^= 1;			/* the VCRC */
+	sw.port[2].crc_ours = true;
+	ok(hca_switch_rx(&sw, 2, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 7 &&
+	   sw.port[2].cnt.rcv_errors == errs + 1,
+	   "crc_ours: the CRCs are not checked again, the frame goes on");
+	sw.port[2].crc_ours = false;
 
 	/* multicast: MLID 0xC001 on ports 0, 2, 7, 17 */
 	m = &sw.mft[1 * sw.mft_positions];

@@ -73,6 +73,15 @@ int rte_pmd_hca_carrier_set(uint16_t port_id, int on);
 int rte_pmd_hca_mtu_limit(uint16_t port_id, uint8_t mtu);
 
 /*
+ * What comes into the port (its tx_burst) was encoded in this process (by
+ * another net_hca port, or a switch or CA of the madpmd launcher), never
+ * by an outside ethdev or a capture: its ICRC and VCRC are not checked
+ * again (on: a cable in memory flips no bit; default off, every frame
+ * checked). 0, -ENODEV or -ENOTSUP.
+ */
+int rte_pmd_hca_crc_ours(uint16_t port_id, int on);
+
+/*
  * Capture records (docs/capture-format.md): umad messages as the port's
  * API clients saw them and port events, encoded (madpmd/records.h), for an
  * application that captures the fabric. Off by default; while on, records

@@ -1185,6 +1185,21 @@ rte_pmd_hca_mtu_limit(uint16_t port_id, uint8_t mtu)
 }
 
 int
+rte_pmd_hca_crc_ours(uint16_t port_id, int on)
+{
+	struct hca_internals *hi;
+	int rc;
+
+	hi = hca_of_port_checked(port_id, &rc);
+	if (!hi)
+		return rc;
+	rte_spinlock_lock(&hi->lock);
+	hi->port.crc_ours = on != 0;
+	rte_spinlock_unlock(&hi->lock);
+	return 0;
+}
+
+int
 rte_pmd_hca_records_enable(uint16_t port_id, int on)
 {
 	struct hca_internals *hi = hca_of_port(port_id);

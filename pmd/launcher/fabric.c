@@ -438,6 +438,11 @@ fab_start(struct fabric *f)
 			rc = rte_pmd_hca_carrier_set(pid, 0);
 		if (!rc)
 			rc = rte_eth_dev_start(pid);
+		/* frames from a node of ours: their CRCs are not checked
+		 * again; a replayed capture's always are */
+		if (!rc && f->port[i].hca && !f->port[i].replay &&
+		    fab_peer_ours(f, i))
+			rc = rte_pmd_hca_crc_ours(pid, 1);
 		/* an HCA cabled to an outside ethdev takes every frame: a
 		 * replayed capture carries someone else's MACs */
 		if (!rc && (!f->port[i].hca || f->port[i].replay || outside))

@@ -5,6 +5,7 @@
  * and Q_Key enforcement, and garbage that must be dropped and counted while
  * the port keeps answering.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "hca_test.h"
 #include "madpmd/attr.h"
+#include "rte_pmd_hca.h"
 #include "tap.h"
 
 #define NODE_GUID	0x0002c90300a0b0c0ull
@@ -676,6 +678,16 @@ test_garbage(void)
 	       0, "bad VCRC dropped");
 	is_int(hca_test_xstat(IB_PORT, "drop_bad_vcrc"), vcrc + 1,
 	       "counted as bad VCRC");
+	/* frames the launcher's own nodes encoded: not checked again */
+	is_int(rte_pmd_hca_crc_ours(IB_PORT, 1), 0, "rte_pmd_hca_crc_ours on");
+	ok(hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp)) > 0 &&
+	   hca_test_xstat(IB_PORT, "drop_bad_vcrc") == vcrc + 1,
+	   "crc_ours: the bad VCRC is not checked, the SMP answered");
+	is_int(rte_pmd_hca_crc_ours(IB_PORT, 0), 0, "rte_pmd_hca_crc_ours off");
+	is_int(hca_test_xchg(IB_PORT, frame, (size_t)len, resp, sizeof(resp)),
+	       0, "off again: bad VCRC dropped");
+	is_int(rte_pmd_hca_crc_ours(RTE_MAX_ETHPORTS, 1), -ENODEV,
+	       "rte_pmd_hca_crc_ours on no port: -ENODEV");
 	frame[len - 1] ^= 0x01;
 	for (i = 0; i < 200; i++) {
 		size_t glen = (size_t)rnd_bits(9);

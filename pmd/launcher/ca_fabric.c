@@ -104,6 +104,7 @@ fab_add_ca(struct fabric *f, const struct mpd_topo_node *nd)
 
 		port_init(&c->port[p - 1].port, nd, (uint8_t)p);
 		fp->ca = c;
+		fp->node_port = &c->port[p - 1].port;
 	}
 	f->ca[f->nca++] = c;
 	return c->first;

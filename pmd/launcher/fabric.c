@@ -579,21 +579,6 @@ next:
 	return k;
 }
 
-void
-fab_port_tx(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
-	    uint16_t n, uint64_t ts)
-{
-	uint16_t sent;
-
-	if (fab_capturing(f))
-		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, m, n,
-				    ts ? ts : fab_clock_ns(CLOCK_REALTIME));
-	if (b->ew.on)
-		n = fab_eth_wire_tx(b, m, n);
-	sent = rte_eth_tx_burst(b->port_id, 0, m, n);
-	if (sent < n)
-		rte_pktmbuf_free_bulk(m + sent, n - sent);
-}
 
 /* Move one burst from port a to its peer; returns packets moved. */
 static uint16_t
@@ -693,34 +678,6 @@ replay_step(struct fabric *f, struct fab_port *p)
 
 #define SW_LINKS_MS	10	/* how often switch ports look at their peers */
 
-/* A node port's PortPhysicalState (a switch's, a served CA's, a net_hca
- * port's); 0 for an outside ethdev or a port that cannot say */
-static uint8_t
-port_phys(const struct fab_port *q)
-{
-	struct rte_pmd_hca_port_info pi;
-	uint8_t state, phys = 0;
-	uint16_t lid, sm_lid;
-
-	if (q->sw)
-		fab_switch_port_state(q, &state, &phys, &lid, &sm_lid);
-	else if (q->ca)
-		fab_ca_port_state(q, &state, &phys, &lid, &sm_lid);
-	else if (q->hca && rte_pmd_hca_port_info_get(q->port_id, &pi) == 0)
-		phys = pi.phys_state;
-	return phys;
-}
-
-bool
-fab_port_present(const struct fab_port *b)
-{
-	if (b->sw || b->ca)
-		return port_phys(b) != HCA_PHYS_DISABLED;
-	if (b->hca)
-		return port_phys(b) == HCA_PHYS_LINKUP;
-	/* another daemon's port: while its heartbeats say so */
-	return !b->ew.on || b->ew.up;
-}
 
 /* `set link` on served CA ports, from the prompt, applied on the lcore
  * that owns them: Disabled (the other end's link goes with it), or
@@ -762,7 +719,7 @@ ca_link_requests(struct fabric *f)
 static bool
 port_enabled(const struct fab_port *q)
 {
-	uint8_t phys = port_phys(q);
+	uint8_t phys = fab_port_phys(q);
 
 	return phys && phys != HCA_PHYS_DISABLED;
 }

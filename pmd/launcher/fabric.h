@@ -43,6 +43,8 @@ struct fab_port {
 	struct fab_switch *sw;		/* a switch's external port: no ethdev */
 	struct fab_ca *ca;		/* a CA port the daemon serves alone:
 					 * no ethdev */
+	struct hca_port *node_port;	/* a switch's or served CA's port: its
+					 * state, which port.c reads */
 	enum mpd_link link;
 	int peer;			/* index of the port at the other end */
 	bool recording;			/* the port makes capture records */
@@ -231,14 +233,20 @@ int fab_add_external(struct fabric *f, const char *dev);
 int fab_connect(struct fabric *f, int a, int b);
 /* Configure and start every port. */
 int fab_start(struct fabric *f);
+/* The polling loop (run on an lcore): until f->stop. */
+int fab_poll_loop(void *arg);
+void fab_stop(struct fabric *f);
+
+/* ---- one end of a cable (port.c) ---- */
+
 /* n frames into ethdev port b, as they arrive on its cable: captured
  * (at ts, 0: now), in their Ethernet envelope on an outside IB wire, and
  * freed when the ethdev takes them not. The polling lcore. */
 void fab_port_tx(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
 		 uint16_t n, uint64_t ts);
-/* The polling loop (run on an lcore): until f->stop. */
-int fab_poll_loop(void *arg);
-void fab_stop(struct fabric *f);
+/* A node port's PortPhysicalState (a switch's, a served CA's, a net_hca
+ * port's); 0 for an outside ethdev or a port that cannot say */
+uint8_t fab_port_phys(const struct fab_port *q);
 /* Whether the port at the other end of a cable is there to train with: a
  * net_hca port whose link is up, a switch's or a served CA's port that is
  * not disabled, an outside ethdev (another daemon's, while heard). */

@@ -73,8 +73,12 @@ fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd)
 	s->sw.port[0].lid = nd->port[0].lid;
 	s->sw.port[0].lmc = nd->port[0].lmc;
 	s->first = (int)f->nports;
-	for (p = 1; p <= nd->num_ports; p++)
-		fab_port_add(f, nd->name, (uint8_t)p)->sw = s;
+	for (p = 1; p <= nd->num_ports; p++) {
+		struct fab_port *fp = fab_port_add(f, nd->name, (uint8_t)p);
+
+		fp->sw = s;
+		fp->node_port = &s->sw.port[p];
+	}
 	f->sw[f->nsw++] = s;
 	return s->first;
 }

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One end of a cable, whatever is behind it: frames into an ethdev port,
+ * and whether a port is there to train with. The switches, the served
+ * CAs and the polling loop all call here; this file calls none of them
+ * (a switch's or a served CA's port state is read through
+ * fab_port.node_port), so that the launcher's files call each other in
+ * one direction only.
+ */
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "fabric.h"
+#include "madpmd/pcapng.h"
+#include "node/node.h"
+#include "rte_pmd_hca.h"
+
+void
+fab_port_tx(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
+	    uint16_t n, uint64_t ts)
+{
+	uint16_t sent;
+
+	if (fab_capturing(f))
+		fab_capture_packets(f, b, MPD_PCAPNG_DIR_IN, m, n,
+				    ts ? ts : fab_clock_ns(CLOCK_REALTIME));
+	if (b->ew.on)
+		n = fab_eth_wire_tx(b, m, n);
+	sent = rte_eth_tx_burst(b->port_id, 0, m, n);
+	if (sent < n)
+		rte_pktmbuf_free_bulk(m + sent, n - sent);
+}
+
+uint8_t
+fab_port_phys(const struct fab_port *q)
+{
+	struct rte_pmd_hca_port_info pi;
+
+	if (q->node_port)
+		return q->node_port->phys_state;
+	if (q->hca && rte_pmd_hca_port_info_get(q->port_id, &pi) == 0)
+		return pi.phys_state;
+	return 0;
+}
+
+bool
+fab_port_present(const struct fab_port *b)
+{
+	if (b->node_port)
+		return fab_port_phys(b) != HCA_PHYS_DISABLED;
+	if (b->hca)
+		return fab_port_phys(b) == HCA_PHYS_LINKUP;
+	/* another daemon's port: while its heartbeats say so */
+	return !b->ew.on || b->ew.up;
+}

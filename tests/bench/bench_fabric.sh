@@ -13,7 +13,8 @@
 # kind, then `opensm -o` from the file's first CA (madpmd's libibumad on
 # LD_LIBRARY_PATH, libumad2sim in LD_PRELOAD): the wall time of the
 # whole OpenSM process (a single sweep to SUBNET UP, then exit), and the
-# time to SUBNET UP from OpenSM's own log. On the 648-host tree, after the
+# time to SUBNET UP from OpenSM's own log, and the CPU time the daemon
+# used meanwhile (all its threads). On the 648-host tree, after the
 # sweep, bench_umad's LID-routed SMP Get(NodeInfo) from H-1 to H-648:
 # three switch hops each way (leaf, spine, leaf), 1 and 32 in flight.
 # Per fabric: the medians, and madpmd's time as a fraction of ibsim's
@@ -161,26 +162,35 @@ on_node() {	# system node command...
 
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
-# opensm -o once: "WALL_MS UP_MS", UP from its log (first line to SUBNET UP)
+# CPU time of the daemon so far, all its threads, in ns (schedstat)
+daemon_cpu_ns() {
+	cat /proc/"$daemon"/task/*/schedstat 2>/dev/null |
+		awk '{ s += $1 } END { printf "%d\n", s }'
+}
+
+# opensm -o once: "WALL_MS UP_MS CPU_MS", UP from its log (first line to
+# SUBNET UP), CPU the daemon's during it
 sweep() {	# system node
-	local log=$tmp/osm.log t0 wall
+	local log=$tmp/osm.log t0 wall c0 cpu
 	rm -rf "$tmp/osm" "$log"
 	mkdir -p "$tmp/osm"
+	c0=$(daemon_cpu_ns)
 	t0=$(date +%s%N)
 	OSM_CACHE_DIR=$tmp/osm OSM_TMP_DIR=$tmp/osm on_node "$1" "$2" \
 		timeout 120 opensm -o -f "$log" > "$tmp/osm.out" 2>&1 ||
 		{ echo "bench_fabric: opensm on $1 failed:" >&2; tail -n 5 "$log" >&2; return 1; }
 	wall=$(ms_since "$t0")
+	cpu=$(( ($(daemon_cpu_ns) - c0) / 1000000 ))
 	grep -q "SUBNET UP" "$log" ||
 		{ echo "bench_fabric: no SUBNET UP on $1:" >&2; grep ERR "$log" | head -n 5 >&2; return 1; }
-	python3 - "$log" "$wall" <<'PY'
+	python3 - "$log" "$wall" "$cpu" <<'PY'
 import sys
 def t(line):
     h, m, s = line.split()[2].split(":")
     return (int(h) * 60 + int(m)) * 60 + int(s) + int(line.split()[3]) / 1e6
 lines = open(sys.argv[1]).read().splitlines()
 up = next(l for l in lines if "SUBNET UP" in l)
-print(sys.argv[2], round((t(up) - t(lines[0])) * 1000))
+print(sys.argv[2], round((t(up) - t(lines[0])) * 1000), sys.argv[3])
 PY
 }
 
@@ -202,8 +212,10 @@ round_trips() {	# system node: bench_umad lines into $tmp/rt-SYSTEM
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-printf '%-18s %8s %8s %8s %8s %7s\n' fabric madpmd ibsim madpmd ibsim "m/i"
-printf '%-18s %8s %8s %8s %8s %7s\n' "" "wall ms" "wall ms" "up ms" "up ms" wall
+printf '%-18s %8s %8s %8s %8s %7s %8s %8s\n' fabric madpmd ibsim madpmd ibsim "m/i" \
+	madpmd ibsim
+printf '%-18s %8s %8s %8s %8s %7s %8s %8s\n' "" "wall ms" "wall ms" "up ms" "up ms" wall \
+	"cpu ms" "cpu ms"
 for f in "${fabrics[@]}"; do
 	name=${f%%:*}
 	file=${f#*:}
@@ -223,8 +235,10 @@ for f in "${fabrics[@]}"; do
 	iw=$(cut -d' ' -f1 "$tmp/i.txt" | median)
 	mu=$(cut -d' ' -f2 "$tmp/m.txt" | median)
 	iu=$(cut -d' ' -f2 "$tmp/i.txt" | median)
-	printf '%-18s %8s %8s %8s %8s %7s\n' "$name" "$mw" "$iw" "$mu" "$iu" \
-		"$(awk -v a="$mw" -v b="$iw" 'BEGIN { printf "%.2f", a / b }')"
+	mc=$(cut -d' ' -f3 "$tmp/m.txt" | median)
+	ic=$(cut -d' ' -f3 "$tmp/i.txt" | median)
+	printf '%-18s %8s %8s %8s %8s %7s %8s %8s\n' "$name" "$mw" "$iw" "$mu" "$iu" \
+		"$(awk -v a="$mw" -v b="$iw" 'BEGIN { printf "%.2f", a / b }')" "$mc" "$ic"
 done
 
 # field of the bench_umad lines of window w: median over the runs

@@ -17,6 +17,15 @@ mpd_bits_get(const uint8_t *buf, unsigned int bit_off, unsigned int bits)
 			v = v << 8 | buf[bit_off / 8 + i];
 		return v;
 	}
+	/* a field inside 8 bytes: those bytes, shifted and masked */
+	if (bits < 64 && (bit_off % 8 + bits + 7) / 8 <= 8) {
+		unsigned int n = (bit_off % 8 + bits + 7) / 8;
+
+		for (i = 0; i < n; i++)
+			v = v << 8 | buf[bit_off / 8 + i];
+		return v >> (n * 8 - bit_off % 8 - bits) &
+		       ((1ull << bits) - 1);
+	}
 	for (i = 0; i < bits; i++) {
 		unsigned int b = bit_off + i;
 
@@ -35,6 +44,21 @@ mpd_bits_set(uint8_t *buf, unsigned int bit_off, unsigned int bits,
 		for (i = bits / 8; i > 0; i--) {
 			buf[bit_off / 8 + i - 1] = (uint8_t)val;
 			val >>= 8;
+		}
+		return;
+	}
+	/* a field inside 8 bytes: read them, change the field, write */
+	if (bits < 64 && (bit_off % 8 + bits + 7) / 8 <= 8) {
+		unsigned int n = (bit_off % 8 + bits + 7) / 8;
+		unsigned int shift = n * 8 - bit_off % 8 - bits;
+		uint64_t mask = ((1ull << bits) - 1) << shift, w = 0;
+
+		for (i = 0; i < n; i++)
+			w = w << 8 | buf[bit_off / 8 + i];
+		w = (w & ~mask) | (val << shift & mask);
+		for (i = n; i > 0; i--) {
+			buf[bit_off / 8 + i - 1] = (uint8_t)w;
+			w >>= 8;
 		}
 		return;
 	}

@@ -138,7 +138,7 @@ fab_ca_input(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
 	     uint16_t n)
 {
 	struct fab_ca_port *cp = ca_port(b);
-	uint64_t now = fab_clock_ns(CLOCK_MONOTONIC);
+	uint64_t now = fab_round_ns(f);
 	uint16_t i, len, cap;
 
 	if (fab_capturing(f))

@@ -765,6 +765,7 @@ poll_once(struct fabric *f)
 	int k;
 
 	apply_capture_request(f);
+	f->round_ns = 0;
 	if (f->nsw || f->nwires || f->nca) {
 		now = rte_get_tsc_cycles();
 		if (now >= f->sw_links_next) {

@@ -180,6 +180,8 @@ struct fabric {
 	int ready[FAB_MAX_PORTS];
 	unsigned int ready_head, nready;
 	uint64_t sw_links_next;		/* TSC: next look at their links */
+	uint64_t round_ns;		/* CLOCK_MONOTONIC of this polling
+					 * round, once asked (fab_round_ns) */
 	unsigned int nwires;		/* IB links to other daemons */
 	bool ca_link_reqs;		/* a served CA port has a link_req */
 	/* CA ports other daemons run: GIDs, MACs, IPv4 addresses */
@@ -215,6 +217,16 @@ fab_clock_ns(clockid_t c)
 
 	clock_gettime(c, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC for the node layer's timers, read once a polling round
+ * (a frame crosses a fat tree's switches within one): the polling lcore */
+static inline uint64_t
+fab_round_ns(struct fabric *f)
+{
+	if (!f->round_ns)
+		f->round_ns = fab_clock_ns(CLOCK_MONOTONIC);
+	return f->round_ns;
 }
 
 /* Add a net_hca port for node/port number, ethdev net_hca<name_idx>

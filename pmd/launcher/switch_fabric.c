@@ -241,7 +241,7 @@ sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 	cap = (uint16_t)RTE_MIN(65535u, (uint32_t)len +
 				rte_pktmbuf_tailroom(m));
 	n = hca_switch_rx(&s->sw, b->num, rte_pktmbuf_mtod(m, uint8_t *),
-			  &len, cap, fab_clock_ns(CLOCK_MONOTONIC), out,
+			  &len, cap, fab_round_ns(f), out,
 			  RTE_DIM(out));
 	if (!n)
 		goto drop;

@@ -10,6 +10,7 @@
 #define NET_HCA_CHAN_H
 
 #include <stdint.h>
+#include <unistd.h>
 
 #include <rte_spinlock.h>
 
@@ -40,6 +41,23 @@ struct hca_chan_cfg {
 	int doorbells;			/* the epoll set that interrupt is:
 					 * sessions' doorbells join it; -1 */
 };
+
+/* Ring a port's doorbell eventfd (the lcore wakes if it sleeps on it),
+ * then count the ring in *rung, by which the lcore knows to read the
+ * eventfd back. Any thread, not under the port lock. */
+static inline void
+hca_doorbell_ring(int doorbell, uint64_t *rung)
+{
+	static const uint64_t one = 1;
+
+	if (doorbell < 0)
+		return;
+	if (write(doorbell, &one, sizeof(one)) < 0) {
+		/* saturated: it rings anyway */
+	}
+	if (rung)
+		__atomic_add_fetch(rung, 1, __ATOMIC_RELEASE);
+}
 
 /* 0 (also when run_dir is empty: no channel, *pc NULL) or -EIO. */
 int hca_chan_start(struct hca_chan **pc, const struct hca_chan_cfg *cfg);

@@ -13,7 +13,6 @@
 #include <sys/queue.h>
 #include <sys/types.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "madpmd/chan.h"
 #include "madpmd/ring.h"
@@ -147,20 +146,11 @@ chan_session_kill(struct hca_session *s, const char *why)
 	s->mc.dead = true;
 }
 
-/* Ring the port's doorbell: the lcore wakes if it sleeps on it, and
- * counts the ring to read the eventfd back (not under the port lock). */
+/* Ring the port's doorbell (not under the port lock) */
 static inline void
 chan_doorbell_ring(const struct hca_chan_cfg *cfg)
 {
-	static const uint64_t one = 1;
-
-	if (cfg->doorbell < 0)
-		return;
-	if (write(cfg->doorbell, &one, sizeof(one)) < 0) {
-		/* saturated: it rings anyway */
-	}
-	if (cfg->rung)
-		__atomic_add_fetch(cfg->rung, 1, __ATOMIC_RELEASE);
+	hca_doorbell_ring(cfg->doorbell, cfg->rung);
 }
 
 /* A wake-up owed to s once the port lock is dropped (lcore, lock held). */

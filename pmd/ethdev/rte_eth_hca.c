@@ -417,16 +417,11 @@ static int
 eth_rx_intr_enable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 {
 	struct hca_internals *hi = dev->data->dev_private;
-	uint64_t one = 1;
 
 	/* frames looped back to the port are work too */
 	if ((hi->chan && hca_chan_arm(hi->chan, true)) ||
-	    !rte_ring_empty(hi->loop)) {
-		if (write(hi->doorbell, &one, sizeof(one)) < 0) {
-			/* saturated: it rings anyway */
-		}
-		__atomic_add_fetch(&hi->rung, 1, __ATOMIC_RELEASE);
-	}
+	    !rte_ring_empty(hi->loop))
+		hca_doorbell_ring(hi->doorbell, &hi->rung);
 	return 0;
 }
 

@@ -405,12 +405,10 @@ fab_start(struct fabric *f)
 		return -1;
 	for (i = 0; i < f->nports; i++) {
 		uint16_t pid = f->port[i].port_id;
-		int peer = f->port[i].peer;
 		/* an HCA port cabled to an outside ethdev: another daemon's
 		 * port, a NIC, a replayed capture's */
-		bool outside = f->port[i].hca && peer >= 0 &&
-			       !f->port[peer].hca &&
-			       fab_port_ethdev(&f->port[peer]);
+		bool outside = f->port[i].hca && f->port[i].peer >= 0 &&
+			       !fab_peer_ours(f, i);
 		int rc;
 
 		if (!fab_port_ethdev(&f->port[i]))
@@ -579,7 +577,6 @@ next:
 	return k;
 }
 
-
 /* Move one burst from port a to its peer; returns packets moved. */
 static uint16_t
 forward(struct fabric *f, struct fab_port *a)
@@ -677,7 +674,6 @@ replay_step(struct fabric *f, struct fab_port *p)
 }
 
 #define SW_LINKS_MS	10	/* how often switch ports look at their peers */
-
 
 /* `set link` on served CA ports, from the prompt, applied on the lcore
  * that owns them: Disabled (the other end's link goes with it), or

@@ -6,8 +6,8 @@
  * forwarding decisions. Like the CA's port, pure functions of the node's
  * state and the packet's bytes: no DPDK, no clock, no lock.
  *
- * The launcher's fabric hands it what its ports receive (hca_switch_rx());
- * no SM sits on port 0 yet and the switch sends no traps (docs/switch.md).
+ * The launcher's fabric hands it what its ports receive (hca_switch_rx())
+ * and what clients on port 0 send (hca_switch_from_port0()).
  */
 #ifndef NET_HCA_SWITCH_H
 #define NET_HCA_SWITCH_H
@@ -23,6 +23,18 @@
 #define HCA_SW_LFT_CAP_MAX	0xc000u
 /* MLIDs 0xC000..0xFFFE (IBA 14.2.5.4 MulticastFDBCap) */
 #define HCA_SW_MFT_CAP_MAX	0x3fffu
+
+/*
+ * Clients on port 0 (an SM, a tool: the launcher's switch_mgmt.c). With
+ * them, what reaches the switch and is not its SMA's or PMA's (responses,
+ * traps, SA and other classes, Get/Set nobody else takes) leaves by
+ * "port 0": 0 in the out list of hca_switch_rx(). claims: the Get/Set
+ * SMPs the SMA leaves to them (SMInfo for a registered SM, IBA 14.4.1).
+ */
+struct hca_switch_port0 {
+	bool (*claims)(void *arg, const uint8_t *mad);
+	void *arg;
+};
 
 struct hca_switch {
 	char node_desc[HCA_NODE_DESC_LEN];
@@ -44,6 +56,7 @@ struct hca_switch {
 	uint8_t mft_positions;	/* 16-port masks per MLID */
 	uint8_t *lft;		/* lft_cap output ports, by LID */
 	uint16_t *mft;		/* mft_cap x mft_positions masks */
+	const struct hca_switch_port0 *p0c;	/* NULL: nobody on port 0 */
 };
 
 /*
@@ -128,7 +141,8 @@ enum hca_fwd hca_switch_dr(const struct hca_switch *sw, uint8_t *mad,
 /*
  * The frame buf (len bytes, link=ib, cap bytes of room) came in on
  * external port in_port: the ports it leaves by, in out (room for
- * out_cap), and how many; 0 when it was dropped or taken. Checked and
+ * out_cap; 0 is port 0's clients, only with sw->p0c), and how many; 0
+ * when it was dropped or taken. Checked and
  * counted on the ports (PortRcv*, PortXmit*, PortRcvSwitchRelayErrors);
  * SMPs and PerfMgt MADs for the switch are answered: the frame becomes
  * the response. Rewritten in place (*len updated) when it changes: a DR
@@ -137,6 +151,18 @@ enum hca_fwd hca_switch_dr(const struct hca_switch *sw, uint8_t *mad,
 unsigned int hca_switch_rx(struct hca_switch *sw, uint8_t in_port,
 			   uint8_t *buf, uint16_t *len, uint16_t cap,
 			   uint64_t now_ns, uint8_t *out, unsigned int out_cap);
+/*
+ * A frame a client on port 0 sent (sw->p0c set): the same, from port 0.
+ * A directed-route SMP starts its path here (IBA 14.2.2.2 C14-9:1, C14-13
+ * from the responder's end), as the kernel's smi_handle_dr_smp_send() on
+ * a switch; one whose first leg is LID-routed goes by the LFT as it is.
+ * What is for the switch itself goes to its SMA or PMA, whose answers may
+ * come back to port 0 (out 0).
+ */
+unsigned int hca_switch_from_port0(struct hca_switch *sw, uint8_t *buf,
+				   uint16_t *len, uint16_t cap,
+				   uint64_t now_ns, uint8_t *out,
+				   unsigned int out_cap);
 /*
  * Trap 128 (a port's link state changed) to the master SM, into buf (cap
  * bytes), LID-routed from the switch's LID: the port it leaves by in

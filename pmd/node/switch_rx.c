@@ -37,15 +37,38 @@ one_port(const struct hca_fwd_to *to, uint8_t *out)
 	return 1;
 }
 
-/* A LID-routed SMP or a DR leg to dlid: out of the port the LFT names */
+/* To the clients on port 0, when there are any */
+static unsigned int
+to_port0(const struct hca_switch *sw, uint8_t *out)
+{
+	if (!sw->p0c)
+		return 0;
+	out[0] = 0;
+	return 1;
+}
+
+/* A Get/Set SMP the SMA leaves to a client on port 0 */
+static bool
+port0_claims(const struct hca_switch *sw, const uint8_t *mad)
+{
+	return sw->p0c && sw->p0c->claims(sw->p0c->arg, mad);
+}
+
+/* A LID-routed SMP or a DR leg to dlid: out of the port the LFT names,
+ * or to port 0's clients for the switch's own LIDs */
 static unsigned int
 lid_out(const struct hca_switch *sw, uint16_t dlid, bool vl15, uint8_t *out)
 {
 	struct hca_fwd_to to = { 0 };
 
-	if (hca_switch_route_lid(sw, dlid, vl15, &to) != HCA_FWD_PORT)
+	switch (hca_switch_route_lid(sw, dlid, vl15, &to)) {
+	case HCA_FWD_PORT:
+		return one_port(&to, out);
+	case HCA_FWD_LOCAL:
+		return to_port0(sw, out);
+	default:
 		return 0;
-	return one_port(&to, out);
+	}
 }
 
 /* The directed part of a path travels between permissive LIDs, also
@@ -85,11 +108,14 @@ sma_response(struct hca_switch *sw, struct mpd_pkt *pk, uint8_t *mad,
 			lid_leg(sw, pk, to.dlid);
 		else if (fwd == HCA_FWD_PORT)
 			directed_leg(pk);
-		else
+		else if (fwd != HCA_FWD_LOCAL || !sw->p0c)
 			return 0;
 	}
 	if (!reencode(pk, mad, buf, cap, len))
 		return 0;
+	/* C14-13:3: back where the directed part started, port 0 */
+	if (fwd == HCA_FWD_LOCAL)
+		return to_port0(sw, out);
 	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR && fwd == HCA_FWD_PORT)
 		return one_port(&to, out);
 	return lid_out(sw, pk->lrh.dlid, true, out);
@@ -138,10 +164,12 @@ dr_rx(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
 
 	switch (hca_switch_dr(sw, mad, in_port, lrh_dlid, &to)) {
 	case HCA_FWD_LOCAL:
-		/* requests to the SMA; responses and traps for an SM on
-		 * port 0, which there is not yet */
-		if (!mpd_mad_is_get_set(mad))
-			return 0;
+		/* requests to the SMA; responses, traps and SMInfo for an
+		 * SM on port 0 */
+		if (!mpd_mad_is_get_set(mad) || port0_claims(sw, mad))
+			/* with its pointer moved */
+			return sw->p0c && reencode(pk, mad, buf, cap, len) ?
+			       to_port0(sw, out) : 0;
 		return sma_out(sw, hca_switch_sma(sw, mad, in_port,
 						  pk->lrh.slid, now_ns),
 			       pk, mad, lrh_dlid, buf, cap, len, out);
@@ -196,16 +224,19 @@ local_rx(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
 	/* DR SMPs pass with the permissive DLID both ways */
 	if (qp == 0 && mpd_mad_class(mad) == MPD_CLASS_SUBN_DR)
 		return dr_rx(sw, in_port, pk, mad, buf, cap, len, out, now_ns);
-	/* the switch's agents answer requests; nothing else is for it */
+	/* the switch's agents answer requests; the rest is for port 0's
+	 * clients (the SA of an SM there, responses to them), whose MAD
+	 * layer answers a Get/Set that nobody takes */
 	if (!mpd_mad_is_get_set(mad))
-		return 0;
-	if (qp == 0 && mpd_mad_class(mad) == MPD_CLASS_SUBN_LID)
+		return to_port0(sw, out);
+	if (qp == 0 && mpd_mad_class(mad) == MPD_CLASS_SUBN_LID &&
+	    !port0_claims(sw, mad))
 		return sma_out(sw, hca_switch_sma(sw, mad, in_port,
 						  pk->lrh.slid, now_ns),
 			       pk, mad, pk->lrh.dlid, buf, cap, len, out);
 	if (qp == 1 && mpd_mad_class(mad) == MPD_CLASS_PERF)
 		return pma_rx(sw, pk, mad, buf, cap, len, out);
-	return 0;
+	return to_port0(sw, out);
 }
 
 /*
@@ -306,7 +337,7 @@ hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
 		n = hca_switch_route_mcast(sw, pk.lrh.dlid, in_port, out,
 					   out_cap);
 		/* port 0 is a member only for an SM or a client there */
-		if (n && out[0] == 0)
+		if (n && out[0] == 0 && !sw->p0c)
 			memmove(out, out + 1, --n);
 	} else if (pk.lrh.dlid == MPD_LID_PERMISSIVE ||
 		   hca_switch_owns_lid(sw, pk.lrh.dlid)) {
@@ -337,6 +368,72 @@ hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
 		ip->cnt.rcv_switch_relay_errors++;
 		return 0;
 	}
+	if (!vl15)
+		n = enforce_out(sw, pk.bth.pkey, out, n);
+	count_xmit(sw, out, n, *len, mcast);
+	return n;
+}
+
+/* Does the directed part of this SMP start here (its first leg is not
+ * LID-routed; IBA 14.2.2.3)? The kernel's handle_outgoing_dr_smp() test. */
+static bool
+dr_starts_here(const uint8_t *mad)
+{
+	bool d = mpd_get_be16(mad + MPD_MAD_OFF_STATUS) & MPD_SMP_STATUS_D;
+
+	return mpd_get_be16(mad + (d ? MPD_SMP_OFF_DR_DLID :
+				   MPD_SMP_OFF_DR_SLID)) == MPD_LID_PERMISSIVE;
+}
+
+unsigned int
+hca_switch_from_port0(struct hca_switch *sw, uint8_t *buf, uint16_t *len,
+		      uint16_t cap, uint64_t now_ns, uint8_t *out,
+		      unsigned int out_cap)
+{
+	struct hca_fwd_to to = { 0 };
+	struct mpd_pkt pk;
+	uint8_t *mad;
+	unsigned int n;
+	bool vl15, mcast;
+
+	if (!sw->p0c || out_cap == 0)
+		return 0;
+	/* made by our own encoder a moment ago */
+	if (mpd_pkt_decode(MPD_LINK_IB, buf, *len, MPD_PKT_NO_ICRC_CHECK |
+			   MPD_PKT_NO_VCRC_CHECK, &pk) != MPD_OK)
+		return 0;
+	vl15 = pk.lrh.vl == MPD_VL15;
+	if (vl15 != (pk.bth.dest_qp == 0))
+		return 0;
+	mad = buf + (pk.payload - buf);
+	mcast = pk.lrh.dlid >= MPD_LID_MCAST_LO &&
+		pk.lrh.dlid != MPD_LID_PERMISSIVE;
+	if (mcast) {
+		n = hca_switch_route_mcast(sw, pk.lrh.dlid, 0, out, out_cap);
+	} else if (vl15 && pk.payload_len == MPD_MAD_LEN &&
+		   mpd_mad_class(mad) == MPD_CLASS_SUBN_DR &&
+		   dr_starts_here(mad)) {
+		/* C14-9:1 / C14-13:1 from port 0, or a hop count of 0:
+		 * this switch's own SMA */
+		n = dr_rx(sw, 0, &pk, mad, buf, cap, len, out, now_ns);
+	} else if (pk.lrh.dlid == MPD_LID_PERMISSIVE ||
+		   hca_switch_owns_lid(sw, pk.lrh.dlid)) {
+		n = local_rx(sw, 0, &pk, mad, buf, cap, len, out, now_ns);
+	} else {
+		switch (hca_switch_route_lid(sw, pk.lrh.dlid, vl15, &to)) {
+		case HCA_FWD_PORT:
+			n = one_port(&to, out);
+			break;
+		case HCA_FWD_LOCAL:
+			n = local_rx(sw, 0, &pk, mad, buf, cap, len, out,
+				     now_ns);
+			break;
+		default:
+			n = 0;
+		}
+	}
+	if (!n)
+		return 0;
 	if (!vl15)
 		n = enforce_out(sw, pk.bth.pkey, out, n);
 	count_xmit(sw, out, n, *len, mcast);

@@ -1134,6 +1134,141 @@ test_disable(void)
 	hca_switch_fini(&sw);
 }
 
+/* Clients on port 0 (an SM there): what they send, what comes for them */
+static bool
+claims_sminfo(void *arg, const uint8_t *mad)
+{
+	(void)arg;
+	return mpd_mad_attr_id(mad) == MPD_ATTR_SM_INFO;
+}
+
+static void
+test_port0(void)
+{
+	static const uint8_t path0[] = { 0 }, path5[] = { 0, 5 },
+			     path3[] = { 0, 3 };
+	static const struct hca_switch_port0 p0c = { claims_sminfo, NULL };
+	uint8_t buf[FRAME_CAP], mad[MPD_MAD_LEN], out[SW_PORTS + 1];
+	struct mpd_node_info ni;
+	struct hca_switch sw;
+	struct mpd_pkt pk;
+	uint16_t len;
+
+	sw_init(&sw, SW_GUID, SW_LID);
+	sw.port[4].port_state = HCA_PORT_ACTIVE;
+	sw.port[7].port_state = HCA_PORT_ACTIVE;
+	sw.lft[20] = 7;
+	sw.lft[SW_LID] = 0;
+	sw.lft_top = 100;
+
+	/* nobody on port 0: a response for it is dropped, and nothing
+	 * comes from it */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path5, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_rx(&sw, 5, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 0,
+	   "no client on port 0: a DR response back at the start is dropped");
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 0, path0, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_from_port0(&sw, buf, &len, sizeof(buf), 0, out,
+				 sizeof(out)) == 0,
+	   "no client on port 0: nothing is taken from it");
+
+	sw.p0c = &p0c;
+	/* hop count 0 from port 0: the switch's own SMA, back to port 0 */
+	ok(hca_switch_from_port0(&sw, buf, &len, sizeof(buf), 0, out,
+				 sizeof(out)) == 1 && out[0] == 0,
+	   "DR Get(NodeInfo), hop count 0, from port 0: answered to port 0");
+	ok(unframe(buf, len, &pk, mad) &&
+	   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET_RESP &&
+	   (mpd_get_be16(mad + MPD_MAD_OFF_STATUS) & MPD_SMP_STATUS_D) &&
+	   mad[MPD_SMP_OFF_HOP_PTR] == 0,
+	   "the GetResp: D set, the pointer back at 0 (C14-13:3)");
+	mpd_layout_decode(&mpd_node_info_layout, mad + MPD_SMP_DATA_OFF,
+			  MPD_SMP_DATA_LEN, &ni);
+	ok(ni.node_type == MPD_NODE_TYPE_SWITCH && ni.local_port_num == 0,
+	   "NodeInfo: a switch, LocalPortNum 0");
+
+	/* a path from port 0: out of its first hop (C14-9:1) */
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path5, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_from_port0(&sw, buf, &len, sizeof(buf), 0, out,
+				 sizeof(out)) == 1 && out[0] == 5 &&
+	   unframe(buf, len, &pk, mad) && mad[MPD_SMP_OFF_HOP_PTR] == 1,
+	   "DR Get along 0,5 from port 0: out of port 5, pointer 1 (C14-9:1)");
+	/* its response, as the end port sends it back (pointer at the
+	 * count): to port 0 (C14-13:3) */
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_rx(&sw, 5, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 0 &&
+	   unframe(buf, len, &pk, mad) && mad[MPD_SMP_OFF_HOP_PTR] == 0,
+	   "its response on port 5: to port 0's client, pointer 0");
+
+	/* SMInfo is the SM's; NodeInfo the SMA's */
+	smp_dr(mad, MPD_ATTR_SM_INFO, 1, path3, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_rx(&sw, 3, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 0 &&
+	   unframe(buf, len, &pk, mad) &&
+	   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET,
+	   "DR Get(SMInfo) from port 3: to the SM on port 0, unanswered");
+	/* the SM's response from port 0 goes back the way it came
+	 * (C14-13:1): pointer at count + 1 as delivered */
+	mad[MPD_MAD_OFF_METHOD] = MPD_METHOD_GET_RESP;
+	mpd_put_be16(mad + MPD_MAD_OFF_STATUS, MPD_SMP_STATUS_D);
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_from_port0(&sw, buf, &len, sizeof(buf), 0, out,
+				 sizeof(out)) == 1 && out[0] == 3,
+	   "the SM's DR GetResp from port 0: out of port 3 (C14-13:1)");
+	smp_dr(mad, MPD_ATTR_NODE_INFO, 1, path3, MPD_LID_PERMISSIVE,
+	       MPD_LID_PERMISSIVE);
+	mad[MPD_SMP_OFF_HOP_PTR] = 1;
+	len = frame(buf, mad, 0, MPD_LID_PERMISSIVE, MPD_LID_PERMISSIVE);
+	ok(hca_switch_rx(&sw, 3, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 3,
+	   "DR Get(NodeInfo) from port 3: still the SMA's, back out of 3");
+
+	/* the SA's class to the switch's LID: port 0's */
+	smp_lid(mad, MPD_METHOD_GET, 0x0011, 0, NULL);
+	mad[MPD_MAD_OFF_CLASS] = MPD_CLASS_SUBN_ADM;
+	mad[MPD_MAD_OFF_CLASS_VER] = 2;
+	len = frame(buf, mad, 1, 20, SW_LID);
+	ok(hca_switch_rx(&sw, 4, buf, &len, sizeof(buf), 0, out,
+			 sizeof(out)) == 1 && out[0] == 0,
+	   "an SA Get on QP1 to the switch's LID: to port 0's client");
+	/* a GMP from port 0 to LID 20: the LFT's port */
+	len = frame(buf, mad, 1, SW_LID, 20);
+	ok(hca_switch_from_port0(&sw, buf, &len, sizeof(buf), 0, out,
+				 sizeof(out)) == 1 && out[0] == 7,
+	   "a GMP from port 0 to LID 20: out of port 7, as the LFT says");
+	/* a LID-routed Get(NodeInfo) from port 0 to its own LID: the SMA,
+	 * whose answer comes back to port 0 */
+	smp_lid(mad, MPD_METHOD_GET, MPD_ATTR_NODE_INFO, 0, NULL);
+	len = frame(buf, mad, 0, SW_LID, SW_LID);
+	ok(hca_switch_from_port0(&sw, buf, &len, sizeof(buf), 0, out,
+				 sizeof(out)) == 1 && out[0] == 0 &&
+	   unframe(buf, len, &pk, mad) &&
+	   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET_RESP,
+	   "LID-routed Get(NodeInfo) from port 0 to its own LID: the SMA answers to port 0");
+	/* the switch's trap to an SM on itself */
+	sw.port[0].sm_lid = SW_LID;
+	sw.port[0].port_state = HCA_PORT_ACTIVE;
+	ok(hca_switch_trap_link(&sw, buf, sizeof(buf), &len, out) == 1 &&
+	   out[0] == 0,
+	   "trap 128 to an SM on the switch itself: to port 0");
+	hca_switch_fini(&sw);
+}
+
 int
 main(void)
 {
@@ -1159,5 +1294,6 @@ main(void)
 	test_disable();
 	test_mkey_trap();
 	test_served_ca();
+	test_port0();
 	return tap_done();
 }

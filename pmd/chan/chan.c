@@ -220,15 +220,17 @@ out:
 }
 
 static const struct hca_chan_handler *
-find_handler(uint32_t type)
+find_handler(uint32_t type, const struct hca_chan_service **svc)
 {
 	unsigned int i;
 	const struct hca_chan_handler *h;
 
 	for (i = 0; i < sizeof(services) / sizeof(services[0]); i++)
 		for (h = services[i]->handlers; h->type; h++)
-			if (h->type == type)
+			if (h->type == type) {
+				*svc = services[i];
 				return h;
+			}
 	return NULL;
 }
 
@@ -241,7 +243,7 @@ owed_wakes(struct hca_chan *ch)
 
 	rte_spinlock_lock(ch->cfg.lock);
 	nw = hca_chan_wakes(ch, w);
-	nk = hca_v_kicks(ch->cfg.verbs, k);
+	nk = ch->cfg.verbs ? hca_v_kicks(ch->cfg.verbs, k) : 0;
 	rte_spinlock_unlock(ch->cfg.lock);
 	hca_chan_wake(w, nw);
 	hca_v_kick(k, nk);
@@ -251,6 +253,7 @@ owed_wakes(struct hca_chan *ch)
 static bool
 session_input(struct hca_chan *ch, struct hca_session *s)
 {
+	const struct hca_chan_service *svc = NULL;
 	const struct hca_chan_handler *h;
 	struct mpd_chan_msg m;
 	ssize_t n;
@@ -290,8 +293,12 @@ session_input(struct hca_chan *ch, struct hca_session *s)
 		return false;
 	} else if (!s->listed) {
 		return false;			/* HELLO comes first */
-	} else if ((h = find_handler(m.type)) != NULL) {
-		rc = h->ctl(ch, s, &m);
+	} else if ((h = find_handler(m.type, &svc)) != NULL) {
+		/* a service the port has not (verbs on a switch's port 0)
+		 * fails at once */
+		rc = svc->ready ? svc->ready(ch) : 0;
+		if (!rc)
+			rc = h->ctl(ch, s, &m);
 		/* what the request made the port owe: a flush's completion
 		 * events, an error's async event */
 		owed_wakes(ch);
@@ -574,6 +581,8 @@ hca_chan_start(struct hca_chan **pc, const struct hca_chan_cfg *cfg)
 	if (!ch)
 		return -ENOMEM;
 	ch->cfg = *cfg;
+	if (!ch->cfg.node_type)
+		ch->cfg.node_type = MPD_NODE_TYPE_CA;
 	ch->listen_fd = ch->epfd = ch->inotify_fd = ch->issm_fd = -1;
 	ch->issm_wd = -1;
 	reserve_make();
@@ -597,11 +606,14 @@ hca_chan_start(struct hca_chan **pc, const struct hca_chan_cfg *cfg)
 	ev.data.u64 = TAG_INOTIFY;
 	epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ch->inotify_fd, &ev);
 	snprintf(nodes, sizeof(nodes), "%s/%s", cfg->run_dir, MPD_CHAN_NODES);
-	/* the node once, by its first port */
-	f = p->port_num == 1 ? fopen(nodes, "a") : NULL;
+	/* the node once, by its first port; a switch's is port 0, and it
+	 * shows no other (madpmd/chan.h, MPD_CHAN_NODES) */
+	f = p->port_num == 1 || cfg->node_type == MPD_NODE_TYPE_SWITCH ?
+	    fopen(nodes, "a") : NULL;
 	if (f) {
 		fprintf(f, "%s 0x%016" PRIx64 " %u\n", p->node_name,
-			p->node_guid, p->num_ports);
+			p->node_guid, cfg->node_type == MPD_NODE_TYPE_SWITCH ?
+			0 : p->num_ports);
 		fclose(f);
 	}
 	snprintf(tname, sizeof(tname), "hca-chan-%u", cfg->port_id);

@@ -25,8 +25,10 @@ struct hca_chan;
 /* What the channel serves: the port's parts, owned by the ethdev glue. */
 struct hca_chan_cfg {
 	struct hca_port *port;
+	uint8_t node_type;		/* MPD_NODE_TYPE_CA, or _SWITCH: port
+					 * is its port 0 */
 	struct hca_mad_layer *ml;
-	struct hca_verbs *verbs;
+	struct hca_verbs *verbs;	/* NULL: no verbs service */
 	struct hca_cm *cm;		/* NULL: no rdma_cm service */
 	struct hca_recorder *rec;
 	rte_spinlock_t *lock;		/* the port lock */

@@ -185,6 +185,9 @@ struct hca_chan_service {
 	bool (*rec)(struct hca_chan *ch, struct hca_session *s,
 		    const uint8_t *rec, uint32_t len, uint64_t now_ns,
 		    struct hca_mad_out *out);
+	/* NULL, or 0 when the port has the service, else the errno its
+	 * requests fail with */
+	int (*ready)(const struct hca_chan *ch);
 };
 
 extern const struct hca_chan_service hca_chan_umad;

@@ -123,7 +123,7 @@ hca_chan_port_info(const struct hca_chan *ch, struct mpd_chan_port_info *pi)
 	pi->sys_guid = p->sys_guid;
 	pi->port_guid = p->port_guid;
 	pi->gid_prefix = p->gid_prefix;
-	pi->node_type = 1;
+	pi->node_type = ch->cfg.node_type;
 	pi->num_ports = p->num_ports;
 	pi->port_num = p->port_num;
 	pi->lid = p->lid;

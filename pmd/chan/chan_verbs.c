@@ -1095,6 +1095,14 @@ static const struct hca_chan_handler verbs_handlers[] = {
 	{ 0, NULL },
 };
 
+/* A switch's port 0 has no QPs above 1 for clients */
+static int
+verbs_ready(const struct hca_chan *ch)
+{
+	return ch->cfg.verbs ? 0 : ENODEV;
+}
+
 const struct hca_chan_service hca_chan_verbs = {
 	.handlers = verbs_handlers,
+	.ready = verbs_ready,
 };

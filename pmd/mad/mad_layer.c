@@ -23,6 +23,13 @@ hca_mad_layer_init(struct hca_mad_layer *ml, struct hca_port *p)
 	TAILQ_INIT(&ml->clients);
 }
 
+void
+hca_mad_layer_init_mgmt(struct hca_mad_layer *ml, struct hca_port *p)
+{
+	hca_mad_layer_init(ml, p);
+	ml->mgmt = true;
+}
+
 int
 hca_mad_client_init(struct hca_mad_client *c,
 		    const struct hca_mad_client_ops *ops, uint32_t pid,
@@ -157,7 +164,7 @@ mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk, uint8_t *mad,
 
 	/* the port's own agents first (IBA 13.5.2), but SMInfo is for an SM
 	 * registered on the port */
-	if (!(qp == 0 && hca_mad_smp_for_client(ml, mad))) {
+	if (!ml->mgmt && !(qp == 0 && hca_mad_smp_for_client(ml, mad))) {
 		r = hca_node_agent(p, qp, mad, pk, now_ns);
 		if (r != HCA_NOT_MINE)
 			return r;
@@ -180,18 +187,18 @@ enum hca_reply
 hca_mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
 	      uint8_t *mad, uint64_t now_ns)
 {
-	bool dr = pk->bth.dest_qp == 0 &&
+	bool dr = !ml->mgmt && pk->bth.dest_qp == 0 &&
 		  mpd_mad_class(mad) == MPD_CLASS_SUBN_DR;
 	enum hca_reply r;
 
-	/* the end port's SMI (IBA 14.2.2.2), before anyone sees it */
+	/* the end port's SMI (on a switch, the switch's ran already) (IBA 14.2.2.2), before anyone sees it */
 	if (dr && !hca_port_dr_recv(ml->port, mad)) {
 		ml->port->cnt.drop_bad_header++;
 		return HCA_NO_REPLY;
 	}
 	r = mad_input(ml, pk, mad, now_ns);
 	/* a DR response leaves with the pointer at the count (C14-13:1) */
-	if (r == HCA_REPLY && mpd_mad_class(mad) == MPD_CLASS_SUBN_DR)
+	if (r == HCA_REPLY && dr)
 		hca_port_dr_reply(mad);
 	return r;
 }
@@ -237,11 +244,15 @@ dr_send(const struct hca_port *p, uint8_t *mad)
 
 /* Where a send goes: true when to the port itself (no wire). */
 static bool
-is_local(const struct hca_port *p, const uint8_t *mad,
+is_local(const struct hca_mad_layer *ml, const uint8_t *mad,
 	 const struct mpd_pkt *pk)
 {
+	const struct hca_port *p = ml->port;
 	uint16_t dlid = pk->lrh.dlid;
 
+	/* a switch's port 0: the switch routes it, even back here */
+	if (ml->mgmt)
+		return false;
 	if (p->link != MPD_LINK_IB)
 		return !memcmp(pk->eth.dst, p->mac, sizeof(p->mac));
 	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR &&
@@ -379,7 +390,7 @@ send_rmpp(struct hca_mad_layer *ml, struct hca_mad_client *c,
 		return rc;
 	}
 	c->sent++;
-	if (is_local(ml->port, msg, &pk)) {
+	if (is_local(ml, msg, &pk)) {
 		pk.lrh.slid = ml->port->lid;
 		if (!mad_deliver(ml, &pk, msg, len))
 			ml->port->cnt.drop_no_agent++;
@@ -440,7 +451,9 @@ hca_mad_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
 	if (!mpd_mad_is_response(mad))
 		mpd_put_be64(mad + MPD_MAD_OFF_TID, (uint64_t)a->hi_tid << 32 |
 			     (mpd_mad_tid(mad) & 0xffffffffu));
-	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR && !dr_send(p, mad)) {
+	if (mpd_mad_class(mad) == MPD_CLASS_SUBN_DR &&
+	    (ml->mgmt ? mad[MPD_SMP_OFF_HOP_CNT] > MPD_SMP_MAX_HOPS :
+			!dr_send(p, mad))) {
 		c->dropped++;
 		return 0;
 	}
@@ -453,7 +466,7 @@ hca_mad_send(struct hca_mad_layer *ml, struct hca_mad_client *c,
 			goto out;
 	}
 	c->sent++;
-	if (is_local(p, mad, &pk))
+	if (is_local(ml, mad, &pk))
 		local_send(ml, &pk, mad, now_ns);
 	else
 		mad_emit(out, &pk, mad);
@@ -497,7 +510,7 @@ run_timeouts(struct hca_mad_layer *ml, uint64_t now_ns,
 			if (pkt_from_desc(ml->port, &o->desc,
 					  &c->agent[o->agent], mad, &pk))
 				continue;	/* not addressable now */
-			if (is_local(ml->port, mad, &pk))
+			if (is_local(ml, mad, &pk))
 				local_send(ml, &pk, mad, now_ns);
 			else
 				mad_emit(out, &pk, mad);

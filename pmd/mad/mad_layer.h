@@ -138,6 +138,11 @@ struct hca_mad_layer {
 	uint32_t out_used;
 	uint32_t next_hi_tid;
 	uint64_t next_timeout_ns;	/* next scan of the outstanding sends */
+	/* a switch's port 0 (hca_mad_layer_init_mgmt()): the switch's SMI,
+	 * SMA and PMA are its own (node/switch_rx.c) and see every frame
+	 * first; what reaches the layer is for its clients, and all they
+	 * send leaves through the switch, also to the switch itself */
+	bool mgmt;
 };
 
 /* umad_register2()'s request */
@@ -151,6 +156,7 @@ struct hca_mad_agent_req {
 };
 
 void hca_mad_layer_init(struct hca_mad_layer *ml, struct hca_port *p);
+void hca_mad_layer_init_mgmt(struct hca_mad_layer *ml, struct hca_port *p);
 
 /* A client's pools: 0 or -ENOMEM. No lock: before it is attached. */
 int hca_mad_client_init(struct hca_mad_client *c,

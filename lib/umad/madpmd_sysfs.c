@@ -45,6 +45,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "madpmd/attr.h"
 #include "umad_priv.h"
 
 #define SYSCLASS	"/sys/class"
@@ -150,6 +151,13 @@ rate_str(char *buf, size_t size, const struct mpd_chan_port_info *pi)
 		 rate % 10 ? ".5" : "", lanes, name);
 }
 
+/* The port's number in sysfs: a switch's one port is its port 0 */
+static unsigned int
+sysfs_num(const struct sysfs_port *sp, unsigned int p)
+{
+	return sp->pi.node_type == MPD_NODE_TYPE_SWITCH ? 0 : p;
+}
+
 static int
 write_port_state(const struct sysfs_port *sp, unsigned int num)
 {
@@ -216,8 +224,9 @@ write_tree(const char *node, struct sysfs_port *ports, unsigned int nports)
 	    mkdirf(dir, sizeof(dir), "%s", ca_dir) ||
 	    mkdirf(dir, sizeof(dir), "%s/ports", ca_dir))
 		return -1;
-	rc |= put(ca_dir, "node_type", "%u: CA\n",
-		  pi->node_type ? pi->node_type : 1);
+	rc |= put(ca_dir, "node_type", "%u: %s\n",
+		  pi->node_type ? pi->node_type : 1,
+		  pi->node_type == MPD_NODE_TYPE_SWITCH ? "switch" : "CA");
 	guid_str(buf, sizeof(buf), pi->node_guid);
 	rc |= put(ca_dir, "node_guid", "%s\n", buf);
 	guid_str(buf, sizeof(buf), pi->sys_guid);
@@ -237,22 +246,24 @@ write_tree(const char *node, struct sysfs_port *ports, unsigned int nports)
 	rc |= put(dir, "ibdev", "%s\n", node);
 	rc |= put(dir, "abi_version", "1\n");
 	for (p = 1; p <= nports; p++, u++) {
+		unsigned int num = sysfs_num(&ports[p], p);
+
 		if (!ports[p].up)
 			continue;
-		if (mkdirf(dir, sizeof(dir), "%s/ports/%u", ca_dir, p) ||
-		    mkdirf(dir, sizeof(dir), "%s/ports/%u/gids", ca_dir, p) ||
-		    mkdirf(dir, sizeof(dir), "%s/ports/%u/pkeys", ca_dir, p))
+		if (mkdirf(dir, sizeof(dir), "%s/ports/%u", ca_dir, num) ||
+		    mkdirf(dir, sizeof(dir), "%s/ports/%u/gids", ca_dir, num) ||
+		    mkdirf(dir, sizeof(dir), "%s/ports/%u/pkeys", ca_dir, num))
 			return -1;
-		rc |= write_port_state(&ports[p], p);
+		rc |= write_port_state(&ports[p], num);
 		/* ib_umad numbers its devices umadN/issmN, N from 0 */
 		if (mkdirf(dir, sizeof(dir), SYSCLASS "/infiniband_mad/umad%u", u))
 			return -1;
 		rc |= put(dir, "ibdev", "%s\n", node);
-		rc |= put(dir, "port", "%u\n", p);
+		rc |= put(dir, "port", "%u\n", num);
 		if (mkdirf(dir, sizeof(dir), SYSCLASS "/infiniband_mad/issm%u", u))
 			return -1;
 		rc |= put(dir, "ibdev", "%s\n", node);
-		rc |= put(dir, "port", "%u\n", p);
+		rc |= put(dir, "port", "%u\n", num);
 	}
 	return rc ? -1 : 0;
 }
@@ -358,7 +369,8 @@ fetch_ports(const struct umad_node *n, struct sysfs_port *ports,
 	unsigned int p, up = 0;
 
 	for (p = 1; p <= nports; p++) {
-		ports[p].up = umad_chan_hello(n, (int)p, &h) == 0;
+		/* a switch's one port: port 0 */
+		ports[p].up = umad_chan_hello(n, n->sw ? 0 : (int)p, &h) == 0;
 		if (!ports[p].up)
 			continue;
 		ports[p].pi = h.rep.port;
@@ -429,7 +441,8 @@ watch(pid_t cmd, const struct umad_node *n, struct sysfs_port *ports,
 					continue;
 				ports[p].pi.state = 1;
 				ports[p].pi.phys_state = 3;
-				write_port_state(&ports[p], p);
+				write_port_state(&ports[p],
+						 sysfs_num(&ports[p], p));
 			}
 			break;
 		}
@@ -443,7 +456,7 @@ watch(pid_t cmd, const struct umad_node *n, struct sysfs_port *ports,
 			    !memcmp(&now[p].pi, &ports[p].pi, sizeof(now[p].pi)))
 				continue;
 			ports[p].pi = now[p].pi;
-			write_port_state(&ports[p], p);
+			write_port_state(&ports[p], sysfs_num(&ports[p], p));
 		}
 	}
 	_exit(0);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "madpmd/attr.h"
 #include "umad_priv.h"
 
 /* Copy a name that may not fit, cut short and NUL-terminated. */
@@ -113,7 +114,12 @@ get_ca(const struct umad_node *n, umad_ca_t *ca)
 	ca->node_guid = htobe64(n->node_guid);
 	last = ca->numports < UMAD_CA_MAX_PORTS - 1 ? ca->numports :
 						      UMAD_CA_MAX_PORTS - 1;
-	for (p = 1; p <= last; p++) {
+	/* a switch shows its port 0 alone, as the kernel's sysfs ports/0:
+	 * numports 0 (libibumad's get_ca()) */
+	p = 1;
+	if (n->sw)
+		p = last = 0;
+	for (; p <= last; p++) {
 		rc = umad_port_info(n, p, &pi);
 		if (rc == -EINVAL)
 			continue;	/* a port the daemon does not serve */

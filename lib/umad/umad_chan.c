@@ -91,6 +91,7 @@ parse_node_line(char *line, struct umad_node *n)
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->node_guid = g;
 	n->num_ports = p ? (unsigned int)p : 1;
+	n->sw = p == 0;
 	return true;
 }
 
@@ -132,6 +133,7 @@ umad_node_lookup(const char *ca_name, struct umad_node *n)
 		memcpy(n->name, cand.name, sizeof(n->name));
 		n->node_guid = cand.node_guid;
 		n->num_ports = cand.num_ports;
+		n->sw = cand.sw;
 		res = UMAD_NODE_FOUND;
 		break;
 	}

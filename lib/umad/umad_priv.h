@@ -49,6 +49,7 @@ struct umad_node {
 	char name[UMAD_NODE_MAX];
 	uint64_t node_guid;
 	unsigned int num_ports;
+	bool sw;		/* a switch: its port 0 alone ("0" ports) */
 };
 
 enum umad_lookup {

@@ -788,6 +788,9 @@ poll_once(struct fabric *f)
 		moved += forward(f, &f->port[k]);
 		fab_ca_relist(f, &f->port[k]);
 	}
+	/* what clients on a switch's port 0 send */
+	if (f->nsw)
+		moved += fab_switches_mgmt_poll(f);
 	f->forwarded += moved;
 	return moved + fab_capture_poll(f);
 }
@@ -818,7 +821,8 @@ intr_sleep_setup(struct fabric *f)
 					      RTE_EPOLL_PER_THREAD,
 					      RTE_INTR_EVENT_ADD, NULL) != 0)
 			return false;
-	return true;
+	/* and the doorbells of a switch's port 0 clients */
+	return fab_switches_sleep_setup(f);
 }
 
 #define INTR_SLEEP_MAX_MS	100	/* for capture requests and stop */
@@ -838,6 +842,12 @@ intr_sleep(struct fabric *f)
 			timeout = ms;
 		rte_eth_dev_rx_intr_enable(pid, 0);
 	}
+	if (f->nsw) {
+		int ms = fab_switches_arm(f);
+
+		if (ms >= 0 && ms < timeout)
+			timeout = ms;
+	}
 	/* a client that queued a send before it saw the interrupt armed
 	 * did not ring: one more look (madpmd/chan.h) */
 	if (!poll_once(f) && !f->stop && !f->cap_request) {
@@ -846,6 +856,8 @@ intr_sleep(struct fabric *f)
 	}
 	for (i = 0; i < f->neth; i++)
 		rte_eth_dev_rx_intr_disable(f->port[f->eth[i]].port_id, 0);
+	if (f->nsw)
+		fab_switches_disarm(f);
 }
 
 /*

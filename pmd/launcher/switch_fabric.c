@@ -5,7 +5,10 @@
  * ethdev: what a cable brings to one goes through hca_switch_rx() on the
  * polling lcore, and out of the ports it names to their peers (a net_hca
  * port's tx_burst, the next switch, or an outside ethdev). Only the
- * polling lcore touches a switch once the fabric runs.
+ * polling lcore touches a switch once the fabric runs, and the control
+ * thread of the switch whose port 0 has clients (switch_mgmt.c), under
+ * that switch's lock: taken for the switch's work on a frame, never
+ * while the frame goes on (it may come back through the same switch).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,10 +35,13 @@
 struct fab_switch {
 	struct hca_switch sw;
 	int first;		/* fabric index of external port 1 */
+	char name[MPD_TOPO_NAME_MAX + 1];
+	bool sm_port;		/* port 0 is the topology's SM port */
+	struct fab_mgmt *mgmt;	/* port 0's clients; NULL: none */
 };
 
 int
-fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd)
+fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd, bool sm_port)
 {
 	struct fab_switch *s;
 	unsigned int p;
@@ -64,6 +70,8 @@ fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd)
 		return -1;
 	}
 	s->sw.sys_guid = nd->sys_guid ? nd->sys_guid : nd->guid;
+	snprintf(s->name, sizeof(s->name), "%s", nd->name);
+	s->sm_port = sm_port;
 	for (p = 0; p <= nd->num_ports; p++) {
 		s->sw.port[p].sys_guid = s->sw.sys_guid;
 		fab_port_link(&s->sw.port[p], &nd->port[p]);
@@ -102,6 +110,11 @@ fab_switches_start(struct fabric *f)
 		}
 		/* the links trained before any SM looked */
 		s->sw.port_state_change = 0;
+		if (s->sm_port &&
+		    fab_mgmt_start(&s->mgmt, &s->sw, s->name, &f->opts,
+				   f->pool, (uint16_t)(RTE_MAX_ETHPORTS + i)) != 0)
+			fprintf(stderr, "madpmd: switch \"%s\": no clients on its port 0 (the SM port): its channel did not start\n",
+				s->name);
 	}
 }
 
@@ -141,8 +154,10 @@ fab_switches_links(struct fabric *f)
 							  __ATOMIC_ACQ_REL);
 
 			if (req != FAB_LINK_NONE) {
+				fab_mgmt_lock(s->mgmt);
 				hca_switch_disable(&s->sw, (uint8_t)p,
 						   req == FAB_LINK_DOWN);
+				fab_mgmt_unlock(s->mgmt);
 				sw_trap_link(f, s);
 			}
 			if (a->peer < 0)
@@ -161,7 +176,9 @@ fab_switches_links(struct fabric *f)
 			up = fab_port_present(&f->port[a->peer]);
 			if (up == (me->port_state != HCA_PORT_DOWN))
 				continue;
+			fab_mgmt_lock(s->mgmt);
 			hca_switch_link(&s->sw, (uint8_t)p, up);
+			fab_mgmt_unlock(s->mgmt);
 			sw_trap_link(f, s);
 		}
 	}
@@ -173,6 +190,7 @@ fab_switches_free(struct fabric *f)
 	unsigned int i;
 
 	for (i = 0; i < f->nsw; i++) {
+		fab_mgmt_stop(f->sw[i]->mgmt);
 		hca_switch_fini(&f->sw[i]->sw);
 		free(f->sw[i]);
 		f->sw[i] = NULL;
@@ -200,6 +218,8 @@ fab_switch_port_state(const struct fab_port *p, uint8_t *state,
 
 static void sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 		     unsigned int hops);
+static void sw_out(struct fabric *f, struct fab_switch *s, struct rte_mbuf *m,
+		   const uint8_t *out, unsigned int n, unsigned int hops);
 
 /* A frame leaves a switch port for the port at the other end: q */
 static void
@@ -219,16 +239,86 @@ sw_deliver(struct fabric *f, int q, struct rte_mbuf *m, unsigned int hops)
 	fab_port_tx(f, p, &m, 1, 0);
 }
 
+/* A frame port 0's clients sent (or their MAD layer answered): through
+ * the switch from port 0 */
+static void
+sw_from_port0(struct fabric *f, struct fab_switch *s, struct rte_mbuf *m,
+	      unsigned int hops)
+{
+	uint8_t out[HCA_SW_PORTS_MAX + 1];
+	uint16_t len = rte_pktmbuf_data_len(m);
+	uint16_t cap = (uint16_t)RTE_MIN(65535u, (uint32_t)len +
+					 rte_pktmbuf_tailroom(m));
+	unsigned int n;
+
+	if (hops > SW_HOPS_MAX) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	fab_mgmt_lock(s->mgmt);
+	n = hca_switch_from_port0(&s->sw, rte_pktmbuf_mtod(m, uint8_t *),
+				  &len, cap, fab_round_ns(f), out,
+				  RTE_DIM(out));
+	fab_mgmt_unlock(s->mgmt);
+	if (!n) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	m->data_len = len;
+	m->pkt_len = len;
+	sw_out(f, s, m, out, n, hops);
+}
+
+/* m out of the switch's ports out[0..n) (0: to port 0's clients) */
+static void
+sw_out(struct fabric *f, struct fab_switch *s, struct rte_mbuf *m,
+       const uint8_t *out, unsigned int n, unsigned int hops)
+{
+	struct rte_mbuf *copy[HCA_SW_PORTS_MAX + 1];
+	int peer[HCA_SW_PORTS_MAX + 1];
+	unsigned int i;
+
+	/* the copies first: a switch the first goes to rewrites it */
+	for (i = 0; i < n; i++) {
+		peer[i] = out[i] ? f->port[s->first + out[i] - 1].peer : -1;
+		copy[i] = i == 0 ? m :
+			  rte_pktmbuf_copy(m, f->pool, 0, UINT32_MAX);
+	}
+	for (i = 0; i < n; i++) {
+		if (!copy[i])
+			continue;
+		if (out[i] == 0) {
+			struct rte_mbuf *r = s->mgmt ?
+				fab_mgmt_input(s->mgmt, copy[i],
+					       fab_round_ns(f)) : NULL;
+
+			if (!s->mgmt)
+				rte_pktmbuf_free(copy[i]);
+			if (r)
+				sw_from_port0(f, s, r, hops + 1);
+			continue;
+		}
+		/* captured as it leaves by each port */
+		if (fab_capturing(f))
+			fab_capture_packets(f,
+					    &f->port[s->first + out[i] - 1],
+					    MPD_PCAPNG_DIR_OUT, &copy[i], 1,
+					    fab_clock_ns(CLOCK_REALTIME));
+		if (peer[i] < 0)
+			rte_pktmbuf_free(copy[i]);
+		else
+			sw_deliver(f, peer[i], copy[i], hops);
+	}
+}
+
 static void
 sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 	 unsigned int hops)
 {
 	struct fab_switch *s = b->sw;
-	struct rte_mbuf *copy[HCA_SW_PORTS_MAX + 1];
 	uint8_t out[HCA_SW_PORTS_MAX + 1];
-	unsigned int n, i;
+	unsigned int n;
 	uint16_t len, cap;
-	int peer[HCA_SW_PORTS_MAX + 1];
 
 	if (hops > SW_HOPS_MAX || (!rte_pktmbuf_is_contiguous(m) &&
 				   rte_pktmbuf_linearize(m) != 0))
@@ -240,33 +330,16 @@ sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 	len = rte_pktmbuf_data_len(m);
 	cap = (uint16_t)RTE_MIN(65535u, (uint32_t)len +
 				rte_pktmbuf_tailroom(m));
+	fab_mgmt_lock(s->mgmt);
 	n = hca_switch_rx(&s->sw, b->num, rte_pktmbuf_mtod(m, uint8_t *),
 			  &len, cap, fab_round_ns(f), out,
 			  RTE_DIM(out));
+	fab_mgmt_unlock(s->mgmt);
 	if (!n)
 		goto drop;
 	m->data_len = len;
 	m->pkt_len = len;
-	/* the copies first: a switch the first goes to rewrites it */
-	for (i = 0; i < n; i++) {
-		peer[i] = f->port[s->first + out[i] - 1].peer;
-		copy[i] = i == 0 ? m :
-			  rte_pktmbuf_copy(m, f->pool, 0, UINT32_MAX);
-	}
-	for (i = 0; i < n; i++) {
-		if (!copy[i])
-			continue;
-		/* and as it leaves by each port */
-		if (fab_capturing(f))
-			fab_capture_packets(f,
-					    &f->port[s->first + out[i] - 1],
-					    MPD_PCAPNG_DIR_OUT, &copy[i], 1,
-					    fab_clock_ns(CLOCK_REALTIME));
-		if (peer[i] < 0)
-			rte_pktmbuf_free(copy[i]);
-		else
-			sw_deliver(f, peer[i], copy[i], hops);
-	}
+	sw_out(f, s, m, out, n, hops);
 	return;
 drop:
 	rte_pktmbuf_free(m);
@@ -279,25 +352,81 @@ sw_trap_link(struct fabric *f, struct fab_switch *s)
 	struct rte_mbuf *m = rte_pktmbuf_alloc(f->pool);
 	uint8_t out[1];
 	uint16_t len = 0;
-	int q;
+	unsigned int n;
 
 	if (!m)
 		return;
-	if (hca_switch_trap_link(&s->sw, rte_pktmbuf_mtod(m, uint8_t *),
+	fab_mgmt_lock(s->mgmt);
+	n = hca_switch_trap_link(&s->sw, rte_pktmbuf_mtod(m, uint8_t *),
 				 (uint16_t)RTE_MIN(65535u,
 						   rte_pktmbuf_tailroom(m)),
-				 &len, out) != 1 ||
-	    (q = f->port[s->first + out[0] - 1].peer) < 0) {
+				 &len, out);
+	fab_mgmt_unlock(s->mgmt);
+	if (n != 1) {
 		rte_pktmbuf_free(m);
 		return;
 	}
 	m->data_len = len;
 	m->pkt_len = len;
-	if (fab_capturing(f))
-		fab_capture_packets(f, &f->port[s->first + out[0] - 1],
-				    MPD_PCAPNG_DIR_OUT, &m, 1,
-				    fab_clock_ns(CLOCK_REALTIME));
-	sw_deliver(f, q, m, 0);
+	sw_out(f, s, m, out, 1, 0);
+}
+
+unsigned int
+fab_switches_mgmt_poll(struct fabric *f)
+{
+	struct rte_mbuf *m[32];
+	unsigned int i, moved = 0;
+	uint16_t n, k;
+
+	for (i = 0; i < f->nsw; i++) {
+		struct fab_switch *s = f->sw[i];
+
+		if (!s->mgmt)
+			continue;
+		n = fab_mgmt_poll(s->mgmt, fab_round_ns(f), m, RTE_DIM(m));
+		for (k = 0; k < n; k++)
+			sw_from_port0(f, s, m[k], 0);
+		moved += n;
+	}
+	return moved;
+}
+
+bool
+fab_switches_sleep_setup(struct fabric *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nsw; i++)
+		if (f->sw[i]->mgmt &&
+		    fab_mgmt_sleep_setup(f->sw[i]->mgmt) != 0)
+			return false;
+	return true;
+}
+
+int
+fab_switches_arm(struct fabric *f)
+{
+	unsigned int i;
+	int ms = -1, t;
+
+	for (i = 0; i < f->nsw; i++) {
+		if (!f->sw[i]->mgmt)
+			continue;
+		t = fab_mgmt_arm(f->sw[i]->mgmt);
+		if (t >= 0 && (ms < 0 || t < ms))
+			ms = t;
+	}
+	return ms;
+}
+
+void
+fab_switches_disarm(struct fabric *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nsw; i++)
+		if (f->sw[i]->mgmt)
+			fab_mgmt_disarm(f->sw[i]->mgmt);
 }
 
 void

@@ -183,7 +183,8 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 		}
 		here++;
 		if (nd->type == MPD_TOPO_SWITCH) {
-			first[n] = fab_add_switch(f, nd);
+			/* ibsim's SM port: port 0 of the first node */
+			first[n] = fab_add_switch(f, nd, n == 0);
 			if (first[n] < 0) {
 				fprintf(stderr, "madpmd: %s:%u: cannot start switch \"%s\"\n",
 					src, nd->line, nd->name);

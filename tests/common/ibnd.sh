@@ -38,5 +38,5 @@ ibsim_view() {
 	"${sim_env[@]}" timeout 30 ibstat > "$tmp/ibstat.sim" 2>&1
 	stop "$sim"
 	topo_norm "$tmp/ibnd.sim" > "$out"
-	grep -q "CA type: simulator" "$tmp/ibstat.sim" && [ -s "$out" ]
+	grep -Eq "(CA|Switch) type: simulator" "$tmp/ibstat.sim" && [ -s "$out" ]
 }

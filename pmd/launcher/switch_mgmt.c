@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A switch's management port with clients: port 0's MAD layer and client
+ * channel, what net_hca's ethdev glue is to a CA port, for the switch
+ * whose port 0 is the topology's SM port (ibsim's default: the first
+ * node, when it is a switch). OpenSM and the diags open it as a switch
+ * device (madpmd-run --node SWITCH). The switch (node/switch_rx.c) hands
+ * this what is for port 0's clients and takes what they send
+ * (hca_switch_from_port0()); switch_fabric.c carries the frames both
+ * ways, and calls nothing here with a frame of its own under the lock.
+ *
+ * The lock guards the switch (port 0 above all), the MAD layer and the
+ * sessions against the channel's control thread; the polling lcore holds
+ * it for the switch's work on a frame, never while it forwards one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_interrupts.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+
+#include "capture/records.h"
+#include "chan/chan.h"
+#include "fabric.h"
+#include "mad/mad_layer.h"
+#include "madpmd/attr.h"
+#include "madpmd/mad.h"
+#include "node/switch.h"
+
+#define DOORBELL_OURS	1	/* epoll data of the eventfd; pipes are 0 */
+
+struct fab_mgmt {
+	struct hca_switch *sw;
+	rte_spinlock_t lock;
+	struct hca_mad_layer ml;
+	struct hca_chan *chan;
+	struct hca_recorder rec;	/* never on: the fabric captures */
+	struct hca_switch_port0 p0c;
+	struct rte_mempool *pool;
+	int doorbell;			/* eventfd: the daemon's own rings */
+	int doorbells;			/* epoll set: it and the sessions' */
+	uint64_t rung, rung_seen;
+	struct rte_epoll_event ev;	/* the set, in the lcore's epoll */
+	bool in_epoll;
+	/* as net_hca's hi->quiet: the last locked look found nothing for
+	 * the clients and timers, and the channel has not moved since */
+	bool quiet;
+	uint32_t quiet_gen;
+};
+
+/* SMInfo for an SM registered on port 0 (IBA 14.4.1): port 0's lock is
+ * held (the switch runs under it) */
+static bool
+claims(void *arg, const uint8_t *mad)
+{
+	struct fab_mgmt *m = arg;
+
+	return hca_mad_smp_for_client(&m->ml, mad);
+}
+
+static void
+mgmt_free(struct fab_mgmt *m)
+{
+	if (m->doorbell >= 0)
+		close(m->doorbell);
+	if (m->doorbells >= 0)
+		close(m->doorbells);
+	free(m);
+}
+
+int
+fab_mgmt_start(struct fab_mgmt **pm, struct hca_switch *sw,
+	       const char *name, const struct fab_opts *o,
+	       struct rte_mempool *pool, uint16_t id)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET,
+				  .data.u64 = DOORBELL_OURS };
+	struct hca_chan_cfg cfg;
+	struct hca_port *p0 = &sw->port[0];
+	struct fab_mgmt *m;
+
+	*pm = NULL;
+	if (!o->run_dir || !o->run_dir[0])
+		return 0;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->sw = sw;
+	m->pool = pool;
+	rte_spinlock_init(&m->lock);
+	m->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	m->doorbells = epoll_create1(EPOLL_CLOEXEC);
+	if (m->doorbell < 0 || m->doorbells < 0 ||
+	    epoll_ctl(m->doorbells, EPOLL_CTL_ADD, m->doorbell, &ev) != 0) {
+		mgmt_free(m);
+		return -errno;
+	}
+	/* the channel names the node's directory and socket after port 0 */
+	snprintf(p0->node_name, sizeof(p0->node_name), "%s", name);
+	memcpy(p0->node_desc, sw->node_desc, sizeof(p0->node_desc));
+	p0->node_guid = sw->node_guid;
+	p0->port_guid = sw->node_guid;
+	p0->sys_guid = sw->sys_guid;
+	p0->num_ports = sw->num_ports;
+	p0->port_num = 0;
+	hca_mad_layer_init_mgmt(&m->ml, p0);
+	cfg = (struct hca_chan_cfg){
+		.port = p0,
+		.node_type = MPD_NODE_TYPE_SWITCH,
+		.ml = &m->ml,
+		.verbs = NULL,
+		.cm = NULL,
+		.rec = &m->rec,
+		.lock = &m->lock,
+		.run_dir = o->run_dir,
+		.mode = o->umad_mode,
+		.port_id = id,
+		.doorbell = m->doorbell,
+		.rung = &m->rung,
+		.doorbells = m->doorbells,
+	};
+	if (hca_chan_start(&m->chan, &cfg) != 0 || !m->chan) {
+		mgmt_free(m);
+		return -EIO;
+	}
+	m->p0c.claims = claims;
+	m->p0c.arg = m;
+	rte_spinlock_lock(&m->lock);
+	sw->p0c = &m->p0c;
+	rte_spinlock_unlock(&m->lock);
+	*pm = m;
+	return 0;
+}
+
+void
+fab_mgmt_stop(struct fab_mgmt *m)
+{
+	if (!m)
+		return;
+	hca_chan_stop(m->chan);
+	m->sw->p0c = NULL;
+	mgmt_free(m);
+}
+
+void
+fab_mgmt_lock(struct fab_mgmt *m)
+{
+	if (m)
+		rte_spinlock_lock(&m->lock);
+}
+
+/* Release the lock, then write the wake-ups owed to clients */
+void
+fab_mgmt_unlock(struct fab_mgmt *m)
+{
+	struct hca_session *w[HCA_CHAN_WAKE_MAX];
+	unsigned int n;
+
+	if (!m)
+		return;
+	n = hca_chan_wakes(m->chan, w);
+	rte_spinlock_unlock(&m->lock);
+	if (n)
+		hca_chan_wake(w, n);
+}
+
+struct rte_mbuf *
+fab_mgmt_input(struct fab_mgmt *m, struct rte_mbuf *mb, uint64_t now_ns)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(mb, uint8_t *), *mad;
+	uint16_t cap = (uint16_t)RTE_MIN(65535u, (uint32_t)mb->data_len +
+					 rte_pktmbuf_tailroom(mb));
+	struct hca_port *p0 = &m->sw->port[0];
+	enum hca_reply r;
+	struct mpd_pkt pk;
+	uint16_t n = 0;
+
+	/* the switch checked and rewrote it: its CRCs are ours */
+	if (mpd_pkt_decode(MPD_LINK_IB, buf, mb->data_len,
+			   MPD_PKT_NO_ICRC_CHECK | MPD_PKT_NO_VCRC_CHECK,
+			   &pk) != MPD_OK ||
+	    pk.payload_len != MPD_MAD_LEN)
+		goto drop;
+	mad = buf + (pk.payload - buf);
+	fab_mgmt_lock(m);
+	__atomic_store_n(&m->quiet, false, __ATOMIC_RELAXED);
+	r = hca_mad_input(&m->ml, &pk, mad, now_ns);
+	if (r == HCA_REPLY || r == HCA_TRAP)
+		n = hca_port_answer(p0, &pk, mad, r, buf, cap);
+	fab_mgmt_unlock(m);
+	if (!n)
+		goto drop;
+	mb->data_len = n;
+	mb->pkt_len = n;
+	return mb;
+drop:
+	rte_pktmbuf_free(mb);
+	return NULL;
+}
+
+/* Frames the MAD layer and the clients send, into the poll's array */
+struct emit_ctx {
+	struct fab_mgmt *m;
+	struct rte_mbuf **bufs;
+	uint16_t n;
+};
+
+static bool
+emit(void *arg, const struct mpd_pkt *tmpl, const uint8_t *mad)
+{
+	struct emit_ctx *e = arg;
+	struct rte_mbuf *mb = rte_pktmbuf_alloc(e->m->pool);
+	struct mpd_pkt pk = *tmpl;
+	int n;
+
+	if (!mb)
+		goto fail;
+	n = mpd_pkt_encode(&pk, mad, MPD_MAD_LEN, rte_pktmbuf_mtod(mb,
+			   uint8_t *), rte_pktmbuf_tailroom(mb));
+	if (n < 0) {
+		rte_pktmbuf_free(mb);
+		goto fail;
+	}
+	mb->data_len = (uint16_t)n;
+	mb->pkt_len = (uint32_t)n;
+	e->bufs[e->n++] = mb;
+	return true;
+fail:
+	e->m->sw->port[0].cnt.xmit_discards++;
+	return false;
+}
+
+/* No lock: as quiet as the last locked look found it */
+static bool
+still_quiet(const struct fab_mgmt *m)
+{
+	return __atomic_load_n(&m->quiet, __ATOMIC_RELAXED) &&
+	       hca_chan_gen(m->chan) ==
+	       __atomic_load_n(&m->quiet_gen, __ATOMIC_RELAXED);
+}
+
+uint16_t
+fab_mgmt_poll(struct fab_mgmt *m, uint64_t now_ns, struct rte_mbuf **bufs,
+	      uint16_t n)
+{
+	struct emit_ctx e = { m, bufs, 0 };
+	struct hca_mad_out out = { .emit = emit, .ctx = &e, .room = n };
+	bool quiet;
+
+	if (still_quiet(m))
+		return 0;
+	rte_spinlock_lock(&m->lock);
+	quiet = hca_chan_idle(m->chan) && !hca_mad_timers(&m->ml);
+	__atomic_store_n(&m->quiet_gen, hca_chan_gen(m->chan),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&m->quiet, quiet, __ATOMIC_RELAXED);
+	if (!quiet) {
+		hca_mad_poll(&m->ml, now_ns, &out);
+		hca_chan_send_burst(m->chan, now_ns, &out);
+	}
+	fab_mgmt_unlock(m);
+	return e.n;
+}
+
+/* ---- sleeping: the lcore's epoll watches the doorbells ---- */
+
+int
+fab_mgmt_sleep_setup(struct fab_mgmt *m)
+{
+	m->ev.epdata.event = EPOLLIN | EPOLLET;
+	m->ev.epdata.data = NULL;
+	m->ev.epdata.cb_fun = NULL;
+	if (rte_epoll_ctl(RTE_EPOLL_PER_THREAD, EPOLL_CTL_ADD, m->doorbells,
+			  &m->ev) != 0)
+		return -1;
+	m->in_epoll = true;
+	return 0;
+}
+
+/* Before sleeping: clients ring their doorbells from now on. The time
+ * the MAD layer's timers allow to sleep (ms, -1: none); 0 when sends
+ * are queued already. */
+int
+fab_mgmt_arm(struct fab_mgmt *m)
+{
+	int ms;
+
+	if (hca_chan_arm(m->chan, true))
+		return 0;
+	rte_spinlock_lock(&m->lock);
+	ms = hca_mad_timers(&m->ml) ? 1 : -1;
+	rte_spinlock_unlock(&m->lock);
+	return ms;
+}
+
+/* Awake again: the doorbells that rang off the set's ready list */
+void
+fab_mgmt_disarm(struct fab_mgmt *m)
+{
+	bool sessions = hca_chan_arm(m->chan, false);
+	uint64_t rung = __atomic_load_n(&m->rung, __ATOMIC_ACQUIRE), v;
+	struct epoll_event ev[16];
+	int n, i;
+
+	if (!sessions && rung == m->rung_seen)
+		return;
+	m->rung_seen = rung;
+	do {
+		n = epoll_wait(m->doorbells, ev, RTE_DIM(ev), 0);
+		for (i = 0; i < n; i++)
+			if (ev[i].data.u64 == DOORBELL_OURS &&
+			    read(m->doorbell, &v, sizeof(v)) < 0) {
+				/* rung and read already */
+			}
+	} while (n == (int)RTE_DIM(ev));
+}

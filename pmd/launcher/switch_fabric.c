@@ -118,7 +118,9 @@ fab_switches_start(struct fabric *f)
 	}
 }
 
-static void sw_trap_link(struct fabric *f, struct fab_switch *s);
+typedef unsigned int (*sw_trap_fn)(struct hca_switch *sw, uint8_t *buf,
+				   uint16_t cap, uint16_t *len, uint8_t *out);
+static void sw_trap(struct fabric *f, struct fab_switch *s, sw_trap_fn make);
 
 /* The link of a CA at the other end goes (or comes back) with ours; a
  * switch at the other end sees to its own port */
@@ -139,6 +141,12 @@ fab_switches_links(struct fabric *f)
 	for (i = 0; i < f->nsw; i++) {
 		struct fab_switch *s = f->sw[i];
 
+		/* an SM on port 0 took or gave back the ISSM (a look
+		 * without the lock first: the trap is made under it) */
+		if (s->mgmt && __atomic_load_n(&s->sw.port[0].cap_mask,
+					       __ATOMIC_RELAXED) !=
+			       s->sw.port[0].cap_told)
+			sw_trap(f, s, hca_switch_trap_cap);
 		for (p = 1; p <= s->sw.num_ports; p++) {
 			struct fab_port *a = &f->port[s->first + (int)p - 1];
 			struct hca_port *me = &s->sw.port[p];
@@ -158,7 +166,7 @@ fab_switches_links(struct fabric *f)
 				hca_switch_disable(&s->sw, (uint8_t)p,
 						   req == FAB_LINK_DOWN);
 				fab_mgmt_unlock(s->mgmt);
-				sw_trap_link(f, s);
+				sw_trap(f, s, hca_switch_trap_link);
 			}
 			if (a->peer < 0)
 				continue;
@@ -179,7 +187,7 @@ fab_switches_links(struct fabric *f)
 			fab_mgmt_lock(s->mgmt);
 			hca_switch_link(&s->sw, (uint8_t)p, up);
 			fab_mgmt_unlock(s->mgmt);
-			sw_trap_link(f, s);
+			sw_trap(f, s, hca_switch_trap_link);
 		}
 	}
 }
@@ -345,9 +353,10 @@ drop:
 	rte_pktmbuf_free(m);
 }
 
-/* Trap 128 to the SM for a link that changed (IBA 14.2.5.1) */
+/* A trap the switch makes, if it has one, to the SM (IBA 14.2.5.1): 128
+ * for a link that changed, 144 for port 0's CapabilityMask */
 static void
-sw_trap_link(struct fabric *f, struct fab_switch *s)
+sw_trap(struct fabric *f, struct fab_switch *s, sw_trap_fn make)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(f->pool);
 	uint8_t out[1];
@@ -357,10 +366,8 @@ sw_trap_link(struct fabric *f, struct fab_switch *s)
 	if (!m)
 		return;
 	fab_mgmt_lock(s->mgmt);
-	n = hca_switch_trap_link(&s->sw, rte_pktmbuf_mtod(m, uint8_t *),
-				 (uint16_t)RTE_MIN(65535u,
-						   rte_pktmbuf_tailroom(m)),
-				 &len, out);
+	n = make(&s->sw, rte_pktmbuf_mtod(m, uint8_t *),
+		 (uint16_t)RTE_MIN(65535u, rte_pktmbuf_tailroom(m)), &len, out);
 	fab_mgmt_unlock(s->mgmt);
 	if (n != 1) {
 		rte_pktmbuf_free(m);

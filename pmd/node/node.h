@@ -336,6 +336,9 @@ void hca_sma_trap_pkt(const struct hca_port *p, struct mpd_pkt *pk);
  * to tell is noted and not sent (the SM reads PortInfo when it comes).
  */
 bool hca_sma_cap_trap(struct hca_port *p, struct mpd_pkt *pk, uint8_t *mad);
+/* The same from a node of that type (a switch's port 0: MPD_NODE_TYPE_SWITCH) */
+bool hca_sma_cap_trap_by(struct hca_port *p, uint8_t producer,
+			 struct mpd_pkt *pk, uint8_t *mad);
 /* Trap 256, Bad M_Key, for the SMP m (read from mad, which the Trap then
  * replaces), sent by a node of that NodeType from port p. */
 void hca_sma_bad_mkey_trap(struct hca_port *p, uint8_t *mad,

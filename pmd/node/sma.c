@@ -422,6 +422,13 @@ hca_sma_trap(struct hca_port *p, const struct mpd_notice *n, uint8_t *mad)
 bool
 hca_sma_cap_trap(struct hca_port *p, struct mpd_pkt *pk, uint8_t *mad)
 {
+	return hca_sma_cap_trap_by(p, MPD_NODE_TYPE_CA, pk, mad);
+}
+
+bool
+hca_sma_cap_trap_by(struct hca_port *p, uint8_t producer, struct mpd_pkt *pk,
+		    uint8_t *mad)
+{
 	struct mpd_notice n;
 	uint8_t *d;
 
@@ -432,7 +439,7 @@ hca_sma_cap_trap(struct hca_port *p, struct mpd_pkt *pk, uint8_t *mad)
 	if (p->link != MPD_LINK_IB || !p->lid || !p->sm_lid ||
 	    p->sm_lid == p->lid || p->port_state != HCA_PORT_ACTIVE)
 		return false;
-	hca_sma_notice(&n, 4, MPD_NODE_TYPE_CA, 144, p->lid);
+	hca_sma_notice(&n, 4, producer, 144, p->lid);
 	/* DataDetails as OpenSM reads them (ntc_144): LID, LocalChanges 0
 	 * (only the mask moved), the new CapabilityMask, ChangeFlags 0 */
 	d = n.data_details;

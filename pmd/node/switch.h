@@ -170,5 +170,12 @@ unsigned int hca_switch_from_port0(struct hca_switch *sw, uint8_t *buf,
  */
 unsigned int hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf,
 				  uint16_t cap, uint16_t *len, uint8_t *out);
+/*
+ * Trap 144 (IBA 14.2.5.1, as hca_sma_cap_trap()) from the switch when port
+ * 0's CapabilityMask moved since the SM heard it (an SM on port 0 took or
+ * gave back the ISSM), the same way: into buf, out[0], 1; or 0.
+ */
+unsigned int hca_switch_trap_cap(struct hca_switch *sw, uint8_t *buf,
+				 uint16_t cap, uint16_t *len, uint8_t *out);
 
 #endif

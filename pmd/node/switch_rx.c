@@ -447,6 +447,23 @@ hca_switch_from_port0(struct hca_switch *sw, uint8_t *buf, uint16_t *len,
  * repeat until TrapRepress yet.
  */
 unsigned int
+hca_switch_trap_cap(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
+		    uint16_t *len, uint8_t *out)
+{
+	uint8_t mad[MPD_MAD_LEN];
+	struct mpd_pkt pk;
+	unsigned int k;
+
+	if (!hca_sma_cap_trap_by(&sw->port[0], MPD_NODE_TYPE_SWITCH, &pk,
+				 mad))
+		return 0;
+	k = trap_out(sw, mad, buf, cap, len, out);
+	if (k)
+		count_xmit(sw, out, k, *len, false);
+	return k;
+}
+
+unsigned int
 hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 		     uint16_t *len, uint8_t *out)
 {

@@ -8,7 +8,8 @@
 # from the same place under ibsim; a resident OpenSM on the switch is the
 # master SM for the CAs (sminfo), its SA answers PathRecords across both
 # switches, its IsSM bit is in the switch's port 0 and clears when it is
-# killed, and a new one takes over. Directed-route and LID-routed MADs
+# killed, and a new one takes over; a standby there tells the master on a
+# CA with trap 144 from the switch. Directed-route and LID-routed MADs
 # leave from port 0; verbs on a switch's port 0 are refused at once.
 # Usage: test_switch_sm.sh <madpmd> <madpmd-run>
 set -u
@@ -142,6 +143,38 @@ stop "$osm"
 grep -q "SUBNET UP" "$tmp/opensm.again.log" && grep -q "SMINFO_MASTER" "$tmp/sminfo2"
 ok $? "a new OpenSM on Switch1 takes over: SUBNET UP, master again"
 sed 's/^/# /' "$tmp/sminfo2"
+
+# an SM on the switch that is not the master: a master on Hca1 without
+# periodic sweeps (-s 0) hears Switch1's trap 144 when the standby takes
+# the ISSM (IsSM in port 0's CapabilityMask) and when it lets go, and
+# sweeps: its SA lists 2 SMs, then 1 again
+mkdir -p "$tmp/osm-master"
+OSM_CACHE_DIR=$tmp/osm-master "$run" --node Hca1 opensm -s 0 -f "$tmp/opensm.master.log" > /dev/null 2>&1 &
+master=$!
+pids+=($master)
+hca1_lid() { "$run" --node Hca1 ibstat 2>/dev/null | awk '/Base lid/ {print $3; exit}'; }
+for i in $(seq 100); do
+	"$run" --node Hca4 sminfo > "$tmp/sminfo3" 2>&1
+	grep -q "sm lid $(hca1_lid) .*SMINFO_MASTER" "$tmp/sminfo3" && break
+	sleep 0.1
+done
+sms() { "$run" --node Hca4 saquery -s 2>/dev/null | grep -c "PortInfoRecord dump"; }
+before=$(sms)
+"$run" --node Switch1 opensm -f "$tmp/opensm.standby.log" > /dev/null 2>&1 &
+standby=$!
+pids+=($standby)
+for i in $(seq 100); do [ "$(sms)" = 2 ] && break; sleep 0.1; done
+two=$(sms)
+[ "$before" = 1 ] && [ "$two" = 2 ] && grep -q "SMINFO_MASTER" "$tmp/sminfo3"
+ok $? "a standby OpenSM on Switch1: its trap 144 has the master on Hca1 (no periodic sweep) sweep, and the SA lists 2 SMs ($before before)"
+stop "$standby"
+for i in $(seq 100); do [ "$(sms)" = 1 ] && break; sleep 0.1; done
+[ "$(sms)" = 1 ]
+ok $? "the standby gone: IsSM cleared on Switch1, trap 144 again, the SA lists 1 SM"
+stop "$master"
+grep -q "Entering STANDBY state" "$tmp/opensm.standby.log" &&
+	grep -q "num:144 .*Producer:2 (Switch)" "$tmp/opensm.master.log"
+ok $? "OpenSM's logs: the one on Switch1 was standby, the master received trap 144 from a switch"
 
 if command -v ibv_devinfo > /dev/null; then
 	"$run" --node Switch1 ibv_devinfo > "$tmp/devinfo" 2>&1

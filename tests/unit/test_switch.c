@@ -1266,6 +1266,22 @@ test_port0(void)
 	ok(hca_switch_trap_link(&sw, buf, sizeof(buf), &len, out) == 1 &&
 	   out[0] == 0,
 	   "trap 128 to an SM on the switch itself: to port 0");
+	/* trap 144 when port 0's CapabilityMask moves (a standby SM there
+	 * took the ISSM), to a master elsewhere, once */
+	sw.port[0].sm_lid = 20;
+	sw.port[0].cap_told = sw.port[0].cap_mask;
+	ok(hca_switch_trap_cap(&sw, buf, sizeof(buf), &len, out) == 0,
+	   "CapabilityMask unchanged: no trap 144");
+	sw.port[0].cap_mask |= MPD_PORT_CAP_IS_SM;
+	ok(hca_switch_trap_cap(&sw, buf, sizeof(buf), &len, out) == 1 &&
+	   out[0] == 7 && unframe(buf, len, &pk, mad) &&
+	   mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_TRAP &&
+	   pk.lrh.dlid == 20 && pk.lrh.slid == SW_LID &&
+	   mad[MPD_SMP_DATA_OFF + 3] == MPD_NODE_TYPE_SWITCH &&
+	   mpd_get_be16(mad + MPD_SMP_DATA_OFF + 4) == 144,
+	   "IsSM set on port 0: trap 144 from a switch, to the SM's LID by the LFT");
+	ok(hca_switch_trap_cap(&sw, buf, sizeof(buf), &len, out) == 0,
+	   "told once: no second trap 144");
 	hca_switch_fini(&sw);
 }
 

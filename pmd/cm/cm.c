@@ -214,7 +214,10 @@ hca_cm_destroy(struct hca_cm *cm)
 void
 hca_cm_poll(struct hca_cm *cm, uint64_t now_ns, struct hca_mad_out *out)
 {
-	hca_ibcm_timers(&cm->ibcm, hca_cm_now());
+	/* the clock only when a timer is armed: this runs at every poll of
+	 * a port with clients */
+	if (hca_ibcm_next_timer(&cm->ibcm) != UINT64_MAX)
+		hca_ibcm_timers(&cm->ibcm, hca_cm_now());
 	while (cm->qhead != cm->qtail && out->room) {
 		struct hca_cm_out o = cm->q[cm->qhead++ % HCA_CM_SENDQ];
 

@@ -282,6 +282,37 @@ count_xmit(struct hca_switch *sw, const uint8_t *out, unsigned int n,
 	}
 }
 
+/* Unicast for another LID: by the LFT, whose entry 0 is the switch */
+static unsigned int
+by_lft(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
+       uint8_t *mad, uint8_t *buf, uint16_t cap, uint16_t *len, uint8_t *out,
+       uint64_t now_ns)
+{
+	struct hca_fwd_to to = { 0 };
+
+	switch (hca_switch_route_lid(sw, pk->lrh.dlid,
+				     pk->lrh.vl == MPD_VL15, &to)) {
+	case HCA_FWD_PORT:
+		return one_port(&to, out);
+	case HCA_FWD_LOCAL:	/* the LFT names port 0 */
+		return local_rx(sw, in_port, pk, mad, buf, cap, len, out,
+				now_ns);
+	default:
+		return 0;
+	}
+}
+
+/* What leaves: partition enforcement out (not for SMPs), and counted */
+static unsigned int
+leave(struct hca_switch *sw, const struct mpd_pkt *pk, uint8_t *out,
+      unsigned int n, uint16_t len, bool mcast)
+{
+	if (pk->lrh.vl != MPD_VL15)
+		n = enforce_out(sw, pk->bth.pkey, out, n);
+	count_xmit(sw, out, n, len, mcast);
+	return n;
+}
+
 unsigned int
 hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
 	      uint16_t *len, uint16_t cap, uint64_t now_ns, uint8_t *out,
@@ -348,19 +379,7 @@ hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
 		    mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_TRAP_REPRESS)
 			return 0;
 	} else {
-		struct hca_fwd_to to = { 0 };
-
-		switch (hca_switch_route_lid(sw, pk.lrh.dlid, vl15, &to)) {
-		case HCA_FWD_PORT:
-			n = one_port(&to, out);
-			break;
-		case HCA_FWD_LOCAL:	/* the LFT names port 0 */
-			n = local_rx(sw, in_port, &pk, mad, buf, cap, len,
-				     out, now_ns);
-			break;
-		default:
-			n = 0;
-		}
+		n = by_lft(sw, in_port, &pk, mad, buf, cap, len, out, now_ns);
 	}
 	/* PortRcvSwitchRelayErrors (IBA 16.1.3.5): could not be
 	 * forwarded; what the switch itself took counts as well */
@@ -368,10 +387,7 @@ hca_switch_rx(struct hca_switch *sw, uint8_t in_port, uint8_t *buf,
 		ip->cnt.rcv_switch_relay_errors++;
 		return 0;
 	}
-	if (!vl15)
-		n = enforce_out(sw, pk.bth.pkey, out, n);
-	count_xmit(sw, out, n, *len, mcast);
-	return n;
+	return leave(sw, &pk, out, n, *len, mcast);
 }
 
 /* Does the directed part of this SMP start here (its first leg is not
@@ -390,7 +406,6 @@ hca_switch_from_port0(struct hca_switch *sw, uint8_t *buf, uint16_t *len,
 		      uint16_t cap, uint64_t now_ns, uint8_t *out,
 		      unsigned int out_cap)
 {
-	struct hca_fwd_to to = { 0 };
 	struct mpd_pkt pk;
 	uint8_t *mad;
 	unsigned int n;
@@ -420,32 +435,11 @@ hca_switch_from_port0(struct hca_switch *sw, uint8_t *buf, uint16_t *len,
 		   hca_switch_owns_lid(sw, pk.lrh.dlid)) {
 		n = local_rx(sw, 0, &pk, mad, buf, cap, len, out, now_ns);
 	} else {
-		switch (hca_switch_route_lid(sw, pk.lrh.dlid, vl15, &to)) {
-		case HCA_FWD_PORT:
-			n = one_port(&to, out);
-			break;
-		case HCA_FWD_LOCAL:
-			n = local_rx(sw, 0, &pk, mad, buf, cap, len, out,
-				     now_ns);
-			break;
-		default:
-			n = 0;
-		}
+		n = by_lft(sw, 0, &pk, mad, buf, cap, len, out, now_ns);
 	}
-	if (!n)
-		return 0;
-	if (!vl15)
-		n = enforce_out(sw, pk.bth.pkey, out, n);
-	count_xmit(sw, out, n, *len, mcast);
-	return n;
+	return n ? leave(sw, &pk, out, n, *len, mcast) : 0;
 }
 
-/*
- * Trap 128 (IBA 14.2.5.1): "the link state of at least one port of the
- * switch changed", LID-routed to the master SM from the switch's LID;
- * DataDetails: the switch's LID (OpenSM's ntc_128). Once per change: no
- * repeat until TrapRepress yet.
- */
 unsigned int
 hca_switch_trap_cap(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 		    uint16_t *len, uint8_t *out)
@@ -463,6 +457,12 @@ hca_switch_trap_cap(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 	return k;
 }
 
+/*
+ * Trap 128 (IBA 14.2.5.1): "the link state of at least one port of the
+ * switch changed", LID-routed to the master SM from the switch's LID;
+ * DataDetails: the switch's LID (OpenSM's ntc_128). Once per change: no
+ * repeat until TrapRepress yet.
+ */
 unsigned int
 hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 		     uint16_t *len, uint8_t *out)

@@ -18,9 +18,11 @@
 # sweep, bench_umad's LID-routed SMP Get(NodeInfo) from H-1 to H-648:
 # three switch hops each way (leaf, spine, leaf), 1 and 32 in flight.
 # Per fabric: the medians, and madpmd's time as a fraction of ibsim's
-# (below 1: madpmd is faster).
+# (below 1: madpmd is faster). --sm-port runs OpenSM where ibsim puts it
+# by default instead: the file's first port (port 0 of the first node
+# when it is a switch), on both.
 #
-#   tests/bench/bench_fabric.sh [--runs N] [--only NAME] [SECONDS]
+#   tests/bench/bench_fabric.sh [--runs N] [--only NAME] [--sm-port] [SECONDS]
 #
 # SECONDS per round-trip window (default 2). NAME: net, 2sw2path4hca,
 # 2sw2path4hca2port, fat288 or fat648. Environment: BUILD_DIR (default
@@ -32,6 +34,7 @@ build=$(cd "${BUILD_DIR:-$top/build}" && pwd)
 runs=3
 only=
 secs=2
+sm_port=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs)
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || { echo "bench_fabric: --only needs a name" >&2; exit 2; }
 		only=$2
 		shift 2 ;;
+	--sm-port) sm_port=1; shift ;;
 	-h|--help) sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "bench_fabric: unknown option $1 (see --help)" >&2; exit 2 ;;
 	*)
@@ -115,6 +119,11 @@ fabrics+=("fat288:$tmp/fat288" "fat648:$tmp/fat648")
 first_ca() {	# the first Hca of a net file (its SM node here)
 	awk '$1 == "Hca" { for (i = 3; i <= NF; i++) if ($i ~ /^"/) {
 		gsub(/"/, "", $i); print $i; exit } }' "$1"
+}
+
+first_node() {	# the first node of a net file: its port is the SM port
+	awk '$1 == "Hca" || $1 == "Switch" { for (i = 3; i <= NF; i++)
+		if ($i ~ /^"/) { gsub(/"/, "", $i); print $i; exit } }' "$1"
 }
 
 start_madpmd() {	# net file
@@ -212,6 +221,11 @@ round_trips() {	# system node: bench_umad lines into $tmp/rt-SYSTEM
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
+if [ "$sm_port" = 1 ]; then
+	echo "opensm -o on each file's SM port (its first node's: ibsim's default)"
+else
+	echo "opensm -o on each file's first CA"
+fi
 printf '%-18s %8s %8s %8s %8s %7s %8s %8s\n' fabric madpmd ibsim madpmd ibsim "m/i" \
 	madpmd ibsim
 printf '%-18s %8s %8s %8s %8s %7s %8s %8s\n' "" "wall ms" "wall ms" "up ms" "up ms" wall \
@@ -221,12 +235,14 @@ for f in "${fabrics[@]}"; do
 	file=${f#*:}
 	[ -z "$only" ] || [ "$only" = "$name" ] || continue
 	node=$(first_ca "$file")
+	sm=$node
+	[ "$sm_port" = 1 ] && sm=$(first_node "$file")
 	: > "$tmp/m.txt"
 	: > "$tmp/i.txt"
 	for _ in $(seq "$runs"); do
 		for sys in madpmd ibsim; do
 			start_$sys "$file"
-			sweep $sys "$node" >> "$tmp/${sys:0:1}.txt"
+			sweep $sys "$sm" >> "$tmp/${sys:0:1}.txt"
 			[ "$name" = fat648 ] && round_trips $sys "$node"
 			stop_daemon
 		done

@@ -146,6 +146,7 @@ struct fab_opts {
 	unsigned int idle_sleep_us;	/* longest sleep when idle */
 	bool no_intr;			/* never sleep on rx interrupts */
 	const char *run_dir;		/* where the HCAs serve clients */
+	const char *switch_clients;	/* --switch-clients patterns */
 	unsigned int umad_mode;		/* client and capture sockets */
 	const char *ib_dissector;	/* "infiniband" (stock) or "madpmd_ib" */
 	struct fab_lossy lossy;
@@ -306,7 +307,7 @@ void fab_mgmt_disarm(struct fab_mgmt *m);
  * ports (no ethdev); returns the index of port 1, or -1 with a message
  * on stderr. link=ib only. */
 int fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd,
-		   bool sm_port);
+		   bool clients);
 /* The links of cabled switch ports train; from fab_start(). */
 void fab_switches_start(struct fabric *f);
 /* Frames a cable brought to switch port b: forwarded to the peers of the

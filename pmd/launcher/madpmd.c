@@ -95,6 +95,8 @@ usage(FILE *out)
 		"  --nodes NAME[,NAME...] run only these nodes of the topology (shell\n"
 		"                         patterns): the rest run in other daemons, reached\n"
 		"                         by --wire\n"
+		"  --switch-clients NAME[,NAME...]  switches whose port 0 serves clients\n"
+		"                         (shell patterns; the SM port's switch always does)\n"
 		"  --client-ports N       CA ports with an ethdev, which clients open: the\n"
 		"                         topology's first N (default 16, at most %u); the CAs\n"
 		"                         after them answer with their SMA and PMA only\n"
@@ -284,6 +286,7 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 		{ "link", required_argument, NULL, 'l' },
 		{ "wire", required_argument, NULL, 'w' },
 		{ "nodes", required_argument, NULL, 'n' },
+		{ "switch-clients", required_argument, NULL, 'S' },
 		{ "idle-polls", required_argument, NULL, 'p' },
 		{ "client-ports", required_argument, NULL, 'C' },
 		{ "idle-sleep-us", required_argument, NULL, 's' },
@@ -336,6 +339,9 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 				return -1;
 			}
 			o->wires[o->nwires++] = optarg;
+			break;
+		case 'S':
+			fab.opts.switch_clients = optarg;
 			break;
 		case 'n':
 			o->nodes = optarg;

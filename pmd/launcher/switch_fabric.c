@@ -36,12 +36,12 @@ struct fab_switch {
 	struct hca_switch sw;
 	int first;		/* fabric index of external port 1 */
 	char name[MPD_TOPO_NAME_MAX + 1];
-	bool sm_port;		/* port 0 is the topology's SM port */
+	bool clients;		/* port 0 serves clients (the SM port) */
 	struct fab_mgmt *mgmt;	/* port 0's clients; NULL: none */
 };
 
 int
-fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd, bool sm_port)
+fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd, bool clients)
 {
 	struct fab_switch *s;
 	unsigned int p;
@@ -71,7 +71,7 @@ fab_add_switch(struct fabric *f, const struct mpd_topo_node *nd, bool sm_port)
 	}
 	s->sw.sys_guid = nd->sys_guid ? nd->sys_guid : nd->guid;
 	snprintf(s->name, sizeof(s->name), "%s", nd->name);
-	s->sm_port = sm_port;
+	s->clients = clients;
 	for (p = 0; p <= nd->num_ports; p++) {
 		s->sw.port[p].sys_guid = s->sw.sys_guid;
 		fab_port_link(&s->sw.port[p], &nd->port[p]);
@@ -110,10 +110,10 @@ fab_switches_start(struct fabric *f)
 		}
 		/* the links trained before any SM looked */
 		s->sw.port_state_change = 0;
-		if (s->sm_port &&
+		if (s->clients &&
 		    fab_mgmt_start(&s->mgmt, &s->sw, s->name, &f->opts,
 				   f->pool, (uint16_t)(RTE_MAX_ETHPORTS + i)) != 0)
-			fprintf(stderr, "madpmd: switch \"%s\": no clients on its port 0 (the SM port): its channel did not start\n",
+			fprintf(stderr, "madpmd: switch \"%s\": no clients on its port 0: its channel did not start\n",
 				s->name);
 	}
 }

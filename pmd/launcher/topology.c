@@ -83,10 +83,11 @@ selected(const char *list, const char *name)
 	return false;
 }
 
-/* Every pattern of --nodes names a node of t: a typo is an error, not a
- * daemon that silently runs less. */
+/* Every pattern of an option's list (--nodes, --switch-clients) names a
+ * node of t: a typo is an error, not a daemon that silently does less. */
 static int
-check_patterns(const struct mpd_topo *t, const char *list, const char *src)
+check_patterns(const struct mpd_topo *t, const char *opt, const char *list,
+	       const char *src)
 {
 	const char *s = list;
 	char pat[256];
@@ -94,16 +95,16 @@ check_patterns(const struct mpd_topo *t, const char *list, const char *src)
 
 	while (next_pattern(&s, pat, sizeof(pat))) {
 		if (!pat[0]) {
-			fprintf(stderr, "madpmd: --nodes %s: give node names or patterns, separated by commas\n",
-				list);
+			fprintf(stderr, "madpmd: %s %s: give node names or patterns, separated by commas\n",
+				opt, list);
 			return -1;
 		}
 		for (n = 0; n < t->num_nodes; n++)
 			if (fnmatch(pat, t->node[n].name, 0) == 0)
 				break;
 		if (n == t->num_nodes) {
-			fprintf(stderr, "madpmd: --nodes: no node of %s is named \"%s\"\n",
-				src, pat);
+			fprintf(stderr, "madpmd: %s: no node of %s is named \"%s\"\n",
+				opt, src, pat);
 			return -1;
 		}
 	}
@@ -162,7 +163,11 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 		fprintf(stderr, "madpmd: %s\n", err);
 		return -1;
 	}
-	if (nodes && check_patterns(t, nodes, src) != 0)
+	if (nodes && check_patterns(t, "--nodes", nodes, src) != 0)
+		goto out;
+	if (f->opts.switch_clients &&
+	    check_patterns(t, "--switch-clients", f->opts.switch_clients,
+			   src) != 0)
 		goto out;
 	first = calloc(t->num_nodes, sizeof(*first));
 	if (!first)
@@ -183,8 +188,11 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 		}
 		here++;
 		if (nd->type == MPD_TOPO_SWITCH) {
-			/* ibsim's SM port: port 0 of the first node */
-			first[n] = fab_add_switch(f, nd, n == 0);
+			/* ibsim's SM port (port 0 of the first node) and
+			 * --switch-clients serve clients on port 0 */
+			first[n] = fab_add_switch(f, nd, n == 0 ||
+				(f->opts.switch_clients &&
+				 selected(f->opts.switch_clients, nd->name)));
 			if (first[n] < 0) {
 				fprintf(stderr, "madpmd: %s:%u: cannot start switch \"%s\"\n",
 					src, nd->line, nd->name);

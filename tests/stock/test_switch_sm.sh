@@ -32,11 +32,13 @@ export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
 mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 
 "$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-switch-sm-$$ \
-	-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" > "$tmp/madpmd.log" 2>&1 &
+	-- --run-dir "$MADPMD_RUN_DIR" --topology "$net" --switch-clients 'Switch[2]' \
+	> "$tmp/madpmd.log" 2>&1 &
 daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do
-	[ -S "$MADPMD_RUN_DIR/Hca4/umad" ] && [ -S "$MADPMD_RUN_DIR/Switch1/umad" ] && break
+	[ -S "$MADPMD_RUN_DIR/Hca4/umad" ] && [ -S "$MADPMD_RUN_DIR/Switch1/umad" ] &&
+		[ -S "$MADPMD_RUN_DIR/Switch2/umad" ] && break
 	sleep 0.1
 done
 grep -q '^Switch1 0x0000000000200000 0$' "$MADPMD_RUN_DIR/nodes"
@@ -99,6 +101,12 @@ ok $? "smpquery nodedesc $hca2 from Switch1: LID-routed from port 0 through both
 "$run" --node Switch1 perfquery "$hca2" 1 > "$tmp/pq" 2>&1
 grep -q "PortSelect:\.*1$" "$tmp/pq" && grep -q "^PortRcvPkts" "$tmp/pq"
 ok $? "perfquery $hca2 1 from Switch1: a GMP on QP1 from port 0 and its answer"
+
+# --switch-clients: Switch2's port 0 serves clients too
+"$run" --node Switch2 smpquery -D nodeinfo 0,3 > "$tmp/ni.sw2" 2>&1
+grep -q '^Switch2 0x0000000000200001 0$' "$MADPMD_RUN_DIR/nodes" &&
+	grep -q "Guid:\.*0x0000000000200000" "$tmp/ni.sw2" && grep -q "LocalPort:\.*3$" "$tmp/ni.sw2"
+ok $? "--switch-clients 'Switch[2]': Switch2's port 0 serves clients too (smpquery -D 0,3 from it reaches Switch1)"
 
 # a resident SM on the switch
 "$run" --node Switch1 opensm -f "$tmp/opensm.res.log" > "$tmp/opensm.res.out" 2>&1 &

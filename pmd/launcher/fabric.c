@@ -789,7 +789,7 @@ poll_once(struct fabric *f)
 		fab_ca_relist(f, &f->port[k]);
 	}
 	/* what clients on a switch's port 0 send */
-	if (f->nsw)
+	if (f->nmgmt)
 		moved += fab_switches_mgmt_poll(f);
 	f->forwarded += moved;
 	return moved + fab_capture_poll(f);
@@ -842,7 +842,7 @@ intr_sleep(struct fabric *f)
 			timeout = ms;
 		rte_eth_dev_rx_intr_enable(pid, 0);
 	}
-	if (f->nsw) {
+	if (f->nmgmt) {
 		int ms = fab_switches_arm(f);
 
 		if (ms >= 0 && ms < timeout)
@@ -856,7 +856,7 @@ intr_sleep(struct fabric *f)
 	}
 	for (i = 0; i < f->neth; i++)
 		rte_eth_dev_rx_intr_disable(f->port[f->eth[i]].port_id, 0);
-	if (f->nsw)
+	if (f->nmgmt)
 		fab_switches_disarm(f);
 }
 

@@ -171,6 +171,9 @@ struct fabric {
 	volatile unsigned int replays_left;	/* replays not done yet */
 	struct fab_switch *sw[FAB_MAX_SWITCHES];
 	unsigned int nsw;
+	/* those whose port 0 serves clients: polled every round */
+	struct fab_switch *mgmt[FAB_MAX_SWITCHES];
+	unsigned int nmgmt;
 	struct fab_ca *ca[FAB_MAX_CAS];
 	unsigned int nca;
 	/* what a polling round looks at: the ethdev ports (from

@@ -110,11 +110,14 @@ fab_switches_start(struct fabric *f)
 		}
 		/* the links trained before any SM looked */
 		s->sw.port_state_change = 0;
-		if (s->clients &&
-		    fab_mgmt_start(&s->mgmt, &s->sw, s->name, &f->opts,
+		if (!s->clients)
+			continue;
+		if (fab_mgmt_start(&s->mgmt, &s->sw, s->name, &f->opts,
 				   f->pool, (uint16_t)(RTE_MAX_ETHPORTS + i)) != 0)
 			fprintf(stderr, "madpmd: switch \"%s\": no clients on its port 0: its channel did not start\n",
 				s->name);
+		else if (s->mgmt)
+			f->mgmt[f->nmgmt++] = s;
 	}
 }
 
@@ -197,6 +200,7 @@ fab_switches_free(struct fabric *f)
 {
 	unsigned int i;
 
+	f->nmgmt = 0;
 	for (i = 0; i < f->nsw; i++) {
 		fab_mgmt_stop(f->sw[i]->mgmt);
 		hca_switch_fini(&f->sw[i]->sw);
@@ -385,11 +389,9 @@ fab_switches_mgmt_poll(struct fabric *f)
 	unsigned int i, moved = 0;
 	uint16_t n, k;
 
-	for (i = 0; i < f->nsw; i++) {
-		struct fab_switch *s = f->sw[i];
+	for (i = 0; i < f->nmgmt; i++) {
+		struct fab_switch *s = f->mgmt[i];
 
-		if (!s->mgmt)
-			continue;
 		n = fab_mgmt_poll(s->mgmt, fab_round_ns(f), m, RTE_DIM(m));
 		for (k = 0; k < n; k++)
 			sw_from_port0(f, s, m[k], 0);
@@ -403,9 +405,8 @@ fab_switches_sleep_setup(struct fabric *f)
 {
 	unsigned int i;
 
-	for (i = 0; i < f->nsw; i++)
-		if (f->sw[i]->mgmt &&
-		    fab_mgmt_sleep_setup(f->sw[i]->mgmt) != 0)
+	for (i = 0; i < f->nmgmt; i++)
+		if (fab_mgmt_sleep_setup(f->mgmt[i]->mgmt) != 0)
 			return false;
 	return true;
 }
@@ -416,10 +417,8 @@ fab_switches_arm(struct fabric *f)
 	unsigned int i;
 	int ms = -1, t;
 
-	for (i = 0; i < f->nsw; i++) {
-		if (!f->sw[i]->mgmt)
-			continue;
-		t = fab_mgmt_arm(f->sw[i]->mgmt);
+	for (i = 0; i < f->nmgmt; i++) {
+		t = fab_mgmt_arm(f->mgmt[i]->mgmt);
 		if (t >= 0 && (ms < 0 || t < ms))
 			ms = t;
 	}
@@ -431,9 +430,8 @@ fab_switches_disarm(struct fabric *f)
 {
 	unsigned int i;
 
-	for (i = 0; i < f->nsw; i++)
-		if (f->sw[i]->mgmt)
-			fab_mgmt_disarm(f->sw[i]->mgmt);
+	for (i = 0; i < f->nmgmt; i++)
+		fab_mgmt_disarm(f->mgmt[i]->mgmt);
 }
 
 void

@@ -5,11 +5,13 @@
  * forwards by the LFT and MFT, walks directed routes, answers its SMA and
  * PMA in place. Input:
  *   byte 0: which of ports 1..8 are Active (the others Init)
- *   byte 1: LinearFDBTop / 4 (0: not set)
- *   then frames of 1 byte (the port it comes in on, mod 9) + 2 bytes
- *   (length, little-endian) + that many bytes; state carries over from
- *   frame to frame (an SMP Set programs the tables), and every 16th frame
- *   asks for trap 128.
+ *   byte 1: bit 0, clients on port 0 (an SM there, claiming SMInfo);
+ *           the rest LinearFDBTop / 4 (0: not set)
+ *   then frames of 1 byte (the port it comes in on, mod 9; 0: sent by
+ *   port 0's clients through hca_switch_from_port0(), or port 1 without
+ *   them) + 2 bytes (length, little-endian) + that many bytes; state
+ *   carries over from frame to frame (an SMP Set programs the tables),
+ *   and every 16th frame asks for trap 128 and, IsSM flipped, trap 144.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +24,15 @@
 #define PORTS	8
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool
+claims(void *arg, const uint8_t *mad)
+{
+	(void)arg;
+	return mpd_mad_attr_id(mad) == MPD_ATTR_SM_INFO;
+}
+
+static const struct hca_switch_port0 p0c = { claims, NULL };
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -39,7 +50,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	sw.port[0].lid = 5;
 	sw.port[0].sm_lid = 1;
-	sw.lft_top = (uint16_t)(data[1] * 4u);
+	sw.lft_top = (uint16_t)((data[1] & ~1u) * 4u);
+	if (data[1] & 1)
+		sw.p0c = &p0c;
 	for (i = 1; i <= PORTS; i++) {
 		hca_switch_link(&sw, (uint8_t)i, true);
 		if (data[0] & (1u << (i - 1)))
@@ -65,17 +78,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += len;
 		size -= len;
 		now += 1000000;
-		n = hca_switch_rx(&sw, in ? in : 1, buf, &len, len, now, out,
-				  sizeof(out));
+		if (in == 0 && sw.p0c)
+			n = hca_switch_from_port0(&sw, buf, &len, len, now, out,
+						  sizeof(out));
+		else
+			n = hca_switch_rx(&sw, in ? in : 1, buf, &len, len, now,
+					  out, sizeof(out));
 		if (n > sizeof(out))
 			abort();
+		/* port 0 only for clients there */
 		for (i = 0; i < n; i++)
-			if (out[i] > PORTS)
+			if (out[i] > PORTS || (out[i] == 0 && !sw.p0c))
 				abort();
 		free(buf);
 		if (++frames % 16 == 0) {
 			n = hca_switch_trap_link(&sw, trap, sizeof(trap), &tlen,
 						 out);
+			if (n > 1 || (n && (out[0] > PORTS ||
+					    tlen > sizeof(trap))))
+				abort();
+			sw.port[0].cap_mask ^= MPD_PORT_CAP_IS_SM;
+			n = hca_switch_trap_cap(&sw, trap, sizeof(trap), &tlen,
+						out);
 			if (n > 1 || (n && (out[0] > PORTS ||
 					    tlen > sizeof(trap))))
 				abort();

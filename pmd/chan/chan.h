@@ -10,6 +10,7 @@
 #define NET_HCA_CHAN_H
 
 #include <stdint.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <rte_spinlock.h>
@@ -59,6 +60,29 @@ hca_doorbell_ring(int doorbell, uint64_t *rung)
 	}
 	if (rung)
 		__atomic_add_fetch(rung, 1, __ATOMIC_RELEASE);
+}
+
+/* The epoll data of a doorbells set's own eventfd (sessions' pipes: 0) */
+#define HCA_DOORBELL_OURS	1
+
+/* The lcore, awake again: what rang off the doorbells set's ready list
+ * (edge-triggered: each ring is an edge). The eventfd is read here; the
+ * sessions' pipes are the channel thread's to read empty. */
+static inline void
+hca_doorbells_drain(int doorbells, int doorbell)
+{
+	struct epoll_event ev[16];
+	uint64_t v;
+	int n, i;
+
+	do {
+		n = epoll_wait(doorbells, ev, 16, 0);
+		for (i = 0; i < n; i++)
+			if (ev[i].data.u64 == HCA_DOORBELL_OURS &&
+			    read(doorbell, &v, sizeof(v)) < 0) {
+				/* rung and read already */
+			}
+	} while (n == 16);
 }
 
 /* 0 (also when run_dir is empty: no channel, *pc NULL) or -EIO. */

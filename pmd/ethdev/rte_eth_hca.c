@@ -411,7 +411,6 @@ intr_vec_install(struct rte_eth_dev *dev)
 	return 0;
 }
 
-#define DOORBELL_OURS	1	/* epoll data of the eventfd; pipes are 0 */
 
 static int
 eth_rx_intr_enable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
@@ -437,24 +436,13 @@ static int
 eth_rx_intr_disable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 {
 	struct hca_internals *hi = dev->data->dev_private;
-	struct epoll_event ev[16];
 	bool sessions = hi->chan && hca_chan_arm(hi->chan, false);
-	uint64_t rung = __atomic_load_n(&hi->rung, __ATOMIC_ACQUIRE), v;
-	int n, i;
+	uint64_t rung = __atomic_load_n(&hi->rung, __ATOMIC_ACQUIRE);
 
 	if (!sessions && rung == hi->rung_seen)
 		return 0;
 	hi->rung_seen = rung;
-	/* take what rang off the set's ready list (edge-triggered: each
-	 * ring is an edge); the channel thread reads the pipes empty */
-	do {
-		n = epoll_wait(hi->doorbells, ev, RTE_DIM(ev), 0);
-		for (i = 0; i < n; i++)
-			if (ev[i].data.u64 == DOORBELL_OURS &&
-			    read(hi->doorbell, &v, sizeof(v)) < 0) {
-				/* rung and read already */
-			}
-	} while (n == (int)RTE_DIM(ev));
+	hca_doorbells_drain(hi->doorbells, hi->doorbell);
 	return 0;
 }
 
@@ -526,7 +514,7 @@ intr_alloc(struct rte_eth_dev *dev)
 
 	struct epoll_event ev = {
 		.events = EPOLLIN | EPOLLET,
-		.data.u64 = DOORBELL_OURS,
+		.data.u64 = HCA_DOORBELL_OURS,
 	};
 
 	hi->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

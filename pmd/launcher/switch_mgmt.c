@@ -33,8 +33,6 @@
 #include "madpmd/mad.h"
 #include "node/switch.h"
 
-#define DOORBELL_OURS	1	/* epoll data of the eventfd; pipes are 0 */
-
 struct fab_mgmt {
 	struct hca_switch *sw;
 	rte_spinlock_t lock;
@@ -80,7 +78,7 @@ fab_mgmt_start(struct fab_mgmt **pm, struct hca_switch *sw,
 	       struct rte_mempool *pool, uint16_t id)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET,
-				  .data.u64 = DOORBELL_OURS };
+				  .data.u64 = HCA_DOORBELL_OURS };
 	struct hca_chan_cfg cfg;
 	struct hca_port *p0 = &sw->port[0];
 	struct fab_mgmt *m;
@@ -304,19 +302,10 @@ void
 fab_mgmt_disarm(struct fab_mgmt *m)
 {
 	bool sessions = hca_chan_arm(m->chan, false);
-	uint64_t rung = __atomic_load_n(&m->rung, __ATOMIC_ACQUIRE), v;
-	struct epoll_event ev[16];
-	int n, i;
+	uint64_t rung = __atomic_load_n(&m->rung, __ATOMIC_ACQUIRE);
 
 	if (!sessions && rung == m->rung_seen)
 		return;
 	m->rung_seen = rung;
-	do {
-		n = epoll_wait(m->doorbells, ev, RTE_DIM(ev), 0);
-		for (i = 0; i < n; i++)
-			if (ev[i].data.u64 == DOORBELL_OURS &&
-			    read(m->doorbell, &v, sizeof(v)) < 0) {
-				/* rung and read already */
-			}
-	} while (n == (int)RTE_DIM(ev));
+	hca_doorbells_drain(m->doorbells, m->doorbell);
 }

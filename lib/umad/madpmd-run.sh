@@ -127,6 +127,13 @@ elif [ -z "$found" ]; then
 			     END { exit !f }' "$run_dir/ports"; then
 		die "node \"$node\" is served by madpmd alone (SMA and PMA, no clients): clients open the topology's first --client-ports CA ports ($known)"
 	fi
+	# a switch whose port 0 serves no clients
+	if [ -r "$run_dir/ports" ] &&
+	   awk -v n="$node" '$3 == "switch" { p = $2; sub(/:[0-9]+$/, "", p)
+					       if (p == n) f = 1 }
+			     END { exit !f }' "$run_dir/ports"; then
+		die "switch \"$node\" serves no clients on its port 0: only the SM port's switch does, and those madpmd's --switch-clients names ($known)"
+	fi
 	die "no node \"$node\" in $nodes (known: $known)"
 fi
 sock=$run_dir/$node/umad

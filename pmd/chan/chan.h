@@ -9,6 +9,7 @@
 #ifndef NET_HCA_CHAN_H
 #define NET_HCA_CHAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -101,6 +102,42 @@ bool hca_chan_idle(const struct hca_chan *ch);
  * session coming, an ISSM holder); unchanged, a port found idle with the
  * lock held is idle still, as far as the channel goes. */
 uint32_t hca_chan_gen(const struct hca_chan *ch);
+
+/*
+ * A port's last look under its lock found nothing for its clients and
+ * timers to do: while that stays so (the channel's gen has not moved and
+ * nothing from the wire cleared it) the next polls skip the lock. Most
+ * ports of a fabric have no client, and a lock taken for each of them at
+ * every poll is most of what the lcore's idle rounds cost.
+ */
+struct hca_chan_quiet {
+	bool quiet;
+	uint32_t gen;
+};
+
+/* Port lock held: what the look found */
+static inline void
+hca_chan_quiet_note(struct hca_chan_quiet *q, const struct hca_chan *ch,
+		    bool quiet)
+{
+	__atomic_store_n(&q->gen, hca_chan_gen(ch), __ATOMIC_RELAXED);
+	__atomic_store_n(&q->quiet, quiet, __ATOMIC_RELAXED);
+}
+
+/* Port lock held: work came in (a frame from the wire) */
+static inline void
+hca_chan_quiet_clear(struct hca_chan_quiet *q)
+{
+	__atomic_store_n(&q->quiet, false, __ATOMIC_RELAXED);
+}
+
+/* No lock: as quiet as the last look found it */
+static inline bool
+hca_chan_still_quiet(const struct hca_chan_quiet *q, const struct hca_chan *ch)
+{
+	return __atomic_load_n(&q->quiet, __ATOMIC_RELAXED) &&
+	       hca_chan_gen(ch) == __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
+}
 /* The lcore goes to sleep on the doorbell (on) or is awake again: every
  * session's client is told to ring it after queueing a send. Takes the
  * port lock. Going to sleep: true when sends are queued already (a client

@@ -65,11 +65,8 @@ struct hca_internals {
 	uint64_t rung;			/* writes of doorbell, by any thread */
 	uint64_t rung_seen;		/* ... as the lcore last drained it */
 	/* the last poll found nothing for the clients and timers to do
-	 * (port_quiet()): the next ones skip the lock while it stays so.
-	 * Set under the lock with quiet_gen (hca_chan_gen() then); cleared
-	 * under it by a frame from the wire */
-	bool quiet;
-	uint32_t quiet_gen;
+	 * (port_quiet()); cleared by a frame from the wire */
+	struct hca_chan_quiet quiet;
 	struct hca_queue rxq[HCA_MAX_QUEUES];
 	struct hca_queue txq[HCA_MAX_QUEUES];
 	uint16_t port_id;
@@ -78,17 +75,11 @@ struct hca_internals {
 	bool promisc;
 };
 
-/*
- * No lock: as quiet as the last locked look found it (hi->quiet). Most
- * ports of a fabric have no client, and a lock taken for each of them at
- * every poll is most of what the lcore's idle rounds cost.
- */
+/* No lock: as quiet as the last locked look found it (hi->quiet) */
 static inline bool
 hca_still_quiet(const struct hca_internals *hi)
 {
-	return hi->chan && __atomic_load_n(&hi->quiet, __ATOMIC_RELAXED) &&
-	       hca_chan_gen(hi->chan) ==
-	       __atomic_load_n(&hi->quiet_gen, __ATOMIC_RELAXED);
+	return hi->chan && hca_chan_still_quiet(&hi->quiet, hi->chan);
 }
 
 /* The net_hca port behind an ethdev port id; NULL when it is none. */

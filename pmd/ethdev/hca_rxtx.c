@@ -173,7 +173,7 @@ tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
 
 	rte_spinlock_lock(&hi->lock);
 	/* what came in may start the CM's or the MAD layer's timers */
-	__atomic_store_n(&hi->quiet, false, __ATOMIC_RELAXED);
+	hca_chan_quiet_clear(&hi->quiet);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = bufs[i];
 		int rlen;
@@ -264,9 +264,7 @@ port_quiet(struct hca_internals *hi)
 		     (!hi->cm || (!hca_cm_busy(hi->cm) &&
 				  hca_cm_idle_ms(hi->cm) < 0));
 
-	__atomic_store_n(&hi->quiet_gen, hca_chan_gen(hi->chan),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&hi->quiet, quiet, __ATOMIC_RELAXED);
+	hca_chan_quiet_note(&hi->quiet, hi->chan, quiet);
 	return quiet;
 }
 

@@ -45,11 +45,9 @@ struct fab_mgmt {
 	int doorbells;			/* epoll set: it and the sessions' */
 	uint64_t rung, rung_seen;
 	struct rte_epoll_event ev;	/* the set, in the lcore's epoll */
-	bool in_epoll;
-	/* as net_hca's hi->quiet: the last locked look found nothing for
-	 * the clients and timers, and the channel has not moved since */
-	bool quiet;
-	uint32_t quiet_gen;
+	/* the last poll found nothing for the clients and timers to do;
+	 * cleared by a frame for port 0 */
+	struct hca_chan_quiet quiet;
 };
 
 /* SMInfo for an SM registered on port 0 (IBA 14.4.1): port 0's lock is
@@ -187,7 +185,7 @@ fab_mgmt_input(struct fab_mgmt *m, struct rte_mbuf *mb, uint64_t now_ns)
 		goto drop;
 	mad = buf + (pk.payload - buf);
 	fab_mgmt_lock(m);
-	__atomic_store_n(&m->quiet, false, __ATOMIC_RELAXED);
+	hca_chan_quiet_clear(&m->quiet);
 	r = hca_mad_input(&m->ml, &pk, mad, now_ns);
 	if (r == HCA_REPLY || r == HCA_TRAP)
 		n = hca_port_answer(p0, &pk, mad, r, buf, cap);
@@ -234,15 +232,6 @@ fail:
 	return false;
 }
 
-/* No lock: as quiet as the last locked look found it */
-static bool
-still_quiet(const struct fab_mgmt *m)
-{
-	return __atomic_load_n(&m->quiet, __ATOMIC_RELAXED) &&
-	       hca_chan_gen(m->chan) ==
-	       __atomic_load_n(&m->quiet_gen, __ATOMIC_RELAXED);
-}
-
 uint16_t
 fab_mgmt_poll(struct fab_mgmt *m, uint64_t now_ns, struct rte_mbuf **bufs,
 	      uint16_t n)
@@ -251,13 +240,11 @@ fab_mgmt_poll(struct fab_mgmt *m, uint64_t now_ns, struct rte_mbuf **bufs,
 	struct hca_mad_out out = { .emit = emit, .ctx = &e, .room = n };
 	bool quiet;
 
-	if (still_quiet(m))
+	if (hca_chan_still_quiet(&m->quiet, m->chan))
 		return 0;
 	rte_spinlock_lock(&m->lock);
 	quiet = hca_chan_idle(m->chan) && !hca_mad_timers(&m->ml);
-	__atomic_store_n(&m->quiet_gen, hca_chan_gen(m->chan),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&m->quiet, quiet, __ATOMIC_RELAXED);
+	hca_chan_quiet_note(&m->quiet, m->chan, quiet);
 	if (!quiet) {
 		hca_mad_poll(&m->ml, now_ns, &out);
 		hca_chan_send_burst(m->chan, now_ns, &out);
@@ -277,7 +264,6 @@ fab_mgmt_sleep_setup(struct fab_mgmt *m)
 	if (rte_epoll_ctl(RTE_EPOLL_PER_THREAD, EPOLL_CTL_ADD, m->doorbells,
 			  &m->ev) != 0)
 		return -1;
-	m->in_epoll = true;
 	return 0;
 }
 

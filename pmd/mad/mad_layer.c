@@ -191,7 +191,8 @@ hca_mad_input(struct hca_mad_layer *ml, const struct mpd_pkt *pk,
 		  mpd_mad_class(mad) == MPD_CLASS_SUBN_DR;
 	enum hca_reply r;
 
-	/* the end port's SMI (on a switch, the switch's ran already) (IBA 14.2.2.2), before anyone sees it */
+	/* the end port's SMI (IBA 14.2.2.2), before anyone sees it; a
+	 * switch's port 0 has had the switch's */
 	if (dr && !hca_port_dr_recv(ml->port, mad)) {
 		ml->port->cnt.drop_bad_header++;
 		return HCA_NO_REPLY;

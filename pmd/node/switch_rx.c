@@ -282,7 +282,8 @@ count_xmit(struct hca_switch *sw, const uint8_t *out, unsigned int n,
 	}
 }
 
-/* Unicast for another LID: by the LFT, whose entry 0 is the switch */
+/* Unicast by the LFT, whose entry 0 is the switch (so are its own LIDs
+ * and the permissive one) */
 static unsigned int
 by_lft(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
        uint8_t *mad, uint8_t *buf, uint16_t cap, uint16_t *len, uint8_t *out,
@@ -431,13 +432,24 @@ hca_switch_from_port0(struct hca_switch *sw, uint8_t *buf, uint16_t *len,
 		/* C14-9:1 / C14-13:1 from port 0, or a hop count of 0:
 		 * this switch's own SMA */
 		n = dr_rx(sw, 0, &pk, mad, buf, cap, len, out, now_ns);
-	} else if (pk.lrh.dlid == MPD_LID_PERMISSIVE ||
-		   hca_switch_owns_lid(sw, pk.lrh.dlid)) {
-		n = local_rx(sw, 0, &pk, mad, buf, cap, len, out, now_ns);
 	} else {
+		/* the switch's own LIDs and the permissive one are "local"
+		 * to hca_switch_route_lid() as well */
 		n = by_lft(sw, 0, &pk, mad, buf, cap, len, out, now_ns);
 	}
 	return n ? leave(sw, &pk, out, n, *len, mcast) : 0;
+}
+
+/* A trap the switch itself makes: out, and counted there */
+static unsigned int
+trap_sent(struct hca_switch *sw, uint8_t *mad, uint8_t *buf, uint16_t cap,
+	  uint16_t *len, uint8_t *out)
+{
+	unsigned int k = trap_out(sw, mad, buf, cap, len, out);
+
+	if (k)
+		count_xmit(sw, out, k, *len, false);
+	return k;
 }
 
 unsigned int
@@ -446,15 +458,11 @@ hca_switch_trap_cap(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 {
 	uint8_t mad[MPD_MAD_LEN];
 	struct mpd_pkt pk;
-	unsigned int k;
 
 	if (!hca_sma_cap_trap_by(&sw->port[0], MPD_NODE_TYPE_SWITCH, &pk,
 				 mad))
 		return 0;
-	k = trap_out(sw, mad, buf, cap, len, out);
-	if (k)
-		count_xmit(sw, out, k, *len, false);
-	return k;
+	return trap_sent(sw, mad, buf, cap, len, out);
 }
 
 /*
@@ -470,7 +478,6 @@ hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 	struct hca_port *p0 = &sw->port[0];
 	uint8_t mad[MPD_MAD_LEN];
 	struct mpd_notice n;
-	unsigned int k;
 
 	if (!p0->lid || !p0->sm_lid || p0->port_state != HCA_PORT_ACTIVE)
 		return 0;
@@ -478,8 +485,5 @@ hca_switch_trap_link(struct hca_switch *sw, uint8_t *buf, uint16_t cap,
 	mpd_put_be16(n.data_details, p0->lid);
 	if (hca_sma_trap(p0, &n, mad) != 0)
 		return 0;
-	k = trap_out(sw, mad, buf, cap, len, out);
-	if (k)
-		count_xmit(sw, out, k, *len, false);
-	return k;
+	return trap_sent(sw, mad, buf, cap, len, out);
 }

@@ -108,15 +108,24 @@ grep -q '^Switch2 0x0000000000200001 0$' "$MADPMD_RUN_DIR/nodes" &&
 	grep -q "Guid:\.*0x0000000000200000" "$tmp/ni.sw2" && grep -q "LocalPort:\.*3$" "$tmp/ni.sw2"
 ok $? "--switch-clients 'Switch[2]': Switch2's port 0 serves clients too (smpquery -D 0,3 from it reaches Switch1)"
 
+# sminfo from node $1 into file $2 until it names a master (matching the
+# extended regex $3, if given), 10 s at most
+# (OpenSM's log is buffered until it exits: ask the SM itself)
+wait_master() {
+	local i
+	for i in $(seq 100); do
+		"$run" --node "$1" sminfo > "$2" 2>&1
+		grep -Eq "${3:-}.*SMINFO_MASTER" "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # a resident SM on the switch
 "$run" --node Switch1 opensm -f "$tmp/opensm.res.log" > "$tmp/opensm.res.out" 2>&1 &
 osm=$!
 pids+=($osm)
-for i in $(seq 100); do
-	"$run" --node Hca4 sminfo > "$tmp/sminfo" 2>&1
-	grep -q "SMINFO_MASTER" "$tmp/sminfo" && break
-	sleep 0.1
-done
+wait_master Hca4 "$tmp/sminfo"
 grep -q "sm lid $sw1 sm guid 0x200000, .* SMINFO_MASTER" "$tmp/sminfo"
 ok $? "sminfo from Hca4: the master SM is on Switch1 (LID $sw1), its SMInfo answered by OpenSM itself"
 sed 's/^/# /' "$tmp/sminfo"
@@ -126,8 +135,7 @@ cap=$(awk '/Capability mask/ {print $3; exit}' "$tmp/ibstat.sm")
 ok $? "Switch1's port 0: IsSM set while OpenSM holds it (CapabilityMask $cap), SM LID $sw1"
 "$run" --node Hca4 saquery -p --src-to-dst 6:4 > "$tmp/pr" 2>&1
 "$run" --node Hca4 saquery > "$tmp/nr" 2>&1
-[ "$(grep -c NodeRecord "$tmp/nr")" = 6 ] && grep -q "slid\.*6$" "$tmp/pr" 2>/dev/null ||
-	{ grep -q "PathRecord dump" "$tmp/pr" && [ "$(grep -c NodeRecord "$tmp/nr")" = 6 ]; }
+[ "$(grep -c NodeRecord "$tmp/nr")" = 6 ] && grep -q "PathRecord dump" "$tmp/pr"
 ok $? "saquery from Hca4 to the SA on Switch1: 6 NodeRecords, a PathRecord across the switches"
 stop "$osm"
 for i in $(seq 50); do
@@ -141,12 +149,7 @@ ok $? "OpenSM gone: IsSM clears on Switch1's port 0 ($cap)"
 "$run" --node Switch1 opensm -f "$tmp/opensm.again.log" > /dev/null 2>&1 &
 osm=$!
 pids+=($osm)
-# (OpenSM's log is buffered until it exits: ask the SM itself)
-for i in $(seq 100); do
-	"$run" --node Hca1 sminfo > "$tmp/sminfo2" 2>&1
-	grep -q "SMINFO_MASTER" "$tmp/sminfo2" && break
-	sleep 0.1
-done
+wait_master Hca1 "$tmp/sminfo2"
 stop "$osm"
 grep -q "SUBNET UP" "$tmp/opensm.again.log" && grep -q "SMINFO_MASTER" "$tmp/sminfo2"
 ok $? "a new OpenSM on Switch1 takes over: SUBNET UP, master again"
@@ -161,11 +164,7 @@ OSM_CACHE_DIR=$tmp/osm-master "$run" --node Hca1 opensm -s 0 -f "$tmp/opensm.mas
 master=$!
 pids+=($master)
 hca1_lid() { "$run" --node Hca1 ibstat 2>/dev/null | awk '/Base lid/ {print $3; exit}'; }
-for i in $(seq 100); do
-	"$run" --node Hca4 sminfo > "$tmp/sminfo3" 2>&1
-	grep -q "sm lid $(hca1_lid) .*SMINFO_MASTER" "$tmp/sminfo3" && break
-	sleep 0.1
-done
+wait_master Hca4 "$tmp/sminfo3" "sm lid $(hca1_lid) "
 sms() { "$run" --node Hca4 saquery -s 2>/dev/null | grep -c "PortInfoRecord dump"; }
 before=$(sms)
 "$run" --node Switch1 opensm -f "$tmp/opensm.standby.log" > /dev/null 2>&1 &

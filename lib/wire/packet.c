@@ -274,9 +274,28 @@ encode_net(struct mpd_pkt *p, size_t tlen, uint8_t *buf, size_t cap,
 	return rc < 0 ? rc : (int)(off + MPD_UDP_LEN);
 }
 
+/* The VCRC of the len bytes before it (IBA 7.8.2), little-endian */
+static uint16_t
+put_vcrc(uint8_t *buf, size_t len)
+{
+	uint16_t v = mpd_crc16_vcrc(buf, len);
+
+	buf[len] = (uint8_t)v;
+	buf[len + 1] = (uint8_t)(v >> 8);
+	return v;
+}
+
 int
 mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
 	       uint8_t *buf, size_t cap)
+{
+	return mpd_pkt_encode_flags(p, payload, payload_len, buf, cap, 0);
+}
+
+int
+mpd_pkt_encode_flags(struct mpd_pkt *p, const void *payload,
+		     size_t payload_len, uint8_t *buf, size_t cap,
+		     unsigned int flags)
 {
 	uint32_t hdrs = mpd_op_hdrs(p->bth.opcode);
 	size_t pad = (4 - payload_len % 4) % 4;
@@ -316,12 +335,17 @@ mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
 	memset(buf + off + payload_len, 0, pad);
 	icrc_off = off + payload_len + pad;
 
-	p->icrc = icrc_compute(p->link, buf, net_off, p->bth_off, icrc_off);
-	mpd_put_le32(buf + icrc_off, p->icrc);
-	if (p->link == MPD_LINK_IB) {
-		p->vcrc = mpd_crc16_vcrc(buf, icrc_off + MPD_ICRC_LEN);
-		buf[icrc_off + 4] = (uint8_t)p->vcrc;
-		buf[icrc_off + 5] = (uint8_t)(p->vcrc >> 8);
+	if (p->link == MPD_LINK_IB && (flags & MPD_PKT_CRC_LATER)) {
+		/* zero: mpd_pkt_crc_fill() makes them where they are needed */
+		p->icrc = 0;
+		p->vcrc = 0;
+		memset(buf + icrc_off, 0, MPD_ICRC_LEN + MPD_VCRC_LEN);
+	} else {
+		p->icrc = icrc_compute(p->link, buf, net_off, p->bth_off,
+				       icrc_off);
+		mpd_put_le32(buf + icrc_off, p->icrc);
+		if (p->link == MPD_LINK_IB)
+			p->vcrc = put_vcrc(buf, icrc_off + MPD_ICRC_LEN);
 	}
 	if (p->link == MPD_LINK_ROCE_V2 && p->ip_ver == 6) {
 		size_t udp_off = p->bth_off - MPD_UDP_LEN;
@@ -505,4 +529,32 @@ mpd_pkt_icrc(enum mpd_link link, const uint8_t *frame, size_t frame_len,
 	*icrc = icrc_compute(link, frame, net_off, (size_t)rc,
 			     end - MPD_ICRC_LEN);
 	return MPD_OK;
+}
+
+int
+mpd_pkt_crc_fill(enum mpd_link link, uint8_t *frame, size_t frame_len)
+{
+	static const uint8_t zero[MPD_ICRC_LEN];
+	struct mpd_pkt p;
+	size_t net_off = 0, end = 0;
+	int rc;
+
+	if (link != MPD_LINK_IB)
+		return MPD_EINVAL;
+	/* an IB frame ends in its ICRC and VCRC (decode_net checks it) */
+	if (frame_len >= MPD_ICRC_LEN + MPD_VCRC_LEN &&
+	    memcmp(frame + frame_len - MPD_ICRC_LEN - MPD_VCRC_LEN, zero,
+		   MPD_ICRC_LEN) != 0)
+		return 0;
+	memset(&p, 0, sizeof(p));
+	rc = decode_net(link, frame, frame_len, &p, &net_off, &end);
+	if (rc < 0)
+		return rc;
+	if (end < (size_t)rc + MPD_BTH_LEN + MPD_ICRC_LEN)
+		return MPD_ETRUNC;
+	mpd_put_le32(frame + end - MPD_ICRC_LEN,
+		     icrc_compute(link, frame, net_off, (size_t)rc,
+				  end - MPD_ICRC_LEN));
+	put_vcrc(frame, end);
+	return 1;
 }

@@ -7,7 +7,9 @@
  * and the frame is taken apart as native IB in an Ethernet envelope.
  * A decoded frame must describe bytes inside the input, and encode again
  * (whatever its opcode's extension headers) into a frame that decodes,
- * CRCs checked, to the same transport headers and payload.
+ * CRCs checked, to the same transport headers and payload. A frame whose
+ * ICRC is zero gets its CRCs made (mpd_pkt_crc_fill), and then decodes
+ * with them checked when it decoded without.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -157,6 +159,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	/* the same bytes as a bare MAD, as a umad client hands one over */
 	mad(f, size);
+	/* the launcher making the CRCs of a frame left without them: one it
+	 * filled decodes with them checked (a frame that decodes unchecked,
+	 * else it would not have parsed) */
+	rc = mpd_pkt_crc_fill(link, f, size);
+	if (rc > 0 && (link != MPD_LINK_IB ||
+		       (mpd_pkt_decode(link, f, size,
+				       MPD_PKT_NO_ICRC_CHECK |
+				       MPD_PKT_NO_VCRC_CHECK, &p) == MPD_OK &&
+			mpd_pkt_decode(link, f, size, 0, &p) != MPD_OK)))
+		abort();
 	free(f);
 	return 0;
 }

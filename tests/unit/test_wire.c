@@ -1273,6 +1273,101 @@ test_pkt_round_trips(void)
 	}
 }
 
+/*
+ * MPD_PKT_CRC_LATER: an IB frame encoded with it is the same frame with
+ * its ICRC and VCRC zero, and mpd_pkt_crc_fill() makes it the frame
+ * mpd_pkt_encode() makes; a frame with a non-zero ICRC is left alone, a
+ * RoCE frame gets its CRCs anyway, and a cut frame is refused untouched.
+ */
+static void
+test_pkt_crc_later(void)
+{
+	static uint8_t payload[300];
+	uint8_t full[FRAME_MAX], *d;
+	size_t i, plen, total, bad, bad_fill, bad_roce, bad_cut;
+	struct mpd_pkt p, q;
+	int rc;
+
+	for (i = 0; i < ncfgs; i++) {
+		const struct cfg *c = &cfgs[i];
+
+		bad = bad_fill = bad_roce = bad_cut = 0;
+		for (plen = 0; plen <= 260; plen += 13) {
+			total = build(c, plen, &p, payload);
+			memcpy(full, frame, total);
+			/* the same packet again (encode only set its
+			 * outputs), CRCs later */
+			rc = mpd_pkt_encode_flags(&p, payload, plen, frame,
+						  sizeof(frame),
+						  MPD_PKT_CRC_LATER);
+			if (rc != (int)total) {
+				bad++;
+				continue;
+			}
+			if (c->link != MPD_LINK_IB) {
+				/* RoCE: its CRCs made at once, the fill
+				 * refuses the link */
+				bad_roce += memcmp(frame, full, total) != 0 ||
+					    mpd_pkt_crc_fill(c->link, frame,
+							     total) !=
+					    MPD_EINVAL;
+				continue;
+			}
+			/* everything but the last 6 bytes, which are zero */
+			bad += memcmp(frame, full, total - 6) != 0 ||
+			       memcmp(frame + total - 6, "\0\0\0\0\0\0",
+				      6) != 0 ||
+			       p.icrc != 0 || p.vcrc != 0;
+			/* decodes unchecked, not checked */
+			bad += mpd_pkt_decode(c->link, frame, total,
+					      MPD_PKT_NO_ICRC_CHECK |
+					      MPD_PKT_NO_VCRC_CHECK, &q) !=
+				       MPD_OK ||
+			       mpd_pkt_decode(c->link, frame, total, 0, &q) ==
+				       MPD_OK;
+			/* cut short: nothing written (its last bytes are no
+			 * ICRC of zero, or it does not parse) */
+			d = dup_exact(frame, total - 1);
+			bad_cut += mpd_pkt_crc_fill(c->link, d, total - 1) > 0 ||
+				   memcmp(d, frame, total - 1) != 0;
+			free(d);
+			/* an LRH PktLen that is not the frame's: refused */
+			d = dup_exact(frame, total);
+			d[5] ^= 1;
+			bad_cut += mpd_pkt_crc_fill(c->link, d, total) >= 0 ||
+				   memcmp(d + 6, frame + 6, total - 6) != 0;
+			free(d);
+			d = dup_exact(frame, total);
+			bad_fill += mpd_pkt_crc_fill(c->link, d, total) != 1 ||
+				    memcmp(d, full, total) != 0 ||
+				    mpd_pkt_decode(c->link, d, total, 0, &q) !=
+					    MPD_OK;
+			/* filled: a second fill sees its ICRC, leaves it */
+			bad_fill += mpd_pkt_crc_fill(c->link, d, total) != 0 ||
+				    memcmp(d, full, total) != 0;
+			/* a VCRC that is wrong, ICRC not zero: left wrong */
+			d[total - 1] ^= 0x40;
+			bad_fill += mpd_pkt_crc_fill(c->link, d, total) != 0 ||
+				    d[total - 1] == full[total - 1];
+			free(d);
+		}
+		if (c->link == MPD_LINK_IB) {
+			ok(bad == 0, "%s: MPD_PKT_CRC_LATER leaves ICRC and "
+			   "VCRC zero, the rest as mpd_pkt_encode", c->name);
+			ok(bad_fill == 0, "%s: mpd_pkt_crc_fill makes them "
+			   "(the frame mpd_pkt_encode makes), once",
+			   c->name);
+			ok(bad_cut == 0, "%s: mpd_pkt_crc_fill writes nothing "
+			   "into a frame cut short or with a wrong PktLen",
+			   c->name);
+		} else {
+			ok(bad == 0 && bad_roce == 0, "%s: MPD_PKT_CRC_LATER "
+			   "changes nothing on RoCE, the fill refuses it",
+			   c->name);
+		}
+	}
+}
+
 static void
 test_pkt_truncated(void)
 {
@@ -2863,6 +2958,7 @@ main(void)
 	test_ext_hdrs();
 	test_op_hdrs();
 	test_pkt_round_trips();
+	test_pkt_crc_later();
 	test_pkt_truncated();
 	test_pkt_bit_flips();
 	test_pkt_variant_fields();

@@ -388,6 +388,28 @@ struct mpd_pkt {
  * turned into the response. */
 int mpd_pkt_encode(struct mpd_pkt *p, const void *payload, size_t payload_len,
 		   uint8_t *buf, size_t cap);
+
+/* Encode flag: an IB frame's ICRC and VCRC are left zero, for a frame
+ * that goes to a node of the same process that does not check them
+ * (MPD_PKT_NO_ICRC_CHECK | MPD_PKT_NO_VCRC_CHECK); whoever shows it to
+ * anyone else (a capture, another process, a port that checks) calls
+ * mpd_pkt_crc_fill() first. RoCE frames always get theirs (their UDP
+ * checksum covers the ICRC). */
+#define MPD_PKT_CRC_LATER	0x1u
+
+/* mpd_pkt_encode() with MPD_PKT_* encode flags */
+int mpd_pkt_encode_flags(struct mpd_pkt *p, const void *payload,
+			 size_t payload_len, uint8_t *buf, size_t cap,
+			 unsigned int flags);
+
+/*
+ * The CRCs of an IB frame encoded with MPD_PKT_CRC_LATER, made: when its
+ * ICRC is zero, the ICRC and VCRC are computed and written (a frame whose
+ * true ICRC is zero gets the same bytes again). Returns 1 when it wrote
+ * them, 0 when the ICRC was not zero (the frame is left as it is), or a
+ * negative status for a frame it cannot parse (MPD_EINVAL for RoCE).
+ */
+int mpd_pkt_crc_fill(enum mpd_link link, uint8_t *frame, size_t frame_len);
 /* Decode a frame of the given link type. Checks lengths, versions and CRCs. */
 int mpd_pkt_decode(enum mpd_link link, const uint8_t *buf, size_t len,
 		   unsigned int flags, struct mpd_pkt *p);

@@ -82,6 +82,26 @@ int rte_pmd_hca_mtu_limit(uint16_t port_id, uint8_t mtu);
 int rte_pmd_hca_crc_ours(uint16_t port_id, int on);
 
 /*
+ * What the port sends (its rx_burst) goes to an application that makes
+ * the CRCs of a frame before anyone else sees it (mpd_pkt_crc_fill(): a
+ * capture, another process, a port that checks them), as the madpmd
+ * launcher does: IB frames leave with their ICRC and VCRC zero, which
+ * saves computing them for a port of the same process that does not
+ * check them. Only while rte_pmd_hca_crc_ours() is on as well (the port's
+ * own loopback takes them unchecked then); RoCE frames always carry
+ * theirs. Default off. 0, -ENODEV or -ENOTSUP.
+ */
+int rte_pmd_hca_crc_lazy(uint16_t port_id, int on);
+
+/*
+ * 1 while a dpdk-dumpcap or dpdk-pdump callback sees what the port sends
+ * or takes, else 0 (-ENODEV, -ENOTSUP). Meanwhile the port makes the CRCs
+ * of everything it sends whatever rte_pmd_hca_crc_lazy() says, and the
+ * application fills those of the frames it gives it.
+ */
+int rte_pmd_hca_crc_watched(uint16_t port_id);
+
+/*
  * Capture records (docs/capture-format.md): umad messages as the port's
  * API clients saw them and port events, encoded (madpmd/records.h), for an
  * application that captures the fabric. Off by default; while on, records

@@ -70,6 +70,9 @@ struct hca_internals {
 	struct hca_queue rxq[HCA_MAX_QUEUES];
 	struct hca_queue txq[HCA_MAX_QUEUES];
 	uint16_t port_id;
+	/* rte_pmd_hca_crc_lazy(): port.crc_lazy follows it while no
+	 * dpdk-dumpcap callback watches the port (hca_crc_watched()) */
+	bool crc_lazy;
 	bool started;
 	bool no_carrier;	/* nobody at the other end of the cable */
 	bool promisc;
@@ -81,6 +84,10 @@ hca_still_quiet(const struct hca_internals *hi)
 {
 	return hi->chan && hca_chan_still_quiet(&hi->quiet, hi->chan);
 }
+
+/* A dpdk-dumpcap or dpdk-pdump callback sees what the port sends or
+ * takes (any queue): whole frames only, no CRCs left to the application */
+bool hca_crc_watched(const struct hca_internals *hi);
 
 /* The net_hca port behind an ethdev port id; NULL when it is none. */
 struct hca_internals *hca_of_port(uint16_t port_id);

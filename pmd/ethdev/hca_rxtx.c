@@ -91,8 +91,9 @@ emit_data(void *arg, struct mpd_pkt *pk, const void *payload, uint32_t len)
 		p->cnt.xmit_discards++;
 		return false;
 	}
-	n = mpd_pkt_encode(pk, payload, len, rte_pktmbuf_mtod(m, uint8_t *),
-			   rte_pktmbuf_tailroom(m));
+	n = mpd_pkt_encode_flags(pk, payload, len,
+				 rte_pktmbuf_mtod(m, uint8_t *),
+				 rte_pktmbuf_tailroom(m), hca_port_enc_flags(p));
 	if (n < 0) {
 		/* an MTU the pool's buffers cannot hold */
 		rte_pktmbuf_free(m);
@@ -163,6 +164,15 @@ port_input(struct hca_internals *hi, struct rte_mbuf *m, uint64_t now)
 	return hca_port_answer(p, &pk, mad, reply, buf, cap);
 }
 
+/* Lock held: CRCs left zero while the application asks for it and no
+ * dpdk-dumpcap looks (rte_pmd_hca_crc_lazy()) */
+static void
+crc_lazy_update(struct hca_internals *hi)
+{
+	if (hi->crc_lazy)
+		hi->port.crc_lazy = !hca_crc_watched(hi);
+}
+
 /* Up to BURST frames from the wire, under the lock. */
 static void
 tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
@@ -172,6 +182,7 @@ tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
 	uint64_t now = now_ns();
 
 	rte_spinlock_lock(&hi->lock);
+	crc_lazy_update(hi);
 	/* what came in may start the CM's or the MAD layer's timers */
 	hca_chan_quiet_clear(&hi->quiet);
 	for (i = 0; i < n; i++) {
@@ -309,6 +320,7 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		uint64_t now;
 
 		rte_spinlock_lock(&hi->lock);
+		crc_lazy_update(hi);
 		if (hi->port.cap_mask != hi->port.cap_told &&
 		    hca_sma_cap_trap(&hi->port, &tpk, tmad) &&
 		    out.emit(out.ctx, &tpk, tmad))
@@ -342,6 +354,14 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 done:
 	if (!got)
 		return 0;
+	/* made before a dpdk-dumpcap came to look: whole for it */
+	if (hi->crc_lazy && hi->port.link == MPD_LINK_IB &&
+	    hca_crc_watched(hi))
+		for (i = 0; i < got; i++)
+			(void)mpd_pkt_crc_fill(MPD_LINK_IB,
+					       rte_pktmbuf_mtod(bufs[i],
+								uint8_t *),
+					       rte_pktmbuf_data_len(bufs[i]));
 	for (i = 0; i < got; i++)
 		bytes += bufs[i]->pkt_len;
 	rxq->pkts += got;

@@ -1183,6 +1183,53 @@ rte_pmd_hca_crc_ours(uint16_t port_id, int on)
 }
 
 int
+rte_pmd_hca_crc_lazy(uint16_t port_id, int on)
+{
+	struct hca_internals *hi;
+	int rc;
+
+	hi = hca_of_port_checked(port_id, &rc);
+	if (!hi)
+		return rc;
+	rte_spinlock_lock(&hi->lock);
+	hi->crc_lazy = on != 0;
+	hi->port.crc_lazy = hi->crc_lazy && !hca_crc_watched(hi);
+	rte_spinlock_unlock(&hi->lock);
+	return 0;
+}
+
+bool
+hca_crc_watched(const struct hca_internals *hi)
+{
+	const struct rte_eth_dev *dev = &rte_eth_devices[hi->port_id];
+	uint16_t q;
+
+	/* installed by pdump's thread: a plain look is enough, the next
+	 * burst sees it */
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		if (__atomic_load_n(&dev->post_rx_burst_cbs[q],
+				    __ATOMIC_RELAXED))
+			return true;
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		if (__atomic_load_n(&dev->pre_tx_burst_cbs[q],
+				    __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+int
+rte_pmd_hca_crc_watched(uint16_t port_id)
+{
+	struct hca_internals *hi;
+	int rc;
+
+	hi = hca_of_port_checked(port_id, &rc);
+	if (!hi)
+		return rc;
+	return hca_crc_watched(hi);
+}
+
+int
 rte_pmd_hca_records_enable(uint16_t port_id, int on)
 {
 	struct hca_internals *hi = hca_of_port(port_id);

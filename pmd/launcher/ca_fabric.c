@@ -124,6 +124,10 @@ fab_cas_start(struct fabric *f)
 			int q = f->port[c->first + (int)p - 1].peer;
 
 			hp->crc_ours = fab_peer_ours(f, c->first + p - 1);
+			/* forward() makes its CRCs where they are needed */
+			hp->crc_lazy = hp->crc_ours;
+			f->port[c->first + p - 1].crc_unchecked = hp->crc_ours;
+			f->port[c->first + p - 1].crc_lazy = hp->crc_ours;
 			/* another daemon's end trains when it is heard */
 			if (q < 0 || f->port[q].ew.on)
 				continue;

@@ -439,8 +439,13 @@ fab_start(struct fabric *f)
 		/* frames from a node of ours: their CRCs are not checked
 		 * again; a replayed capture's always are */
 		if (!rc && f->port[i].hca && !f->port[i].replay &&
-		    fab_peer_ours(f, i))
+		    fab_peer_ours(f, i)) {
 			rc = rte_pmd_hca_crc_ours(pid, 1);
+			/* and theirs made only where they are needed */
+			if (!rc)
+				rc = rte_pmd_hca_crc_lazy(pid, 1);
+			f->port[i].crc_unchecked = f->port[i].crc_lazy = !rc;
+		}
 		/* an HCA cabled to an outside ethdev takes every frame: a
 		 * replayed capture carries someone else's MACs */
 		if (!rc && (!f->port[i].hca || f->port[i].replay || outside))
@@ -592,6 +597,8 @@ forward(struct fabric *f, struct fab_port *a)
 		n = fab_eth_wire_rx(f, a, m, n);
 	if (!n && !a->held)
 		return 0;
+	if (a->crc_lazy)
+		fab_crc_fill(f, a->link, b, m, n);
 	if (fab_capturing(f)) {
 		/* the records made before these packets left (a umad send
 		 * made into one of them) go first, then their time */

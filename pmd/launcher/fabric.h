@@ -90,6 +90,11 @@ struct fab_port {
 	 * peer's link down */
 	int link_req;
 	bool cut_peer;
+	/* CRCs (docs/pmd.md, "CRCs"): the frames this port sends may carry
+	 * theirs zero (a node of ours encoding with MPD_PKT_CRC_LATER), and
+	 * what it takes is not checked (its node's crc_ours) */
+	bool crc_lazy;
+	bool crc_unchecked;
 };
 
 #define FAB_LINK_NONE	0
@@ -260,6 +265,11 @@ void fab_stop(struct fabric *f);
  * freed when the ethdev takes them not. The polling lcore. */
 void fab_port_tx(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
 		 uint16_t n, uint64_t ts);
+/* The CRCs of n frames a node of ours may have left zero, made (IB;
+ * mpd_pkt_crc_fill()): before a capture shows them or a port that checks
+ * them (to, NULL: none) takes them. The polling lcore. */
+void fab_crc_fill(struct fabric *f, enum mpd_link link,
+		  const struct fab_port *to, struct rte_mbuf **m, uint16_t n);
 /* A node port's PortPhysicalState (a switch's, a served CA's, a net_hca
  * port's); 0 for an outside ethdev or a port that cannot say */
 uint8_t fab_port_phys(const struct fab_port *q);

@@ -12,6 +12,7 @@
 
 #include "fabric.h"
 #include "madpmd/pcapng.h"
+#include "madpmd/wire.h"
 #include "node/node.h"
 #include "rte_pmd_hca.h"
 
@@ -29,6 +30,27 @@ fab_port_tx(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,
 	sent = rte_eth_tx_burst(b->port_id, 0, m, n);
 	if (sent < n)
 		rte_pktmbuf_free_bulk(m + sent, n - sent);
+}
+
+void
+fab_crc_fill(struct fabric *f, enum mpd_link link, const struct fab_port *to,
+	     struct rte_mbuf **m, uint16_t n)
+{
+	uint16_t i;
+
+	/* a port that does not check them, no capture, no dpdk-dumpcap
+	 * looking at a net_hca port: nobody sees them */
+	if (link != MPD_LINK_IB ||
+	    (to && to->crc_unchecked && !fab_capturing(f) &&
+	     (!to->hca || rte_pmd_hca_crc_watched(to->port_id) == 0)))
+		return;
+	/* a frame that does not parse stays as it is: whoever checks it
+	 * drops it */
+	for (i = 0; i < n; i++)
+		if (rte_pktmbuf_is_contiguous(m[i]))
+			(void)mpd_pkt_crc_fill(link,
+					       rte_pktmbuf_mtod(m[i], uint8_t *),
+					       rte_pktmbuf_data_len(m[i]));
 }
 
 uint8_t

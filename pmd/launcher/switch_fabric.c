@@ -104,10 +104,15 @@ fab_switches_start(struct fabric *f)
 
 			s->sw.port[p].crc_ours =
 				fab_peer_ours(f, s->first + p - 1);
+			f->port[s->first + p - 1].crc_unchecked =
+				s->sw.port[p].crc_ours;
 			/* another daemon's end trains when it is heard */
 			if (q >= 0 && !f->port[q].ew.on)
 				hca_switch_link(&s->sw, (uint8_t)p, true);
 		}
+		/* sw_out() makes the CRCs of what it rewrote where they
+		 * are needed */
+		s->sw.crc_lazy = true;
 		/* the links trained before any SM looked */
 		s->sw.port_state_change = 0;
 		if (!s->clients)
@@ -310,6 +315,8 @@ sw_out(struct fabric *f, struct fab_switch *s, struct rte_mbuf *m,
 				sw_from_port0(f, s, r, hops + 1);
 			continue;
 		}
+		fab_crc_fill(f, MPD_LINK_IB, peer[i] < 0 ? NULL :
+			     &f->port[peer[i]], &copy[i], 1);
 		/* captured as it leaves by each port */
 		if (fab_capturing(f))
 			fab_capture_packets(f,

@@ -217,8 +217,10 @@ emit(void *arg, const struct mpd_pkt *tmpl, const uint8_t *mad)
 
 	if (!mb)
 		goto fail;
-	n = mpd_pkt_encode(&pk, mad, MPD_MAD_LEN, rte_pktmbuf_mtod(mb,
-			   uint8_t *), rte_pktmbuf_tailroom(mb));
+	n = mpd_pkt_encode_flags(&pk, mad, MPD_MAD_LEN,
+				 rte_pktmbuf_mtod(mb, uint8_t *),
+				 rte_pktmbuf_tailroom(mb),
+				 e->m->sw->crc_lazy ? MPD_PKT_CRC_LATER : 0);
 	if (n < 0) {
 		rte_pktmbuf_free(mb);
 		goto fail;

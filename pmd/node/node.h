@@ -115,6 +115,10 @@ struct hca_port {
 	 * frames carry CRCs its own encoder made: not checked again (a
 	 * cable in memory flips no bit); a wire from outside always is */
 	bool crc_ours;
+	/* what the port sends goes where its CRCs are made when needed
+	 * (the launcher: mpd_pkt_crc_fill()): IB frames leave with theirs
+	 * zero, when crc_ours says its own loopback takes them unchecked */
+	bool crc_lazy;
 	uint64_t node_guid;
 	uint64_t port_guid;
 	uint64_t sys_guid;
@@ -380,6 +384,13 @@ static inline unsigned int
 hca_port_crc_flags(const struct hca_port *p)
 {
 	return p->crc_ours ? MPD_PKT_NO_ICRC_CHECK | MPD_PKT_NO_VCRC_CHECK : 0;
+}
+
+/* mpd_pkt_encode_flags() flags for what p sends */
+static inline unsigned int
+hca_port_enc_flags(const struct hca_port *p)
+{
+	return p->crc_lazy && p->crc_ours ? MPD_PKT_CRC_LATER : 0;
 }
 
 #endif

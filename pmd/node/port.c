@@ -277,7 +277,8 @@ hca_port_answer(struct hca_port *p, struct mpd_pkt *pk, const uint8_t *mad,
 		pk->lrh.dlid = p->sm_lid;
 		pk->lrh.slid = p->lid;
 	}
-	n = mpd_pkt_encode(pk, mad, MPD_MAD_LEN, buf, cap);
+	n = mpd_pkt_encode_flags(pk, mad, MPD_MAD_LEN, buf, cap,
+				 hca_port_enc_flags(p));
 	if (n < 0) {
 		p->cnt.xmit_discards++;
 		return 0;

@@ -14,16 +14,18 @@
 #include "madpmd/wire.h"
 #include "switch.h"
 
-/* Re-encode the frame after its headers or MAD changed (ICRC, VCRC) */
+/* Re-encode the frame after its headers or MAD changed (ICRC, VCRC,
+ * zero while sw->crc_lazy) */
 static bool
-reencode(struct mpd_pkt *pk, const uint8_t *mad, uint8_t *buf, uint16_t cap,
-	 uint16_t *len)
+reencode(const struct hca_switch *sw, struct mpd_pkt *pk, const uint8_t *mad,
+	 uint8_t *buf, uint16_t cap, uint16_t *len)
 {
 	uint8_t m[MPD_MAD_LEN];
 	int rc;
 
 	memcpy(m, mad, sizeof(m));
-	rc = mpd_pkt_encode(pk, m, sizeof(m), buf, cap);
+	rc = mpd_pkt_encode_flags(pk, m, sizeof(m), buf, cap,
+				  sw->crc_lazy ? MPD_PKT_CRC_LATER : 0);
 	if (rc < 0)
 		return false;
 	*len = (uint16_t)rc;
@@ -111,7 +113,7 @@ sma_response(struct hca_switch *sw, struct mpd_pkt *pk, uint8_t *mad,
 		else if (fwd != HCA_FWD_LOCAL || !sw->p0c)
 			return 0;
 	}
-	if (!reencode(pk, mad, buf, cap, len))
+	if (!reencode(sw, pk, mad, buf, cap, len))
 		return 0;
 	/* C14-13:3: back where the directed part started, port 0 */
 	if (fwd == HCA_FWD_LOCAL)
@@ -131,7 +133,7 @@ trap_out(struct hca_switch *sw, uint8_t *mad, uint8_t *buf, uint16_t cap,
 	struct mpd_pkt pk;
 
 	hca_sma_trap_pkt(p0, &pk);
-	if (!reencode(&pk, mad, buf, cap, len))
+	if (!reencode(sw, &pk, mad, buf, cap, len))
 		return 0;
 	return lid_out(sw, p0->sm_lid, true, out);
 }
@@ -168,21 +170,21 @@ dr_rx(struct hca_switch *sw, uint8_t in_port, struct mpd_pkt *pk,
 		 * SM on port 0 */
 		if (!mpd_mad_is_get_set(mad) || port0_claims(sw, mad))
 			/* with its pointer moved */
-			return sw->p0c && reencode(pk, mad, buf, cap, len) ?
+			return sw->p0c && reencode(sw, pk, mad, buf, cap, len) ?
 			       to_port0(sw, out) : 0;
 		return sma_out(sw, hca_switch_sma(sw, mad, in_port,
 						  pk->lrh.slid, now_ns),
 			       pk, mad, lrh_dlid, buf, cap, len, out);
 	case HCA_FWD_PORT:
 		directed_leg(pk);
-		if (!reencode(pk, mad, buf, cap, len))
+		if (!reencode(sw, pk, mad, buf, cap, len))
 			return 0;
 		return one_port(&to, out);
 	case HCA_FWD_LID:
 		/* IBA 14.2.2.3: on LID-routed, from this switch */
 		lid_leg(sw, pk, to.dlid);
 		if (hca_switch_owns_lid(sw, to.dlid) ||
-		    !reencode(pk, mad, buf, cap, len))
+		    !reencode(sw, pk, mad, buf, cap, len))
 			return 0;
 		return lid_out(sw, to.dlid, true, out);
 	default:
@@ -205,7 +207,7 @@ pma_rx(struct hca_switch *sw, struct mpd_pkt *pk, uint8_t *mad,
 	    !hca_pma_handle(p, mad))
 		return 0;
 	hca_port_reverse(&sw->port[0], pk, 1);
-	if (!reencode(pk, mad, buf, cap, len))
+	if (!reencode(sw, pk, mad, buf, cap, len))
 		return 0;
 	return lid_out(sw, pk->lrh.dlid, false, out);
 }

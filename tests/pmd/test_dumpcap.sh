@@ -7,16 +7,21 @@
 # 2 MiB pages and mounts its own hugetlbfs for the run, and gives them
 # back after; dpdk-dumpcap takes no -d, so the net_hca driver is preloaded
 # into it. Traffic: PerfMgt requests replayed into hca2, answered by its PMA.
+# Then native IB: two net_hca ports cabled to each other leave their CRCs
+# to the launcher (rte_pmd_hca_crc_lazy); with dpdk-dumpcap looking at
+# one, every frame it sees carries them, both ways (DR SMPs of smpquery).
 # Usage: test_dumpcap.sh <madpmd> <librte_net_hca.so> <madpmd-pktgen>
+#        <madpmd-run>
 set -u
 madpmd=$1
 driver=$2
 pktgen=$3
+run=$4
 . "$(dirname "$0")/../common/tap.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-dumpcap.XXXXXX)
 prefix=madpmd-dumpcap-$$
-eal_prefixes=("$prefix")
+eal_prefixes=("$prefix" "$prefix-ib")
 pages_before=$(cat /proc/sys/vm/nr_hugepages)
 huge=$tmp/huge
 give_back() {
@@ -43,7 +48,8 @@ ok $? "48 hugepages reserved and a hugetlbfs of our own mounted (secondary proce
 	--run-dir "$tmp/run" --link roce \
 	--replay "hca2:1=$tmp/req.pcapng,speed=timed,loop=0" \
 	> "$tmp/madpmd.log" 2>&1 &
-pids+=($!)
+daemon=$!
+pids+=($daemon)
 for i in $(seq 100); do [ -S "$tmp/run/capture" ] && break; sleep 0.1; done
 [ -S "$tmp/run/capture" ] && ! grep -q "dpdk-dumpcap will not attach" "$tmp/madpmd.log"
 ok $? "madpmd runs a RoCE fabric on hugepages with pdump initialised"
@@ -70,5 +76,53 @@ bad=$({ "${as_user[@]}" tshark -r "$tmp/dump.pcapng" -Y '_ws.malformed || _ws.ex
 [ "$req" -gt 0 ] && [ "$resp" -gt 0 ] && [ "$bad" -eq 0 ]
 ok $? "stock tshark reads the dump: $req RoCEv2 PerfMgt Gets into hca2, $resp answers from its PMA, $bad malformed"
 
-stop_all
+daemon_stop_check "$daemon" "$tmp/madpmd.log"
+ok $? "madpmd exits 0 (sanitizer report clean)"
+
+cat > "$tmp/net" <<'NET'
+Hca 1 "hca1"
+[1] "hca2"[1]
+
+Hca 1 "hca2"
+[1] "hca1"[1]
+NET
+"$madpmd" --no-pci -m 64 --huge-dir "$huge" -l 0,1 --file-prefix=$prefix-ib \
+	--base-virtaddr=0x200000000000 -- \
+	--run-dir "$tmp/run-ib" --topology "$tmp/net" \
+	> "$tmp/madpmd-ib.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 100); do [ -s "$tmp/run-ib/ports" ] && break; sleep 0.1; done
+# a stock tool on hca1 (the sanitizer runtimes first in a sanitized build)
+on_hca1() {
+	env LD_PRELOAD="${MADPMD_TESTPMD_PRELOAD:-}" ASAN_OPTIONS=detect_leaks=0 \
+		MADPMD_RUN_DIR="$tmp/run-ib" "$run" --node hca1 "$@"
+}
+on_hca1 smpquery -D nodeinfo 0,1 > "$tmp/smp.out" 2>&1
+grep -q "NodeDesc\|Guid" "$tmp/smp.out"
+ok $? "an IB fabric of two net_hca ports answers a DR SMP from hca1 to hca2"
+# DR SMPs both ways on hca1's cable while dpdk-dumpcap looks at net_hca0
+(for i in $(seq 400); do
+	[ -e "$tmp/smp-stop" ] && exit 0
+	on_hca1 smpquery -D nodeinfo 0,1 > /dev/null 2>&1 || exit 1
+done) &
+smp=$!
+pids+=($smp)
+export LD_PRELOAD="${MADPMD_TESTPMD_PRELOAD:-} $driver" ASAN_OPTIONS=detect_leaks=0
+timeout 30 dpdk-dumpcap --file-prefix=$prefix-ib -i net_hca0 -c 40 \
+	-w "$tmp/ib.pcapng" > "$tmp/dumpcap-ib.out" 2>&1
+ok $? "dpdk-dumpcap -i net_hca0 -c 40 on the IB fabric captures and exits"
+unset LD_PRELOAD ASAN_OPTIONS
+touch "$tmp/smp-stop"
+wait "$smp"
+ok $? "every smpquery meanwhile answered"
+# every frame's ICRC and VCRC, computed by the checker on its own
+python3 "$(dirname "$0")/../common/ib_crc.py" "$tmp/ib.pcapng" \
+	> "$tmp/ib-crc.out" 2>&1
+read -r nframes nbad < "$tmp/ib-crc.out" || true
+[ "${nframes:-0}" -ge 40 ] && [ "${nbad:-1}" = 0 ]
+ok $? "dpdk-dumpcap saw ${nframes:-no} IB frames, ICRC or VCRC wrong in ${nbad:-?} (zero: left to the launcher)"
+
+daemon_stop_check "$daemon" "$tmp/madpmd-ib.log"
+ok $? "madpmd exits 0 (sanitizer report clean)"
 tap_done

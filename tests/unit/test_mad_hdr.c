@@ -112,6 +112,39 @@ test_common_header(void)
 	       "a 0-byte buffer is MPD_ENOSPC");
 }
 
+/* mpd_mad_decode/encode read and write the common header by hand: the
+ * same bytes as mpd_mad_hdr_layout, on random headers of every class */
+static void
+test_header_by_layout(void)
+{
+	uint8_t buf[MPD_MAD_LEN], lay[MPD_MAD_HDR_LEN];
+	struct mpd_mad m, d;
+	unsigned int i, bad_dec = 0, bad_enc = 0;
+
+	for (i = 0; i < 2000; i++) {
+		rnd_bytes(buf, sizeof(buf));
+		buf[0] = MPD_BASE_VERSION;
+		if (buf[1] == MPD_CLASS_SUBN_DR)
+			buf[1] = MPD_CLASS_SUBN_LID;
+		buf[MPD_MAD_HDR_LEN] = MPD_RMPP_VERSION;	/* if RMPP */
+		memset(&d.hdr, 0, sizeof(d.hdr));
+		mpd_layout_decode(&mpd_mad_hdr_layout, buf, sizeof(buf),
+				  &d.hdr);
+		bad_dec += mpd_mad_decode(buf, sizeof(buf), &m) !=
+				   MPD_MAD_LEN ||
+			   !hdr_equal(&m.hdr, &d.hdr);
+		memset(lay, 0, sizeof(lay));
+		mpd_layout_encode(&mpd_mad_hdr_layout, &m.hdr, lay,
+				  sizeof(lay));
+		bad_enc += mpd_mad_encode(&m, NULL, 0, buf, sizeof(buf)) !=
+				   MPD_MAD_LEN ||
+			   memcmp(buf, lay, sizeof(lay)) != 0;
+	}
+	is_int(bad_dec, 0, "2000 random headers: mpd_mad_decode reads what "
+	       "mpd_mad_hdr_layout reads");
+	is_int(bad_enc, 0, "... and mpd_mad_encode writes what it writes");
+}
+
 static void
 test_lid_smp(void)
 {
@@ -667,6 +700,7 @@ main(void)
 	tap_seed();
 	rnd_bytes(data_in, sizeof(data_in));
 	test_common_header();
+	test_header_by_layout();
 	test_lid_smp();
 	test_dr_smp();
 	test_sa();

@@ -512,9 +512,10 @@ mpd_pkt_decode(enum mpd_link link, const uint8_t *buf, size_t len,
 	return MPD_OK;
 }
 
-int
-mpd_pkt_icrc(enum mpd_link link, const uint8_t *frame, size_t frame_len,
-	     uint32_t *icrc)
+/* The ICRC a whole frame should carry, and where it sits (*icrc_off) */
+static int
+frame_icrc(enum mpd_link link, const uint8_t *frame, size_t frame_len,
+	   uint32_t *icrc, size_t *icrc_off)
 {
 	struct mpd_pkt p;
 	size_t net_off = 0, end = 0;
@@ -526,17 +527,26 @@ mpd_pkt_icrc(enum mpd_link link, const uint8_t *frame, size_t frame_len,
 		return rc;
 	if (end < (size_t)rc + MPD_BTH_LEN + MPD_ICRC_LEN)
 		return MPD_ETRUNC;
-	*icrc = icrc_compute(link, frame, net_off, (size_t)rc,
-			     end - MPD_ICRC_LEN);
+	*icrc_off = end - MPD_ICRC_LEN;
+	*icrc = icrc_compute(link, frame, net_off, (size_t)rc, *icrc_off);
 	return MPD_OK;
+}
+
+int
+mpd_pkt_icrc(enum mpd_link link, const uint8_t *frame, size_t frame_len,
+	     uint32_t *icrc)
+{
+	size_t off;
+
+	return frame_icrc(link, frame, frame_len, icrc, &off);
 }
 
 int
 mpd_pkt_crc_fill(enum mpd_link link, uint8_t *frame, size_t frame_len)
 {
 	static const uint8_t zero[MPD_ICRC_LEN];
-	struct mpd_pkt p;
-	size_t net_off = 0, end = 0;
+	uint32_t icrc;
+	size_t off;
 	int rc;
 
 	if (link != MPD_LINK_IB)
@@ -546,15 +556,10 @@ mpd_pkt_crc_fill(enum mpd_link link, uint8_t *frame, size_t frame_len)
 	    memcmp(frame + frame_len - MPD_ICRC_LEN - MPD_VCRC_LEN, zero,
 		   MPD_ICRC_LEN) != 0)
 		return 0;
-	memset(&p, 0, sizeof(p));
-	rc = decode_net(link, frame, frame_len, &p, &net_off, &end);
+	rc = frame_icrc(link, frame, frame_len, &icrc, &off);
 	if (rc < 0)
 		return rc;
-	if (end < (size_t)rc + MPD_BTH_LEN + MPD_ICRC_LEN)
-		return MPD_ETRUNC;
-	mpd_put_le32(frame + end - MPD_ICRC_LEN,
-		     icrc_compute(link, frame, net_off, (size_t)rc,
-				  end - MPD_ICRC_LEN));
-	put_vcrc(frame, end);
+	mpd_put_le32(frame + off, icrc);
+	put_vcrc(frame, off + MPD_ICRC_LEN);
 	return 1;
 }

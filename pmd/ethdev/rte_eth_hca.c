@@ -1167,8 +1167,9 @@ rte_pmd_hca_mtu_limit(uint16_t port_id, uint8_t mtu)
 	return 0;
 }
 
-int
-rte_pmd_hca_crc_ours(uint16_t port_id, int on)
+/* rte_pmd_hca_crc_ours() and rte_pmd_hca_crc_lazy() */
+static int
+crc_set(uint16_t port_id, int on, bool lazy)
 {
 	struct hca_internals *hi;
 	int rc;
@@ -1177,25 +1178,26 @@ rte_pmd_hca_crc_ours(uint16_t port_id, int on)
 	if (!hi)
 		return rc;
 	rte_spinlock_lock(&hi->lock);
-	hi->port.crc_ours = on != 0;
+	if (lazy) {
+		hi->crc_lazy = on != 0;
+		hi->port.crc_lazy = hi->crc_lazy && !hca_crc_watched(hi);
+	} else {
+		hi->port.crc_ours = on != 0;
+	}
 	rte_spinlock_unlock(&hi->lock);
 	return 0;
 }
 
 int
+rte_pmd_hca_crc_ours(uint16_t port_id, int on)
+{
+	return crc_set(port_id, on, false);
+}
+
+int
 rte_pmd_hca_crc_lazy(uint16_t port_id, int on)
 {
-	struct hca_internals *hi;
-	int rc;
-
-	hi = hca_of_port_checked(port_id, &rc);
-	if (!hi)
-		return rc;
-	rte_spinlock_lock(&hi->lock);
-	hi->crc_lazy = on != 0;
-	hi->port.crc_lazy = hi->crc_lazy && !hca_crc_watched(hi);
-	rte_spinlock_unlock(&hi->lock);
-	return 0;
+	return crc_set(port_id, on, true);
 }
 
 bool

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include <ethdev_driver.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -162,6 +163,25 @@ port_input(struct hca_internals *hi, struct rte_mbuf *m, uint64_t now)
 	if (reply != HCA_REPLY && reply != HCA_TRAP)
 		return 0;
 	return hca_port_answer(p, &pk, mad, reply, buf, cap);
+}
+
+bool
+hca_crc_watched(const struct hca_internals *hi)
+{
+	const struct rte_eth_dev *dev = &rte_eth_devices[hi->port_id];
+	uint16_t q;
+
+	/* installed by pdump's thread: a plain look is enough, the next
+	 * burst sees it */
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		if (__atomic_load_n(&dev->post_rx_burst_cbs[q],
+				    __ATOMIC_RELAXED))
+			return true;
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		if (__atomic_load_n(&dev->pre_tx_burst_cbs[q],
+				    __ATOMIC_RELAXED))
+			return true;
+	return false;
 }
 
 /* Lock held: CRCs left zero while the application asks for it and no

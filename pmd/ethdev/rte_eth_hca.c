@@ -1200,25 +1200,6 @@ rte_pmd_hca_crc_lazy(uint16_t port_id, int on)
 	return crc_set(port_id, on, true);
 }
 
-bool
-hca_crc_watched(const struct hca_internals *hi)
-{
-	const struct rte_eth_dev *dev = &rte_eth_devices[hi->port_id];
-	uint16_t q;
-
-	/* installed by pdump's thread: a plain look is enough, the next
-	 * burst sees it */
-	for (q = 0; q < dev->data->nb_rx_queues; q++)
-		if (__atomic_load_n(&dev->post_rx_burst_cbs[q],
-				    __ATOMIC_RELAXED))
-			return true;
-	for (q = 0; q < dev->data->nb_tx_queues; q++)
-		if (__atomic_load_n(&dev->pre_tx_burst_cbs[q],
-				    __ATOMIC_RELAXED))
-			return true;
-	return false;
-}
-
 int
 rte_pmd_hca_crc_watched(uint16_t port_id)
 {

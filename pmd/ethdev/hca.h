@@ -88,6 +88,9 @@ hca_still_quiet(const struct hca_internals *hi)
 /* A dpdk-dumpcap or dpdk-pdump callback sees what the port sends or
  * takes (any queue): whole frames only, no CRCs left to the application */
 bool hca_crc_watched(const struct hca_internals *hi);
+/* Lock held: port.crc_lazy, CRCs left zero while the application asks for
+ * it (rte_pmd_hca_crc_lazy()) and no dpdk-dumpcap looks */
+void hca_crc_lazy_update(struct hca_internals *hi);
 
 /* The net_hca port behind an ethdev port id; NULL when it is none. */
 struct hca_internals *hca_of_port(uint16_t port_id);

@@ -184,13 +184,10 @@ hca_crc_watched(const struct hca_internals *hi)
 	return false;
 }
 
-/* Lock held: CRCs left zero while the application asks for it and no
- * dpdk-dumpcap looks (rte_pmd_hca_crc_lazy()) */
-static void
-crc_lazy_update(struct hca_internals *hi)
+void
+hca_crc_lazy_update(struct hca_internals *hi)
 {
-	if (hi->crc_lazy)
-		hi->port.crc_lazy = !hca_crc_watched(hi);
+	hi->port.crc_lazy = hi->crc_lazy && !hca_crc_watched(hi);
 }
 
 /* Up to BURST frames from the wire, under the lock. */
@@ -202,7 +199,7 @@ tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
 	uint64_t now = now_ns();
 
 	rte_spinlock_lock(&hi->lock);
-	crc_lazy_update(hi);
+	hca_crc_lazy_update(hi);
 	/* what came in may start the CM's or the MAD layer's timers */
 	hca_chan_quiet_clear(&hi->quiet);
 	for (i = 0; i < n; i++) {
@@ -340,7 +337,7 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		uint64_t now;
 
 		rte_spinlock_lock(&hi->lock);
-		crc_lazy_update(hi);
+		hca_crc_lazy_update(hi);
 		if (hi->port.cap_mask != hi->port.cap_told &&
 		    hca_sma_cap_trap(&hi->port, &tpk, tmad) &&
 		    out.emit(out.ctx, &tpk, tmad))

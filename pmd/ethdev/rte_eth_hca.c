@@ -1180,7 +1180,7 @@ crc_set(uint16_t port_id, int on, bool lazy)
 	rte_spinlock_lock(&hi->lock);
 	if (lazy) {
 		hi->crc_lazy = on != 0;
-		hi->port.crc_lazy = hi->crc_lazy && !hca_crc_watched(hi);
+		hca_crc_lazy_update(hi);
 	} else {
 		hi->port.crc_ours = on != 0;
 	}

@@ -121,13 +121,14 @@ fab_cas_start(struct fabric *f)
 		/* a cabled port trains: Init, LinkUp (IBA 7.2) */
 		for (p = 1; p <= c->num_ports; p++) {
 			struct hca_port *hp = &c->port[p - 1].port;
-			int q = f->port[c->first + (int)p - 1].peer;
+			struct fab_port *fp = &f->port[c->first + (int)p - 1];
+			int q = fp->peer;
 
 			hp->crc_ours = fab_peer_ours(f, c->first + p - 1);
 			/* forward() makes its CRCs where they are needed */
 			hp->crc_lazy = hp->crc_ours;
-			f->port[c->first + p - 1].crc_unchecked = hp->crc_ours;
-			f->port[c->first + p - 1].crc_lazy = hp->crc_ours;
+			fp->crc_unchecked = hp->crc_ours;
+			fp->crc_lazy = hp->crc_lazy;
 			/* another daemon's end trains when it is heard */
 			if (q < 0 || f->port[q].ew.on)
 				continue;

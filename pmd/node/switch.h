@@ -57,9 +57,9 @@ struct hca_switch {
 	uint8_t *lft;		/* lft_cap output ports, by LID */
 	uint16_t *mft;		/* mft_cap x mft_positions masks */
 	const struct hca_switch_port0 *p0c;	/* NULL: nobody on port 0 */
-	/* what it forwards goes where its CRCs are made when needed (the
-	 * launcher: mpd_pkt_crc_fill()), to ports that do not check them:
-	 * frames it rewrites leave with theirs zero */
+	/* frames it rewrites leave with their CRCs zero: whoever takes
+	 * them from it (the launcher) makes them before a capture, another
+	 * process or a port that checks sees them (mpd_pkt_crc_fill()) */
 	bool crc_lazy;
 };
 

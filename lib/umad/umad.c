@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -374,28 +375,45 @@ spin_preempted(uint64_t now)
 static bool
 spin(struct umad_sess *s)
 {
-	uint32_t *awake = &((struct mpd_chan_shm *)s->shm)->rx_awake;
+	struct mpd_chan_shm *h = s->shm;
 	uint64_t now = now_ns(), end;
-	unsigned int i;
-	bool got = false;
+	unsigned int i, n = 64;
+	int cpu = sched_getcpu();
+	bool got = false, yield;
 
 	if (!s->spin_ns)
 		return false;
-	if (spin_preempted(now))
+	/* on the lcore's own CPU the answer comes only once we let it run
+	 * (madpmd/chan.h, "Sharing a CPU"); elsewhere, a thread that waits
+	 * for its CPU does not spin on what it does not own */
+	yield = cpu >= 0 && (uint32_t)cpu + 1 ==
+		__atomic_load_n(&h->lcore_cpu, __ATOMIC_RELAXED);
+	if (!yield && spin_preempted(now))
 		__atomic_store_n(&s->spin_off_until, now + SPIN_OFF_NS,
 				 __ATOMIC_RELAXED);
-	if (now < __atomic_load_n(&s->spin_off_until, __ATOMIC_RELAXED))
+	if (!yield &&
+	    now < __atomic_load_n(&s->spin_off_until, __ATOMIC_RELAXED))
 		return false;
-	__atomic_add_fetch(awake, 1, __ATOMIC_SEQ_CST);
+	if (cpu >= 0)
+		__atomic_store_n(&h->rx_awake_cpu, (uint32_t)cpu + 1,
+				 __ATOMIC_RELAXED);
+	__atomic_add_fetch(&h->rx_awake, 1, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	end = now + s->spin_ns;
+	if (yield)
+		n = 1;
 	do {
-		for (i = 0; i < 64 && !got; i++) {
+		for (i = 0; i < n && !got; i++) {
 			got = !mpd_ring_empty(&s->rx);
-			cpu_relax();
+			if (got)
+				break;
+			if (yield)
+				sched_yield();
+			else
+				cpu_relax();
 		}
 	} while (!got && now_ns() < end);
-	__atomic_sub_fetch(awake, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&h->rx_awake, 1, __ATOMIC_SEQ_CST);
 	/* a record the daemon saw us awake for, and did not wake us */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return got || !mpd_ring_empty(&s->rx);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,7 @@ do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	s->listed = true;
 	hca_mad_client_attach(ch->cfg.ml, &s->mc);
 	((struct mpd_chan_shm *)s->shm)->doorbell_armed = ch->armed;
+	((struct mpd_chan_shm *)s->shm)->lcore_cpu = ch->cpu;
 	rte_spinlock_unlock(ch->cfg.lock);
 	CHAN_LOG(INFO, "%s: client pid %d connected", ch->node, (int)s->pid);
 	return 0;
@@ -689,6 +691,44 @@ hca_chan_gen(const struct hca_chan *ch)
 	return __atomic_load_n(&ch->gen, __ATOMIC_ACQUIRE);
 }
 
+/* Where the lcore runs, for the clients that may share its CPU
+ * (madpmd/chan.h, "Sharing a CPU"): stored when it moves, never read
+ * back from shared memory. */
+static void
+publish_cpu(struct hca_chan *ch)
+{
+	int cpu = sched_getcpu();
+	struct hca_session *s;
+
+	if (cpu < 0 || (uint32_t)cpu + 1 == ch->cpu)
+		return;
+	ch->cpu = (uint32_t)cpu + 1;
+	TAILQ_FOREACH(s, &ch->sessions, next)
+		__atomic_store_n(&((struct mpd_chan_shm *)s->shm)->lcore_cpu,
+				 ch->cpu, __ATOMIC_RELAXED);
+}
+
+bool
+hca_chan_spins_on(struct hca_chan *ch, int cpu)
+{
+	const struct mpd_chan_shm *h;
+	struct hca_session *s;
+	bool on = false;
+
+	rte_spinlock_lock(ch->cfg.lock);
+	TAILQ_FOREACH(s, &ch->sessions, next) {
+		h = s->shm;
+		if (__atomic_load_n(&h->rx_awake, __ATOMIC_RELAXED) &&
+		    __atomic_load_n(&h->rx_awake_cpu, __ATOMIC_RELAXED) ==
+		    (uint32_t)cpu + 1) {
+			on = true;
+			break;
+		}
+	}
+	rte_spinlock_unlock(ch->cfg.lock);
+	return on;
+}
+
 void
 hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 		    struct hca_mad_out *out)
@@ -696,6 +736,9 @@ hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 	struct hca_session *s, *first;
 	unsigned int left = BURST_RECORDS;
 	bool more = true;
+
+	if (!TAILQ_EMPTY(&ch->sessions))
+		publish_cpu(ch);
 
 	/* round robin: each turn starts after the session served first in
 	 * the last one, and takes a few records of each, until the room or

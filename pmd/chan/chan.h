@@ -146,6 +146,10 @@ hca_chan_still_quiet(const struct hca_chan_quiet *q, const struct hca_chan *ch)
  * sessions), which the caller then takes off the interrupt. */
 bool hca_chan_arm(struct hca_chan *ch, bool on);
 
+/* Whether a client thread spins on its receive ring on this CPU (a hint
+ * the client writes: madpmd/chan.h, "Sharing a CPU"). Takes the lock. */
+bool hca_chan_spins_on(struct hca_chan *ch, int cpu);
+
 /* Port lock held, after anything that may move the port (an SM's Set,
  * the link): the verbs clients' async events (IBV_EVENT_PORT_ACTIVE,
  * PORT_ERR, LID_CHANGE, SM_CHANGE) for what changed. */

@@ -84,6 +84,7 @@ struct hca_chan {
 	uint32_t gen;
 	struct hca_session *rr;		/* next to serve; lock held */
 	bool armed;			/* the lcore sleeps on the doorbell */
+	uint32_t cpu;			/* 1 + the lcore's CPU, as published */
 	struct hca_session *wake[CHAN_WAKE_MAX];	/* lcore only */
 	unsigned int nwake;
 	/* ISSM (issm.c) */

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1293,6 +1294,19 @@ rte_pmd_hca_neigh_add(uint16_t port_id, const struct rte_pmd_hca_neigh *n)
 		rc = -ENOSPC;
 	rte_spinlock_unlock(&hi->lock);
 	return rc;
+}
+
+int
+rte_pmd_hca_client_spins_here(uint16_t port_id)
+{
+	struct hca_internals *hi;
+	int rc, cpu;
+
+	hi = hca_of_port_checked(port_id, &rc);
+	if (!hi)
+		return rc;
+	cpu = sched_getcpu();
+	return cpu >= 0 && hi->chan && hca_chan_spins_on(hi->chan, cpu);
 }
 
 int

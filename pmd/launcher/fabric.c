@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -867,6 +868,21 @@ intr_sleep(struct fabric *f)
 		fab_switches_disarm(f);
 }
 
+/* A client thread spins on this CPU for an answer of one of our ports
+ * (madpmd/chan.h, "Sharing a CPU") */
+static bool
+client_spins_here(struct fabric *f)
+{
+	unsigned int i;
+	int cpu;
+
+	for (i = 0; i < f->neth; i++)
+		if (rte_pmd_hca_client_spins_here(f->port[f->eth[i]].port_id) == 1)
+			return true;
+	cpu = f->nmgmt ? sched_getcpu() : -1;
+	return cpu >= 0 && fab_switches_client_spins_on(f, cpu);
+}
+
 /*
  * A lcore that waited for its CPU while it could run (its run delay, from
  * /proc/thread-self/schedstat; a gap in time alone says nothing on a
@@ -877,6 +893,9 @@ intr_sleep(struct fabric *f)
  */
 #define SHARED_CHECK_MS		10
 #define SHARED_FOR_MS		100
+/* and yields instead, while a client spins on its CPU, this long after
+ * its last work: a client's spin lasts 50 us (lib/umad) */
+#define SHARED_YIELD_US		50
 
 int
 fab_poll_loop(void *arg)
@@ -885,7 +904,7 @@ fab_poll_loop(void *arg)
 	unsigned int idle = 0, sleep_us = 1, i;
 	bool intr = intr_sleep_setup(f);
 	uint64_t hz = rte_get_tsc_hz(), next_check = 0, now, shared_until = 0;
-	uint64_t delay = 0, d;
+	uint64_t delay = 0, d, worked = 0;
 
 	/* a 1 us back-off sleep would last the default 50 us timer slack */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -903,6 +922,14 @@ fab_poll_loop(void *arg)
 		if (moved) {
 			idle = 0;
 			sleep_us = 1;
+			worked = now;
+			continue;
+		}
+		if (intr && now < shared_until &&
+		    now - worked < hz / 1000000 * SHARED_YIELD_US &&
+		    client_spins_here(f)) {
+			sched_yield();
+			f->shared_yields++;
 			continue;
 		}
 		/* busy-poll, then sleep so a 2-core machine stays usable */

@@ -172,6 +172,7 @@ struct fabric {
 	unsigned int poll_lcore;
 	uint64_t forwarded;
 	uint64_t idle_sleeps;
+	uint64_t shared_yields;		/* to a client spinning on our CPU */
 	uint64_t rng;			/* lossy wires' state, lcore-owned */
 	volatile unsigned int replays_left;	/* replays not done yet */
 	struct fab_switch *sw[FAB_MAX_SWITCHES];
@@ -313,6 +314,7 @@ uint16_t fab_mgmt_poll(struct fab_mgmt *m, uint64_t now_ns,
 int fab_mgmt_sleep_setup(struct fab_mgmt *m);
 int fab_mgmt_arm(struct fab_mgmt *m);
 void fab_mgmt_disarm(struct fab_mgmt *m);
+bool fab_mgmt_client_spins_on(struct fab_mgmt *m, int cpu);
 
 /* ---- switches (switch_fabric.c) ---- */
 
@@ -346,6 +348,7 @@ unsigned int fab_switches_mgmt_poll(struct fabric *f);
 bool fab_switches_sleep_setup(struct fabric *f);
 int fab_switches_arm(struct fabric *f);
 void fab_switches_disarm(struct fabric *f);
+bool fab_switches_client_spins_on(struct fabric *f, int cpu);
 /* A switch port's PortState, PortPhysicalState and its switch's LID and
  * SM LID, as the polling lcore last left them (for the prompt). */
 void fab_switch_port_state(const struct fab_port *p, uint8_t *state,

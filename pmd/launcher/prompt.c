@@ -141,6 +141,9 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 	};
 	unsigned int i, j;
 
+	if (f->shared_yields)
+		fprintf(out, "madpmd: lcore: %" PRIu64 " yields to a client spinning on its CPU\n",
+			f->shared_yields);
 	for (i = 0; i < f->nports; i++) {
 		const struct fab_port *p = &f->port[i];
 		uint64_t v[RTE_DIM(names)];

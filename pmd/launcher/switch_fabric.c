@@ -432,6 +432,17 @@ fab_switches_arm(struct fabric *f)
 	return ms;
 }
 
+bool
+fab_switches_client_spins_on(struct fabric *f, int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nmgmt; i++)
+		if (fab_mgmt_client_spins_on(f->mgmt[i]->mgmt, cpu))
+			return true;
+	return false;
+}
+
 void
 fab_switches_disarm(struct fabric *f)
 {

@@ -285,6 +285,13 @@ fab_mgmt_arm(struct fab_mgmt *m)
 	return ms;
 }
 
+/* A client of port 0 spins on this CPU (madpmd/chan.h, "Sharing a CPU") */
+bool
+fab_mgmt_client_spins_on(struct fab_mgmt *m, int cpu)
+{
+	return hca_chan_spins_on(m->chan, cpu);
+}
+
 /* Awake again: the doorbells that rang off the set's ready list */
 void
 fab_mgmt_disarm(struct fab_mgmt *m)

@@ -249,12 +249,18 @@ struct mpd_chan_shm {
 	/* written by the daemon only: non-zero while its lcore sleeps until
 	 * a doorbell (HELLO's fourth fd) rings */
 	uint32_t doorbell_armed;
+	/* written by the daemon only: 1 + the CPU its lcore last took this
+	 * port's sends on, 0 until it has (see "Sharing a CPU" below) */
+	uint32_t lcore_cpu;
 	/* written by the daemon only: its wake-up writes so far,
 	 * each counted once it is done (see "Wake-ups" below) */
 	uint64_t rx_kicks __attribute__((aligned(64)));
 	/* written by the client only: how many of its threads spin on the
 	 * receive ring now, looking at it without the port fd */
 	uint32_t rx_awake __attribute__((aligned(64)));
+	/* written by the client only: 1 + the CPU of the thread that last
+	 * began to spin on the receive ring */
+	uint32_t rx_awake_cpu;
 };
 
 /*
@@ -334,6 +340,16 @@ mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
  * and neither does the daemon; a client that sleeps in poll() gets one
  * write per empty-to-queued edge. A daemon write that finds the pipe full
  * is dropped: the fd is readable anyway.
+ *
+ * Sharing a CPU: when the scheduler runs a client thread and the lcore on
+ * one CPU (a CPU-bound process has the other), each waits for the other
+ * to be switched in. A client thread that finds lcore_cpu its own CPU
+ * spins by sched_yield() instead of pausing, after storing rx_awake_cpu;
+ * a lcore that shares its CPU and has nothing to do yields (for a while)
+ * instead of sleeping while a thread spins with rx_awake_cpu its own CPU.
+ * The hand-off is then two yields, not a write, a wake-up and a sleep on
+ * each side. Both words are hints: a wrong one costs a yield or a sleep,
+ * never a record.
  */
 
 #ifdef __cplusplus

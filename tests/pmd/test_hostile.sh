@@ -221,6 +221,13 @@ for spin in 50 0; do
 	ok $? "40,000 requests to hca1, 1-32 in flight, spin ${spin} us: $(cat "$tmp/wk.out")"
 done
 
+# the client on the lcore's CPU (-l 0,1: the lcore has CPU 1): each
+# waits for the other to be switched in, and the two hand over by
+# yielding (madpmd/chan.h, "Sharing a CPU"); the lcore says how often at
+# exit, checked at the end
+MADPMD_UMAD_SPIN_US=50 taskset -c 1 "$run" --node hca2 "$attack" wakeups "$lid1" 40000 > "$tmp/wk.out" 2>&1
+ok $? "the same pinned to the lcore's CPU: $(cat "$tmp/wk.out")"
+
 section "a class nobody serves"
 
 u0=$(xstat hca1/1 mad_unmatched)
@@ -570,6 +577,9 @@ ok $? "and made once it can be: a new OpenSM opens it, SUBNET UP ($up) and IsSM 
 stop_one $sm
 daemon_stop_check $daemon "$tmp/madpmd.log"
 ok $? "madpmd exits 0 on SIGTERM, no sanitizer report"
+yields=$(sed -n 's/^madpmd: lcore: \([0-9]*\) yields to a client spinning on its CPU$/\1/p' "$tmp/madpmd.log")
+[ "${yields:-0}" -gt 0 ]
+ok $? "the lcore yielded to a client spinning on its CPU (${yields:-no} times), instead of sleeping"
 ! grep -lE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$tmp"/*.out "$tmp"/fill.* 2>/dev/null
 ok $? "no sanitizer report from the clients (chan_attack, the drop-in libibumad)"
 echo "# $((SECONDS - began)) s"

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -974,6 +975,94 @@ struct injector {
 	uint8_t mad[256];
 };
 
+/*
+ * The daemon's lcore on the client's CPU (madpmd/chan.h, "Sharing a
+ * CPU"): a thread pinned to that CPU gets to run only when the client
+ * lets it. It answers, with no wake-up, only while it sees the client
+ * spin on that CPU; a client that paused there instead would hold the
+ * CPU for its whole spin, then sleep with no wake-up coming.
+ */
+struct yielder {
+	struct tsess *s;
+	int cpu;
+	volatile bool ready;
+	bool seen;
+	uint8_t mad[256];
+};
+
+static void *
+answer_on_cpu(void *arg)
+{
+	struct yielder *y = arg;
+	const struct mpd_chan_shm *h = (const void *)y->s->shm;
+	int64_t end = now_ms() + 500;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(y->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	y->ready = true;
+	while (now_ms() < end) {
+		if (__atomic_load_n(&h->rx_awake, __ATOMIC_ACQUIRE) &&
+		    __atomic_load_n(&h->rx_awake_cpu, __ATOMIC_RELAXED) ==
+		    (uint32_t)y->cpu + 1) {
+			y->seen = true;
+			srv_inject(y->s, 2, 0, y->mad, sizeof(y->mad), false);
+			break;
+		}
+		sched_yield();
+	}
+	return NULL;
+}
+
+static void
+test_shared_cpu(struct tsess *s, int fd)
+{
+	uint8_t buf[64 + 256] __attribute__((aligned(8)));
+	struct mpd_chan_shm *h = (void *)s->shm;
+	int len, rc = 0, tries, cpu;
+	cpu_set_t set, old;
+	struct yielder y;
+	pthread_t thr;
+
+	cpu = sched_getcpu();
+	if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof(old), &old)) {
+		ok(0, "sched_getcpu / pthread_getaffinity_np: %m");
+		return;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	__atomic_store_n(&h->lcore_cpu, (uint32_t)cpu + 1, __ATOMIC_RELEASE);
+	/* a few tries: another process may take the CPU mid-spin */
+	for (tries = 0; tries < 5; tries++) {
+		len = 256;
+		while (umad_recv(fd, buf, &len, 0) >= 0)
+			len = 256;
+		memset(&y, 0, sizeof(y));
+		y.s = s;
+		y.cpu = cpu;
+		memset(y.mad, 0x5a, sizeof(y.mad));
+		pthread_create(&thr, NULL, answer_on_cpu, &y);
+		while (!y.ready)
+			sched_yield();
+		len = 256;
+		memset(buf, 0, sizeof(buf));
+		rc = umad_recv(fd, buf, &len, 100);
+		pthread_join(thr, NULL);
+		if (y.seen && rc == 2)
+			break;
+	}
+	__atomic_store_n(&h->lcore_cpu, 0, __ATOMIC_RELEASE);
+	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+	ok(y.seen, "on the lcore's CPU the client spins by yielding: the daemon, pinned there, ran and saw it spin (rx_awake_cpu %u, try %d)",
+	   __atomic_load_n(&h->rx_awake_cpu, __ATOMIC_RELAXED), tries + 1);
+	is_int(rc, 2, "and the answer it queued with no wake-up is received");
+	ok(buf[64] == 0x5a && buf[64 + 255] == 0x5a, "its bytes");
+	is_int(__atomic_load_n(&h->rx_awake, __ATOMIC_RELAXED), 0,
+	       "the client spins no more");
+}
+
 static void *
 inject_later(void *arg)
 {
@@ -1412,6 +1501,7 @@ test_session(void)
 	pthread_join(thr, NULL);
 	len = 256;
 	is_int(umad_recv(fd, buf, &len, 0), 2, "and the MAD is there");
+	test_shared_cpu(s, fd);
 
 	/* a second session: agents conflict across sessions */
 	fd2 = umad_open_port(NULL, 0);

@@ -385,7 +385,10 @@ pids+=($rb)
 ra=$!
 pids+=($ra)
 for i in $(seq 100); do
-	[ -S "$tmp/roce-a/hca1/umad" ] && [ -S "$tmp/roce-b/hca2/umad" ] && break
+	# the ports table is written once every port is set up and started
+	# (the sockets come earlier, at probe, before the MTU is set)
+	[ -S "$tmp/roce-a/hca1/umad" ] && [ -S "$tmp/roce-b/hca2/umad" ] &&
+		[ -s "$tmp/roce-a/ports" ] && [ -s "$tmp/roce-b/ports" ] && break
 	sleep 0.1
 done
 # a RoCE port's IB MTU follows what its interface's frames hold
@@ -393,7 +396,9 @@ done
 	ibv_devinfo -v > "$tmp/devinfo" 2>&1
 grep -q "active_mtu:.*1024 (3)" "$tmp/devinfo" && grep -q "max_mtu:.*4096 (5)" "$tmp/devinfo" &&
 	grep -q "hca1:1: RoCE over mpra-$$, 1500 bytes a frame at most: IB MTU 1024" "$tmp/roce-a.log"
-ok $? "RoCE: stock ibv_devinfo shows hca1's active_mtu 1024 of max 4096, from the veth's MTU 1500"
+rc=$?
+ok $rc "RoCE: stock ibv_devinfo shows hca1's active_mtu 1024 of max 4096, from the veth's MTU 1500"
+[ $rc = 0 ] || grep -E 'mtu|RoCE over' "$tmp/devinfo" "$tmp/roce-a.log" | sed 's/^/# /'
 "${ina[@]}" dumpcap -q -i mpra-$$ -w "$tmp/roce.pcapng" > "$tmp/dumpcap-roce.log" 2>&1 &
 dc=$!
 pids+=($dc)

@@ -51,11 +51,12 @@ int rte_pmd_hca_idle_ms(uint16_t port_id);
 
 /*
  * 1 when a thread of one of the port's clients spins on its receive ring
- * on the calling thread's CPU, waiting for an answer that the caller, the
- * port's lcore, would give if it ran: on a shared CPU the lcore then
- * yields rather than sleeps. 0 if not (or not known), -ENODEV or -ENOTSUP.
+ * on CPU cpu (the caller's own, from sched_getcpu()), waiting for an
+ * answer that the caller, the port's lcore, would give if it ran: on a
+ * shared CPU the lcore then yields rather than sleeps. 0 if not (or not
+ * known), -ENODEV or -ENOTSUP.
  */
-int rte_pmd_hca_client_spins_here(uint16_t port_id);
+int rte_pmd_hca_client_spins_on(uint16_t port_id, int cpu);
 
 /* 0, -ENODEV (no such port) or -ENOTSUP (not a net_hca port). */
 int rte_pmd_hca_port_info_get(uint16_t port_id,

@@ -376,13 +376,15 @@ static bool
 spin(struct umad_sess *s)
 {
 	struct mpd_chan_shm *h = s->shm;
-	uint64_t now = now_ns(), end;
-	unsigned int i, n = 64;
-	int cpu = sched_getcpu();
+	uint64_t now, end;
+	unsigned int i, n;
 	bool got = false, yield;
+	int cpu;
 
 	if (!s->spin_ns)
 		return false;
+	now = now_ns();
+	cpu = sched_getcpu();
 	/* on the lcore's own CPU the answer comes only once we let it run
 	 * (madpmd/chan.h, "Sharing a CPU"); elsewhere, a thread that waits
 	 * for its CPU does not spin on what it does not own */
@@ -400,10 +402,10 @@ spin(struct umad_sess *s)
 	__atomic_add_fetch(&h->rx_awake, 1, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	end = now + s->spin_ns;
-	if (yield)
-		n = 1;
+	/* a yield takes longer than a look at the clock; pauses do not */
+	n = yield ? 1 : 64;
 	do {
-		for (i = 0; i < n && !got; i++) {
+		for (i = 0; i < n; i++) {
 			got = !mpd_ring_empty(&s->rx);
 			if (got)
 				break;

@@ -8,7 +8,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1297,15 +1296,14 @@ rte_pmd_hca_neigh_add(uint16_t port_id, const struct rte_pmd_hca_neigh *n)
 }
 
 int
-rte_pmd_hca_client_spins_here(uint16_t port_id)
+rte_pmd_hca_client_spins_on(uint16_t port_id, int cpu)
 {
 	struct hca_internals *hi;
-	int rc, cpu;
+	int rc;
 
 	hi = hca_of_port_checked(port_id, &rc);
 	if (!hi)
 		return rc;
-	cpu = sched_getcpu();
 	return cpu >= 0 && hi->chan && hca_chan_spins_on(hi->chan, cpu);
 }
 

@@ -873,14 +873,16 @@ intr_sleep(struct fabric *f)
 static bool
 client_spins_here(struct fabric *f)
 {
+	int cpu = sched_getcpu();
 	unsigned int i;
-	int cpu;
 
+	if (cpu < 0)
+		return false;
 	for (i = 0; i < f->neth; i++)
-		if (rte_pmd_hca_client_spins_here(f->port[f->eth[i]].port_id) == 1)
+		if (rte_pmd_hca_client_spins_on(f->port[f->eth[i]].port_id,
+						cpu) == 1)
 			return true;
-	cpu = f->nmgmt ? sched_getcpu() : -1;
-	return cpu >= 0 && fab_switches_client_spins_on(f, cpu);
+	return fab_switches_client_spins_on(f, cpu);
 }
 
 /*

@@ -346,11 +346,15 @@ cpu_relax(void)
 /*
  * A thread that waits for a CPU while it could run (its run delay, from
  * /proc/thread-self/schedstat; not the time a look took: a virtual CPU
- * has gaps of its own) shares its CPU with a busy process: spinning then
- * only takes the CPU from whoever must answer (the daemon's lcore, a
- * peer). For a while after, umad_recv() waits in poll() at once, and the
- * daemon's eventfd write wakes it ahead of the busy process. Looked at
- * once every 10 ms at most; shared when it waited a tenth of that time.
+ * has gaps of its own) shares its CPU with a busy process: spinning there
+ * may take the CPU from whoever must answer (the daemon's lcore, a peer).
+ * For a while after, umad_recv() waits in poll() at once. Only while the
+ * lcore's CPU is not known: one known to be another CPU does not wait for
+ * ours, and a thread that sleeps there waits for its wake-up and then for
+ * the busy process's slice to end (on EEVDF a woken sleeper does not
+ * preempt at once): 30k MADs/s with one in flight against 440-500k
+ * spinning (docs/benchmarks.md). Looked at once every 10 ms at most;
+ * shared when it waited a tenth of that time.
  */
 #define SPIN_CHECK_NS		10000000u
 #define SPIN_OFF_NS		100000000u	/* no spinning for 100 ms */
@@ -379,6 +383,7 @@ spin(struct umad_sess *s)
 	uint64_t now, end;
 	unsigned int i, n;
 	bool got = false, yield;
+	uint32_t lcore;
 	int cpu;
 
 	if (!s->spin_ns)
@@ -386,16 +391,18 @@ spin(struct umad_sess *s)
 	now = now_ns();
 	cpu = sched_getcpu();
 	/* on the lcore's own CPU the answer comes only once we let it run
-	 * (madpmd/chan.h, "Sharing a CPU"); elsewhere, a thread that waits
-	 * for its CPU does not spin on what it does not own */
-	yield = cpu >= 0 && (uint32_t)cpu + 1 ==
-		__atomic_load_n(&h->lcore_cpu, __ATOMIC_RELAXED);
-	if (!yield && spin_preempted(now))
-		__atomic_store_n(&s->spin_off_until, now + SPIN_OFF_NS,
-				 __ATOMIC_RELAXED);
-	if (!yield &&
-	    now < __atomic_load_n(&s->spin_off_until, __ATOMIC_RELAXED))
-		return false;
+	 * (madpmd/chan.h, "Sharing a CPU"); while its CPU is not known, a
+	 * thread that waits for its own does not spin on what it may not own */
+	lcore = __atomic_load_n(&h->lcore_cpu, __ATOMIC_RELAXED);
+	yield = cpu >= 0 && (uint32_t)cpu + 1 == lcore;
+	if (!lcore || cpu < 0) {
+		if (spin_preempted(now))
+			__atomic_store_n(&s->spin_off_until,
+					 now + SPIN_OFF_NS, __ATOMIC_RELAXED);
+		if (now < __atomic_load_n(&s->spin_off_until,
+					  __ATOMIC_RELAXED))
+			return false;
+	}
 	if (cpu >= 0)
 		__atomic_store_n(&h->rx_awake_cpu, (uint32_t)cpu + 1,
 				 __ATOMIC_RELAXED);

@@ -889,15 +889,25 @@ client_spins_here(struct fabric *f)
  * A lcore that waited for its CPU while it could run (its run delay, from
  * /proc/thread-self/schedstat; a gap in time alone says nothing on a
  * virtual CPU) is not alone on it. For a while after, it sleeps on the
- * interrupts at the first empty round instead of busy-polling what it no
- * longer owns. Looked at every 10 ms; shared when it waited a tenth of
- * that time.
+ * interrupts once it has had nothing to do for SHARED_POLL_US, instead of
+ * busy-polling what it no longer owns for its idle polls. Not at the
+ * first empty round: a client looping on the other CPU sends its next
+ * request a microsecond or two after its answer, and a lcore that slept
+ * waits for the busy process's slice to end before it runs again (on
+ * EEVDF a woken sleeper does not preempt at once): 25k MADs/s with one
+ * in flight against 300-500k (docs/benchmarks.md). Looked at every
+ * 10 ms; shared when it waited a tenth of that time.
  */
 #define SHARED_CHECK_MS		10
 #define SHARED_FOR_MS		100
-/* and yields instead, while a client spins on its CPU, this long after
- * its last work: a client's spin lasts 50 us (lib/umad) */
+#define SHARED_POLL_US		10
+/* A client thread spinning on the lcore's own CPU shares it whether or
+ * not the run delay shows it (it yields to us at once); for this long
+ * after its last work the lcore yields to it rather than polling or
+ * sleeping: a client's spin lasts 50 us (lib/umad). Looked at every
+ * SPIN_LOOK_POLLS empty rounds, which cost a lock per port. */
 #define SHARED_YIELD_US		50
+#define SPIN_LOOK_POLLS		4
 
 int
 fab_poll_loop(void *arg)
@@ -927,7 +937,7 @@ fab_poll_loop(void *arg)
 			worked = now;
 			continue;
 		}
-		if (intr && now < shared_until &&
+		if (intr && idle % SPIN_LOOK_POLLS == 0 &&
 		    now - worked < hz / 1000000 * SHARED_YIELD_US &&
 		    client_spins_here(f)) {
 			sched_yield();
@@ -935,9 +945,13 @@ fab_poll_loop(void *arg)
 			continue;
 		}
 		/* busy-poll, then sleep so a 2-core machine stays usable */
-		if (++idle < (intr && now < shared_until ? 1 :
-			      f->opts.idle_polls))
+		if (intr && now < shared_until) {
+			if (++idle < f->opts.idle_polls &&
+			    now - worked < hz / 1000000 * SHARED_POLL_US)
+				continue;
+		} else if (++idle < f->opts.idle_polls) {
 			continue;
+		}
 		fab_capture_flush(f);
 		if (intr) {
 			intr_sleep(f);

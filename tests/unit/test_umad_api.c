@@ -60,6 +60,15 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static void
 sleep_ms(int ms)
 {
@@ -1063,6 +1072,85 @@ test_shared_cpu(struct tsess *s, int fd)
 	       "the client spins no more");
 }
 
+static volatile bool hog_stop;
+
+static void *
+hog_cpu(void *arg)
+{
+	int cpu = *(int *)arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	while (!hog_stop)
+		;
+	return NULL;
+}
+
+/* Whether one umad_recv() with nothing to receive spun first: spin()
+ * stores rx_awake_cpu before it looks at the ring. */
+static bool
+recv_spun(struct mpd_chan_shm *h, int fd)
+{
+	uint8_t buf[64 + 256] __attribute__((aligned(8)));
+	int len = 256;
+
+	__atomic_store_n(&h->rx_awake_cpu, 0, __ATOMIC_RELAXED);
+	umad_recv(fd, buf, &len, 2);
+	return __atomic_load_n(&h->rx_awake_cpu, __ATOMIC_RELAXED) != 0;
+}
+
+/*
+ * A thread that shares its CPU with a busy one stops spinning for a while
+ * while the lcore's CPU is unknown, and spins anyway once the lcore is
+ * known to run elsewhere: a wake-up would wait for the busy thread's
+ * slice, and the spin takes nothing from the lcore (madpmd/chan.h).
+ */
+static void
+test_spin_elsewhere(struct tsess *s, int fd)
+{
+	struct mpd_chan_shm *h = (void *)s->shm;
+	int cpu, calls, spun = 0, i;
+	cpu_set_t set, old;
+	pthread_t thr;
+
+	cpu = sched_getcpu();
+	if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof(old), &old)) {
+		ok(0, "sched_getcpu / pthread_getaffinity_np: %m");
+		return;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	hog_stop = false;
+	pthread_create(&thr, NULL, hog_cpu, &cpu);
+	__atomic_store_n(&h->lcore_cpu, 0, __ATOMIC_RELEASE);
+	/* the run delay is looked at every 10 ms: compete with the busy
+	 * thread for 3 ms before each wait, for up to a second or so */
+	for (calls = 1; calls <= 300; calls++) {
+		int64_t end = now_us() + 3000;
+
+		while (now_us() < end)
+			;
+		if (!recv_spun(h, fd))
+			break;
+	}
+	ok(calls <= 300, "lcore's CPU unknown: a thread sharing its CPU with a busy one stops spinning (after %d waits)",
+	   calls);
+	/* a CPU that is not ours: the other one, or any other number */
+	__atomic_store_n(&h->lcore_cpu, (uint32_t)(cpu ^ 1) + 1,
+			 __ATOMIC_RELEASE);
+	for (i = 0; i < 20; i++)
+		spun += recv_spun(h, fd);
+	is_int(spun, 20, "lcore on CPU %d, ours %d: the same thread spins again, at once, in every wait",
+	       cpu ^ 1, cpu);
+	hog_stop = true;
+	pthread_join(thr, NULL);
+	__atomic_store_n(&h->lcore_cpu, 0, __ATOMIC_RELEASE);
+	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+}
+
 static void *
 inject_later(void *arg)
 {
@@ -1502,6 +1590,7 @@ test_session(void)
 	len = 256;
 	is_int(umad_recv(fd, buf, &len, 0), 2, "and the MAD is there");
 	test_shared_cpu(s, fd);
+	test_spin_elsewhere(s, fd);
 
 	/* a second session: agents conflict across sessions */
 	fd2 = umad_open_port(NULL, 0);

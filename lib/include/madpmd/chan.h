@@ -345,11 +345,13 @@ mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
  * one CPU (a CPU-bound process has the other), each waits for the other
  * to be switched in. A client thread that finds lcore_cpu its own CPU
  * spins by sched_yield() instead of pausing, after storing rx_awake_cpu;
- * a lcore that shares its CPU and has nothing to do yields (for a while)
- * instead of sleeping while a thread spins with rx_awake_cpu its own CPU.
- * The hand-off is then two yields, not a write, a wake-up and a sleep on
- * each side. Both words are hints: a wrong one costs a yield or a sleep,
- * never a record.
+ * a lcore that has nothing to do yields (for a while) instead of polling
+ * or sleeping while a thread spins with rx_awake_cpu its own CPU. The
+ * hand-off is then two yields, not a write, a wake-up and a sleep on
+ * each side. A client thread that finds lcore_cpu another CPU spins
+ * there even when its own CPU is shared: it cannot be taking the lcore's.
+ * Both words are hints: a wrong one costs a yield, a sleep or a spin of
+ * at most the client's spin time, never a record.
  */
 
 #ifdef __cplusplus

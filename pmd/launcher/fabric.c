@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 
 #include "fabric.h"
+#include "lcore_place.h"
 #include "madpmd/attr.h"
 #include "madpmd/pcapng.h"
 #include "madpmd/run_delay.h"
@@ -917,6 +918,8 @@ fab_poll_loop(void *arg)
 	bool intr = intr_sleep_setup(f);
 	uint64_t hz = rte_get_tsc_hz(), next_check = 0, now, shared_until = 0;
 	uint64_t delay = 0, d, worked = 0;
+	struct lcore_place place;
+	bool placing = lcore_place_init(&place, hz);
 
 	/* a 1 us back-off sleep would last the default 50 us timer slack */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -937,12 +940,18 @@ fab_poll_loop(void *arg)
 			worked = now;
 			continue;
 		}
-		if (intr && idle % SPIN_LOOK_POLLS == 0 &&
-		    now - worked < hz / 1000000 * SHARED_YIELD_US &&
-		    client_spins_here(f)) {
-			sched_yield();
-			f->shared_yields++;
-			continue;
+		if (intr && idle % SPIN_LOOK_POLLS == 0) {
+			bool together = now - worked <
+					hz / 1000000 * SHARED_YIELD_US &&
+					client_spins_here(f);
+
+			if (placing && lcore_place_note(&place, together, now))
+				continue;
+			if (together) {
+				sched_yield();
+				f->shared_yields++;
+				continue;
+			}
 		}
 		/* busy-poll, then sleep so a 2-core machine stays usable */
 		if (intr && now < shared_until) {
@@ -963,6 +972,8 @@ fab_poll_loop(void *arg)
 		if (sleep_us < f->opts.idle_sleep_us)
 			sleep_us = RTE_MIN(2 * sleep_us, f->opts.idle_sleep_us);
 	}
+	f->lcore_moves = place.moves;
+	lcore_place_fini(&place);
 	apply_capture_request(f);
 	fab_capture_close_all(f);
 	for (i = 0; i < f->nports; i++) {

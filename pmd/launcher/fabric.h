@@ -173,6 +173,7 @@ struct fabric {
 	uint64_t forwarded;
 	uint64_t idle_sleeps;
 	uint64_t shared_yields;		/* to a client spinning on our CPU */
+	uint64_t lcore_moves;		/* off it, to a CPU with nothing to run */
 	uint64_t rng;			/* lossy wires' state, lcore-owned */
 	volatile unsigned int replays_left;	/* replays not done yet */
 	struct fab_switch *sw[FAB_MAX_SWITCHES];

@@ -144,6 +144,9 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 	if (f->shared_yields)
 		fprintf(out, "madpmd: lcore: %" PRIu64 " yields to a client spinning on its CPU\n",
 			f->shared_yields);
+	if (f->lcore_moves)
+		fprintf(out, "madpmd: lcore: %" PRIu64 " moves off a client's CPU to one with nothing to run\n",
+			f->lcore_moves);
 	for (i = 0; i < f->nports; i++) {
 		const struct fab_port *p = &f->port[i];
 		uint64_t v[RTE_DIM(names)];

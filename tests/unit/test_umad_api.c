@@ -1024,24 +1024,37 @@ answer_on_cpu(void *arg)
 	return NULL;
 }
 
+/* Pins the calling thread to the CPU it runs on: that CPU, its affinity
+ * before in *old; -1 (reported) when it cannot. */
+static int
+pin_here(cpu_set_t *old)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof(*old), old)) {
+		ok(0, "sched_getcpu / pthread_getaffinity_np: %m");
+		return -1;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	return cpu;
+}
+
 static void
 test_shared_cpu(struct tsess *s, int fd)
 {
 	uint8_t buf[64 + 256] __attribute__((aligned(8)));
 	struct mpd_chan_shm *h = (void *)s->shm;
 	int len, rc = 0, tries, cpu;
-	cpu_set_t set, old;
 	struct yielder y;
+	cpu_set_t old;
 	pthread_t thr;
 
-	cpu = sched_getcpu();
-	if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof(old), &old)) {
-		ok(0, "sched_getcpu / pthread_getaffinity_np: %m");
+	cpu = pin_here(&old);
+	if (cpu < 0)
 		return;
-	}
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	__atomic_store_n(&h->lcore_cpu, (uint32_t)cpu + 1, __ATOMIC_RELEASE);
 	/* a few tries: another process may take the CPU mid-spin */
 	for (tries = 0; tries < 5; tries++) {
@@ -1112,17 +1125,12 @@ test_spin_elsewhere(struct tsess *s, int fd)
 {
 	struct mpd_chan_shm *h = (void *)s->shm;
 	int cpu, calls, spun = 0, i;
-	cpu_set_t set, old;
+	cpu_set_t old;
 	pthread_t thr;
 
-	cpu = sched_getcpu();
-	if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof(old), &old)) {
-		ok(0, "sched_getcpu / pthread_getaffinity_np: %m");
+	cpu = pin_here(&old);
+	if (cpu < 0)
 		return;
-	}
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	hog_stop = false;
 	pthread_create(&thr, NULL, hog_cpu, &cpu);
 	__atomic_store_n(&h->lcore_cpu, 0, __ATOMIC_RELEASE);

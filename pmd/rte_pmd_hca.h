@@ -52,9 +52,10 @@ int rte_pmd_hca_idle_ms(uint16_t port_id);
 /*
  * 1 when a thread of one of the port's clients spins on its receive ring
  * on CPU cpu (the caller's own, from sched_getcpu()), waiting for an
- * answer that the caller, the port's lcore, would give if it ran: on a
- * shared CPU the lcore then yields rather than sleeps. 0 if not (or not
- * known), -ENODEV or -ENOTSUP.
+ * answer that the caller, the port's lcore, would give if it ran: the
+ * lcore then yields rather than polls or sleeps (the CPU is shared, even
+ * if its run delay does not show it). 0 if not (or not known), -ENODEV
+ * or -ENOTSUP.
  */
 int rte_pmd_hca_client_spins_on(uint16_t port_id, int cpu);
 

@@ -924,6 +924,12 @@ fab_poll_loop(void *arg)
 	bool intr = intr_sleep_setup(f);
 	uint64_t hz = rte_get_tsc_hz(), next_check = 0, now, shared_until = 0;
 	uint64_t delay = 0, d, worked = 0, next_look = 0, here_until = 0;
+	/* the rules' times in TSC ticks, once: the loop compares them in
+	 * every empty round */
+	const uint64_t yield_ticks = hz / 1000000 * SHARED_YIELD_US;
+	const uint64_t poll_ticks = hz / 1000000 * SHARED_POLL_US;
+	const uint64_t look_ticks = hz / 1000 * SPIN_LOOK_MS;
+	const uint64_t here_ticks = hz / 1000 * SPIN_HERE_MS;
 	struct lcore_place place;
 	bool placing = lcore_place_init(&place, hz);
 
@@ -948,13 +954,12 @@ fab_poll_loop(void *arg)
 		}
 		if (intr && idle % SPIN_LOOK_POLLS == 0 &&
 		    (now < here_until || now >= next_look)) {
-			bool together = now - worked <
-					hz / 1000000 * SHARED_YIELD_US &&
+			bool together = now - worked < yield_ticks &&
 					client_spins_here(f);
 
-			next_look = now + hz / 1000 * SPIN_LOOK_MS;
+			next_look = now + look_ticks;
 			if (together)
-				here_until = now + hz / 1000 * SPIN_HERE_MS;
+				here_until = now + here_ticks;
 
 			if (placing && lcore_place_note(&place, together, now))
 				continue;
@@ -967,7 +972,7 @@ fab_poll_loop(void *arg)
 		/* busy-poll, then sleep so a 2-core machine stays usable */
 		if (intr && now < shared_until) {
 			if (++idle < f->opts.idle_polls &&
-			    now - worked < hz / 1000000 * SHARED_POLL_US)
+			    now - worked < poll_ticks)
 				continue;
 		} else if (++idle < f->opts.idle_polls) {
 			continue;

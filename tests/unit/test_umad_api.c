@@ -999,17 +999,25 @@ struct yielder {
 	uint8_t mad[256];
 };
 
+/* Pins the calling thread to one CPU. */
+static void
+pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
 static void *
 answer_on_cpu(void *arg)
 {
 	struct yielder *y = arg;
 	const struct mpd_chan_shm *h = (const void *)y->s->shm;
 	int64_t end = now_ms() + 500;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(y->cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	pin_to(y->cpu);
 	y->ready = true;
 	while (now_ms() < end) {
 		if (__atomic_load_n(&h->rx_awake, __ATOMIC_ACQUIRE) &&
@@ -1030,15 +1038,12 @@ static int
 pin_here(cpu_set_t *old)
 {
 	int cpu = sched_getcpu();
-	cpu_set_t set;
 
 	if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof(*old), old)) {
 		ok(0, "sched_getcpu / pthread_getaffinity_np: %m");
 		return -1;
 	}
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	pin_to(cpu);
 	return cpu;
 }
 
@@ -1090,12 +1095,7 @@ static volatile bool hog_stop;
 static void *
 hog_cpu(void *arg)
 {
-	int cpu = *(int *)arg;
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	pin_to(*(int *)arg);
 	while (!hog_stop)
 		;
 	return NULL;

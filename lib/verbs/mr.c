@@ -19,7 +19,8 @@
  *   thread to the pages would be.
  * - Pages in shared mappings not ours (a file, or memory shared with
  *   another process) cannot be moved into a memfd: EINVAL. Unmapped or
- *   unreadable pages: EFAULT.
+ *   unreadable pages, and read-only ones for an access that writes:
+ *   EFAULT.
  * - The pages are marked MADV_DONTFORK, as ibv_fork_init() would: a
  *   child does not share them with the daemon.
  * - Another thread that writes those pages while ibv_reg_mr() or the
@@ -120,6 +121,28 @@ read_segs(uint64_t lo, uint64_t hi, struct seg *segs)
 	}
 	fclose(f);
 	return pos < hi ? (n == MAX_SEGS ? -ENOMEM : -EFAULT) : n;
+}
+
+/* Access that lets the HCA write the pages: the kernel pins them for
+ * writing (ib_umem_get() with FOLL_WRITE), which a mapping without write
+ * permission refuses with EFAULT; so does this library, or a peer's RDMA
+ * WRITE would change read-only memory (.rodata, an mprotect()ed page). */
+static int
+check_writable(uint64_t lo, uint64_t hi, uint32_t access)
+{
+	struct seg segs[MAX_SEGS];
+	int i, n;
+
+	if (!(access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)))
+		return 0;
+	n = read_segs(lo, hi, segs);
+	if (n < 0)
+		return -n;
+	for (i = 0; i < n; i++)
+		if (!(segs[i].prot & PROT_WRITE))
+			return EFAULT;
+	return 0;
 }
 
 static int
@@ -333,6 +356,11 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
 	c = mpd_verbs_ctx(pd->context);
 	lo = a & ~(PAGE - 1);
 	hi = (a + length + PAGE - 1) & ~(PAGE - 1);
+	rc = check_writable(lo, hi, access);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
 	mr = calloc(1, sizeof(*mr));
 	if (!mr) {
 		errno = ENOMEM;

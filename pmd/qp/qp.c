@@ -258,7 +258,10 @@ qp_to_error(struct hca_verbs *v, struct hca_v_qp *qp, uint32_t cause)
 }
 
 /* Everything the QP holds forgotten (IBA 10.3.1: Reset). What the
- * client had posted is skipped, never executed. */
+ * client had posted is skipped, never executed: the requester's counts
+ * start where the ring stands, so that no copy the daemon took before
+ * (completed, or flushed) lies between the oldest live WR and the next
+ * one to take. */
 static void
 qp_reset(struct hca_v_qp *qp)
 {
@@ -266,7 +269,7 @@ qp_reset(struct hca_v_qp *qp)
 	qp->rq_taken = __atomic_load_n(&qp->shm->rq_pi, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&qp->shm->sq_ci, qp->sq_taken, __ATOMIC_RELEASE);
 	__atomic_store_n(&qp->shm->rq_ci, qp->rq_taken, __ATOMIC_RELEASE);
-	qp->wr_done = qp->wr_cur = qp->wr_psn = 0;
+	qp->wr_done = qp->wr_cur = qp->wr_psn = qp->sq_taken;
 	qp->cur_pkt = qp->acked_pkts = qp->rd_in_flight = 0;
 	qp->rto_at = qp->rnr_at = 0;
 	qp->cur_valid = qp->cur_drop = qp->ack_pending = qp->nak_sent = false;

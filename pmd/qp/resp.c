@@ -211,6 +211,22 @@ rd_slot(struct hca_v_qp *qp, uint32_t n)
 	return &qp->rd[n % RD_JOBS];
 }
 
+static void
+rc_error(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t code)
+{
+	static const uint32_t status[] = {
+		[MPD_NAK_INV_REQ] = IBV_WC_REM_INV_REQ_ERR,
+		[MPD_NAK_REM_ACCESS] = IBV_WC_REM_ACCESS_ERR,
+		[MPD_NAK_REM_OP] = IBV_WC_REM_OP_ERR,
+	};
+
+	qp_error_at(qp, code < 4 ? status[code] : IBV_WC_GENERAL_ERR, qp->epsn);
+	nak(v, qp, code);
+	/* IBA 9.9.3.1.1: the responder's QP goes to error too; its NAK
+	 * leaves first (resp_poll sends it from ERR) */
+	qp_error(qp);
+}
+
 /* A READ request or an atomic, in order: checked, queued for resp_poll */
 static bool
 rd_request(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
@@ -224,7 +240,7 @@ rd_request(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 		busy += qp->rd[i].pending;
 	if (busy >= (qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic
 						 : 1)) {
-		nak(v, qp, MPD_NAK_INV_REQ);
+		rc_error(v, qp, MPD_NAK_INV_REQ);
 		return false;
 	}
 	j = rd_slot(qp, qp->rd_head);
@@ -235,7 +251,7 @@ rd_request(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 		    (pk->reth.dma_len &&
 		     !mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
 				pk->reth.dma_len, IBV_ACCESS_REMOTE_READ))) {
-			nak(v, qp, MPD_NAK_REM_ACCESS);
+			rc_error(v, qp, MPD_NAK_REM_ACCESS);
 			return false;
 		}
 		j->va = pk->reth.va;
@@ -248,11 +264,11 @@ rd_request(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 		if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC) ||
 		    !(p = mr_lookup(v, pk->atomic.rkey, qp->pd, pk->atomic.va,
 				    8, IBV_ACCESS_REMOTE_ATOMIC))) {
-			nak(v, qp, MPD_NAK_REM_ACCESS);
+			rc_error(v, qp, MPD_NAK_REM_ACCESS);
 			return false;
 		}
 		if (pk->atomic.va & 7) {
-			nak(v, qp, MPD_NAK_INV_REQ);
+			rc_error(v, qp, MPD_NAK_INV_REQ);
 			return false;
 		}
 		/* atomic against the client's own accesses too */
@@ -309,22 +325,6 @@ rd_duplicate(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 		j->pending = true;
 		return;
 	}
-}
-
-static void
-rc_error(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t code)
-{
-	static const uint32_t status[] = {
-		[MPD_NAK_INV_REQ] = IBV_WC_REM_INV_REQ_ERR,
-		[MPD_NAK_REM_ACCESS] = IBV_WC_REM_ACCESS_ERR,
-		[MPD_NAK_REM_OP] = IBV_WC_REM_OP_ERR,
-	};
-
-	qp_error_at(qp, code < 4 ? status[code] : IBV_WC_GENERAL_ERR, qp->epsn);
-	nak(v, qp, code);
-	/* IBA 9.9.3.1.1: the responder's QP goes to error too; its NAK
-	 * leaves first (resp_poll sends it from ERR) */
-	qp_error(qp);
 }
 
 static void

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1003,6 +1004,301 @@ test_other_process(void)
 	ibv_destroy_cq(cq);
 }
 
+/* ---- a QP taken through RESET runs nothing twice ---- */
+
+/* RESET, then INIT, RTR and RTS toward dqpn again, as an application
+ * recovering a connection does */
+static int
+recycle(struct ep *e, uint32_t dqpn)
+{
+	struct ibv_qp_attr r = { .qp_state = IBV_QPS_RESET };
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	if (ibv_modify_qp(e->qp, &r, IBV_QP_STATE) ||
+	    ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	return connect_qp(e->qp, IBV_QPT_RC, port.lid, dqpn, 0, 14, 7);
+}
+
+/* n signaled RDMA WRITEs of 64 bytes from a's offset 0 into b's slot i,
+ * wr_id base + i, then their n completions; returns how many succeeded
+ * in order */
+static int
+write_round(struct ep *a, struct ep *b, int n, uint64_t base)
+{
+	struct ibv_wc wc[64];
+	int i, done = 0, good = 0;
+
+	while (done < n) {
+		int k = n - done > 50 ? 50 : n - done, got;
+
+		for (i = 0; i < k; i++) {
+			struct ibv_send_wr wr = {
+				.wr_id = base + (uint64_t)(done + i),
+				.opcode = IBV_WR_RDMA_WRITE,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma = { (uintptr_t)(b->buf +
+					(uint32_t)(done + i) * 64), b->mr->rkey },
+			};
+
+			if (post_send(a, &wr, 0, 64))
+				return -1;
+		}
+		got = poll_n(a->scq, wc, k);
+		for (i = 0; i < got; i++)
+			good += wc[i].status == IBV_WC_SUCCESS &&
+				wc[i].wr_id == base + (uint64_t)(done + i);
+		done += k;
+	}
+	return good;
+}
+
+/* Completions that came with nothing posted, within 300 ms */
+static int
+stray(struct ibv_cq *cq, struct ibv_wc *first)
+{
+	struct ibv_wc wc[16];
+	int n = 0, r;
+
+	usleep(300000);
+	while ((r = ibv_poll_cq(cq, 16, wc)) > 0) {
+		if (!n)
+			*first = wc[0];
+		n += r;
+	}
+	return n;
+}
+
+/*
+ * IBA 10.3.1: a QP in Reset holds no WR. After RESET -> INIT -> RTR ->
+ * RTS nothing completed before runs again: a WRITE of 1 and of 100 WRs
+ * earlier, a SEND, a fetch-and-add, and a QP reset after REM_ACCESS_ERR.
+ */
+static void
+test_reset_replay(void)
+{
+	struct ibv_cq *acq = cq_new(256, NULL), *bcq = cq_new(256, NULL);
+	uint64_t *tgt, *res;
+	struct ibv_wc wc[4], w0;
+	struct ep a, b;
+	int n, i;
+
+	ok(acq && bcq && make_ep(&a, IBV_QPT_RC, acq, acq, 8) == 0 &&
+	   make_ep(&b, IBV_QPT_RC, bcq, bcq, 8) == 0 &&
+	   connect_qp(a.qp, IBV_QPT_RC, port.lid, b.qp->qp_num, 0, 14, 7) == 0 &&
+	   connect_qp(b.qp, IBV_QPT_RC, port.lid, a.qp->qp_num, 0, 14, 7) == 0,
+	   "reset: an RC pair");
+	tgt = (uint64_t *)(void *)(b.buf + 60000);
+	res = (uint64_t *)(void *)(a.buf + 30000);
+
+	/* one WRITE, one SEND, one fetch-and-add; then the buffer changes */
+	memset(a.buf, 0x11, 64);
+	is_int(write_round(&a, &b, 1, 100), 1, "reset: one RDMA WRITE completes");
+	post_recv(&b, 900, 8192, 64);
+	{
+		struct ibv_send_wr snd = { .wr_id = 101, .opcode = IBV_WR_SEND,
+					   .send_flags = IBV_SEND_SIGNALED };
+		struct ibv_send_wr fa = {
+			.wr_id = 102, .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.atomic = { (uintptr_t)tgt, 1, 0, b.mr->rkey },
+		};
+
+		*tgt = 0;
+		post_send(&a, &snd, 0, 32);
+		post_send(&a, &fa, 30000, 8);
+		n = poll_n(acq, wc, 2);
+		ok(n == 2 && wc[0].wr_id == 101 && wc[1].wr_id == 102 &&
+		   *tgt == 1 && *res == 0 && poll_n(bcq, wc + 2, 1) == 1,
+		   "reset: a SEND and a fetch-and-add complete (memory %llu)",
+		   (unsigned long long)*tgt);
+	}
+	memset(a.buf, 0x22, 64);
+	post_recv(&b, 901, 8192, 64);
+	ok(recycle(&a, b.qp->qp_num) == 0 && recycle(&b, a.qp->qp_num) == 0,
+	   "reset: both QPs RESET -> INIT -> RTR -> RTS");
+	post_recv(&b, 902, 8192, 64);
+	n = stray(acq, &w0);
+	if (!ok(n == 0, "reset after 3 WRs: no completion without a new post (%d)", n))
+		tap_diag("first: wr_id %llu status %d",
+			 (unsigned long long)w0.wr_id, w0.status);
+	ok(b.buf[0] == 0x11 && *tgt == 1 && stray(bcq, &w0) == 0,
+	   "reset: the WRITE did not run again (0x%02x), the atomic not (%llu), no SEND delivered again",
+	   b.buf[0], (unsigned long long)*tgt);
+
+	/* a hundred, then one: exactly one completion, its own */
+	is_int(write_round(&a, &b, 100, 1000), 100, "reset: 100 RDMA WRITEs complete");
+	memset(a.buf, 0x33, 64);
+	ok(recycle(&a, b.qp->qp_num) == 0 && recycle(&b, a.qp->qp_num) == 0,
+	   "reset: both QPs through RESET again");
+	is_int(write_round(&a, &b, 1, 5000), 1, "reset: then one WRITE completes, with its own wr_id");
+	n = stray(acq, &w0);
+	if (!ok(n == 0 && b.buf[64] == 0x22 && b.buf[99 * 64] == 0x22,
+		"reset after 100 WRs: the next round has 1 completion, not 101 (%d more), the 100 not written again",
+		n))
+		tap_diag("first stray: wr_id %llu", (unsigned long long)w0.wr_id);
+
+	/* an error, then a reset: the QP works again */
+	{
+		struct ibv_send_wr bad = {
+			.wr_id = 66, .opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { (uintptr_t)b.buf, b.mr->rkey ^ 0x5500 },
+		};
+
+		post_send(&a, &bad, 0, 64);
+		n = poll_n(acq, wc, 1);
+		ok(n == 1 && wc[0].status == IBV_WC_REM_ACCESS_ERR,
+		   "reset: a WRITE with a bad rkey fails REM_ACCESS_ERR");
+	}
+	while (ibv_poll_cq(bcq, 4, wc) > 0)
+		;
+	ok(recycle(&a, b.qp->qp_num) == 0 && recycle(&b, a.qp->qp_num) == 0,
+	   "reset: both QPs from ERR through RESET to RTS");
+	for (i = 0; i < 3; i++)
+		if (write_round(&a, &b, 1, 7000 + (uint64_t)i) != 1)
+			break;
+	n = stray(acq, &w0);
+	ok(i == 3 && n == 0,
+	   "reset after REM_ACCESS_ERR: 3 WRITEs complete with their own wr_id, nothing stale (%d of 3, %d more)",
+	   i, n);
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_qp(b.qp);
+	ibv_dereg_mr(a.mr);
+	ibv_dereg_mr(b.mr);
+	free(a.buf);
+	free(b.buf);
+	ibv_destroy_cq(acq);
+	ibv_destroy_cq(bcq);
+}
+
+/* ---- access violations: the responder's QP to ERR too ---- */
+
+/*
+ * IBA 9.9.3.1.1 (class C): a READ or atomic with a bad rkey gets a NAK
+ * and takes the responder's QP to ERR, as a WRITE does (rxe and HCAs
+ * alike); the requester sees REM_ACCESS_ERR.
+ */
+static void
+test_resp_errors(void)
+{
+	static const char *const what[] = { "RDMA READ", "fetch-and-add",
+					    "RDMA WRITE" };
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		struct ibv_cq *acq = cq_new(16, NULL), *bcq = cq_new(16, NULL);
+		struct ibv_send_wr wr = {
+			.wr_id = 5, .send_flags = IBV_SEND_SIGNALED,
+		};
+		struct ibv_qp_init_attr qi;
+		struct ibv_qp_attr qa;
+		struct ibv_wc wc;
+		struct ep a, b;
+		int n;
+
+		if (!acq || !bcq || make_ep(&a, IBV_QPT_RC, acq, acq, 4) ||
+		    make_ep(&b, IBV_QPT_RC, bcq, bcq, 4) ||
+		    connect_qp(a.qp, IBV_QPT_RC, port.lid, b.qp->qp_num, 0, 14, 7) ||
+		    connect_qp(b.qp, IBV_QPT_RC, port.lid, a.qp->qp_num, 0, 14, 7)) {
+			ok(0, "%s: an RC pair", what[k]);
+			continue;
+		}
+		if (k == 1) {
+			wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+			wr.wr.atomic.remote_addr = (uintptr_t)b.buf;
+			wr.wr.atomic.compare_add = 1;
+			wr.wr.atomic.rkey = b.mr->rkey ^ 0x5500;
+		} else {
+			wr.opcode = k ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+			wr.wr.rdma.remote_addr = (uintptr_t)b.buf;
+			wr.wr.rdma.rkey = b.mr->rkey ^ 0x5500;
+		}
+		post_send(&a, &wr, 0, k == 1 ? 8 : 64);
+		n = poll_n(acq, &wc, 1);
+		usleep(50000);
+		memset(&qa, 0, sizeof(qa));
+		ibv_query_qp(b.qp, &qa, IBV_QP_STATE, &qi);
+		ok(n == 1 && wc.status == IBV_WC_REM_ACCESS_ERR &&
+		   qa.qp_state == IBV_QPS_ERR,
+		   "%s with a bad rkey: REM_ACCESS_ERR, and the responder's QP in ERR (status %d, state %d)",
+		   what[k], n == 1 ? (int)wc.status : -1, qa.qp_state);
+		ibv_destroy_qp(a.qp);
+		ibv_destroy_qp(b.qp);
+		ibv_dereg_mr(a.mr);
+		ibv_dereg_mr(b.mr);
+		free(a.buf);
+		free(b.buf);
+		ibv_destroy_cq(acq);
+		ibv_destroy_cq(bcq);
+	}
+}
+
+/* ---- read-only memory is never registered for writing ---- */
+
+static const uint8_t rodata[8192] = { 1, 2, 3 };
+
+/*
+ * The kernel pins an MR's pages for writing when its access lets the HCA
+ * write them (ib_umem_get(), FOLL_WRITE): a mapping without write
+ * permission fails with EFAULT, so no peer's WRITE reaches it.
+ */
+static void
+test_readonly_mr(void)
+{
+	const int wr_acc[] = { IBV_ACCESS_LOCAL_WRITE,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC };
+	uint8_t *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr;
+	int i, refused = 0;
+
+	if (!ok(p != MAP_FAILED, "read-only: a mapping"))
+		return;
+	memset(p, 0x5a, 8192);
+	mprotect(p + 4096, 4096, PROT_READ);
+	for (i = 0; i < 3; i++) {
+		errno = 0;
+		mr = ibv_reg_mr(pd, p + 4096, 4096, wr_acc[i]);
+		refused += !mr && errno == EFAULT;
+		if (mr)
+			ibv_dereg_mr(mr);
+		errno = 0;
+		mr = ibv_reg_mr(pd, p + 2048, 4096, wr_acc[i]);
+		refused += !mr && errno == EFAULT;
+		if (mr)
+			ibv_dereg_mr(mr);
+		errno = 0;
+		mr = ibv_reg_mr(pd, (void *)(uintptr_t)rodata, sizeof(rodata),
+				wr_acc[i]);
+		refused += !mr && errno == EFAULT;
+		if (mr)
+			ibv_dereg_mr(mr);
+	}
+	is_int(refused, 9, "read-only: an mprotect(PROT_READ) page, one straddling it, and .rodata, each with LOCAL_WRITE, REMOTE_WRITE and REMOTE_ATOMIC: EFAULT");
+	mr = ibv_reg_mr(pd, p + 4096, 4096, IBV_ACCESS_REMOTE_READ);
+	ok(mr != NULL, "read-only: the page with REMOTE_READ only registers");
+	if (mr)
+		ibv_dereg_mr(mr);
+	mr = ibv_reg_mr(pd, (void *)(uintptr_t)rodata, sizeof(rodata), 0);
+	ok(mr != NULL && rodata[1] == 2, "read-only: .rodata for a local read registers");
+	if (mr)
+		ibv_dereg_mr(mr);
+	mr = ibv_reg_mr(pd, p, 4096, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE);
+	ok(mr != NULL, "read-only: the writable page beside registers for REMOTE_WRITE");
+	if (mr)
+		ibv_dereg_mr(mr);
+	munmap(p, 8192);
+}
+
 /* Before the SM: a context that waits for its port to come up */
 static int
 port_events(void)
@@ -1102,6 +1398,9 @@ main(int argc, char **argv)
 	test_comm_est();
 	test_other_process();
 	test_stack_mr();
+	test_reset_replay();
+	test_resp_errors();
+	test_readonly_mr();
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	return tap_done();

@@ -368,27 +368,27 @@ ibv_query_device(struct ibv_context *context,
 	device_attr->hw_ver = 1;
 	/* MRs are mapped in whole 4 KiB pages (madpmd/verbs.h) */
 	device_attr->page_size_cap = 4096;
-	/* what the daemon enforces (madpmd/verbs.h); objects of each kind
-	 * are counted per session, and a context has one */
+	/* what the daemon enforces (madpmd/verbs.h): objects of each kind
+	 * are a process's share of the port, all its contexts together */
 	device_attr->max_mr_size = MPD_V_MAX_MR_SIZE;
-	device_attr->max_qp = MPD_V_MAX_OBJECTS;
+	device_attr->max_qp = MPD_V_PROC_QPS;
 	device_attr->max_qp_wr = MPD_V_MAX_QP_WR;
 	device_attr->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN |
 		IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID |
 		IBV_DEVICE_CHANGE_PHY_PORT;
 	device_attr->max_sge = MPD_V_MAX_SGE;
 	device_attr->max_sge_rd = MPD_V_MAX_SGE;
-	device_attr->max_cq = MPD_V_MAX_OBJECTS;
+	device_attr->max_cq = MPD_V_PROC_CQS;
 	device_attr->max_cqe = MPD_V_MAX_CQE - 1;
-	device_attr->max_mr = MPD_V_MAX_OBJECTS;
-	device_attr->max_pd = MPD_V_MAX_OBJECTS;
+	device_attr->max_mr = MPD_V_PROC_MRS;
+	device_attr->max_pd = MPD_V_PROC_PDS;
 	device_attr->max_qp_rd_atom = MPD_V_MAX_RD_ATOMIC;
 	device_attr->max_qp_init_rd_atom = MPD_V_MAX_RD_ATOMIC;
-	device_attr->max_res_rd_atom = MPD_V_MAX_RD_ATOMIC * MPD_V_MAX_OBJECTS;
+	device_attr->max_res_rd_atom = MPD_V_MAX_RD_ATOMIC * MPD_V_PROC_QPS;
 	/* the daemon's lcore runs every atomic of the node: one order */
 	device_attr->atomic_cap = IBV_ATOMIC_HCA;
 	device_attr->max_ah = MPD_V_MAX_OBJECTS;
-	device_attr->max_srq = MPD_V_MAX_OBJECTS;
+	device_attr->max_srq = MPD_V_PROC_SRQS;
 	device_attr->max_srq_wr = MPD_V_MAX_QP_WR;
 	device_attr->max_srq_sge = MPD_V_MAX_SGE;
 	device_attr->max_pkeys = (uint16_t)pi.num_pkeys;

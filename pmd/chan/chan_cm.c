@@ -90,6 +90,23 @@ cm_ready(struct hca_chan *ch)
 	return ch->cfg.cm ? 0 : ENODEV;
 }
 
+/* One more id within the process's and the user's share of the port's
+ * ids (madpmd/cma.h), however many sessions hold them; lock held */
+static bool
+id_share_ok(struct hca_chan *ch, const struct hca_session *s)
+{
+	const struct hca_session *o;
+	uint32_t proc = 0, user = 0;
+
+	TAILQ_FOREACH(o, &ch->sessions, next) {
+		if (o->pid == s->pid)
+			proc += o->co.nids;
+		if (o->uid == s->uid)
+			user += o->co.nids;
+	}
+	return proc < MPD_CM_PROC_IDS && user < MPD_CM_USER_IDS;
+}
+
 static int
 cm_create_id(struct hca_chan *ch, struct hca_session *s,
 	     struct mpd_chan_msg *m)
@@ -101,6 +118,10 @@ cm_create_id(struct hca_chan *ch, struct hca_session *s,
 	if (rc)
 		return rc;
 	lock(ch);
+	if (!id_share_ok(ch, s)) {
+		unlock(ch);
+		return ENOMEM;
+	}
 	rc = hca_cma_create(cma_of(ch), owner(s), r->ps, r->qp_type, &h);
 	unlock(ch);
 	if (rc)

@@ -32,6 +32,12 @@ extern int hca_logtype;
 #define CHAN_DRAIN_MS		50	/* doorbells read empty */
 #define CHAN_MAX_FDS		5	/* handed over with one reply */
 
+/* What a session's verbs objects hold of the port (chan_verbs.c) */
+struct chan_vuse {
+	uint32_t objs[8];		/* by kind */
+	uint64_t wqes, cqes;
+};
+
 struct hca_session {
 	TAILQ_ENTRY(hca_session) next;
 	struct hca_mad_client mc;	/* what the MAD layer knows of it */
@@ -55,6 +61,7 @@ struct hca_session {
 	 * objects it made, by handle */
 	struct hca_v_owner vo;
 	struct chan_vobj *vobj;
+	struct chan_vuse vuse;
 	/* rdma_cm (chan_cm.c): the owner of its ids */
 	struct hca_cma_owner co;
 };

@@ -32,6 +32,7 @@ enum vobj_kind {
 	VOBJ_CQ,
 	VOBJ_SRQ,
 	VOBJ_QP,
+	VOBJ_KINDS
 };
 
 struct mr_map;
@@ -92,38 +93,89 @@ table(struct hca_session *s)
 	return 0;
 }
 
-/*
- * A session's share of the port: a quarter of its QP numbers, and queue
- * and CQ entries whose daemon-side copies and shared rings stay within a
- * few hundred MiB however a client asks, so that one client cannot take
- * the port's QPs or the daemon's memory from the others (ENOMEM).
- */
-#define SESSION_QPS		(HCA_V_MAX_QPS / 4)
-#define SESSION_WQES		(1u << 20)	/* send + receive, all QPs */
-#define SESSION_CQES		(1u << 22)
+_Static_assert(VOBJ_KINDS <= sizeof(((struct chan_vuse *)0)->objs) /
+	       sizeof(uint32_t), "chan_vuse kinds");
 
-struct usage {
-	uint32_t qps;
-	uint64_t wqes;
-	uint64_t cqes;
+/*
+ * Shares (madpmd/verbs.h): what one process holds of the port, all its
+ * sessions together, and what one user's processes hold, so that no
+ * client takes the port's QP numbers, MR keys or the daemon's memory
+ * from the others, however many contexts it opens (ENOMEM past one).
+ */
+static const uint32_t proc_objs[VOBJ_KINDS] = {
+	[VOBJ_PD] = MPD_V_PROC_PDS, [VOBJ_MR] = MPD_V_PROC_MRS,
+	[VOBJ_COMP] = MPD_V_MAX_OBJECTS, [VOBJ_CQ] = MPD_V_PROC_CQS,
+	[VOBJ_SRQ] = MPD_V_PROC_SRQS, [VOBJ_QP] = MPD_V_PROC_QPS,
 };
 
 static void
-session_usage(struct hca_session *s, struct usage *u)
+vuse_add(struct chan_vuse *u, const struct chan_vuse *o)
 {
-	uint32_t i;
+	unsigned int k;
 
-	memset(u, 0, sizeof(*u));
-	for (i = 0; i < MPD_V_MAX_OBJECTS; i++) {
-		const struct chan_vobj *o = &s->vobj[i];
+	for (k = 0; k < VOBJ_KINDS; k++)
+		u->objs[k] += o->objs[k];
+	u->wqes += o->wqes;
+	u->cqes += o->cqes;
+}
 
-		if (o->kind == VOBJ_QP || o->kind == VOBJ_SRQ)
-			u->wqes += o->units;
-		if (o->kind == VOBJ_QP)
-			u->qps++;
-		if (o->kind == VOBJ_CQ)
-			u->cqes += o->units;
+/* A QP or SRQ holds queue entries, a CQ completion entries */
+static void
+vuse_units(struct chan_vuse *u, uint8_t kind, int64_t units)
+{
+	if (kind == VOBJ_QP || kind == VOBJ_SRQ)
+		u->wqes += (uint64_t)units;
+	else if (kind == VOBJ_CQ)
+		u->cqes += (uint64_t)units;
+}
+
+/* 0, or ENOMEM when one more object of kind (none: kind VOBJ_FREE)
+ * holding units more entries takes s's process or user past a share */
+static int
+share_check(struct hca_session *s, uint8_t kind, int64_t units)
+{
+	struct chan_vuse proc = { 0 }, user = { 0 }, *u[2] = { &proc, &user };
+	const struct hca_session *o;
+	unsigned int i;
+
+	TAILQ_FOREACH(o, &s->ch->sessions, next) {
+		if (o == s)
+			continue;
+		if (o->pid == s->pid)
+			vuse_add(&proc, &o->vuse);
+		if (o->uid == s->uid)
+			vuse_add(&user, &o->vuse);
 	}
+	for (i = 0; i < 2; i++) {
+		uint64_t times = i ? MPD_V_USER_SHARES : 1;
+
+		vuse_add(u[i], &s->vuse);
+		vuse_units(u[i], kind, units);
+		if (kind != VOBJ_FREE &&
+		    u[i]->objs[kind] + 1 > proc_objs[kind] * times)
+			return ENOMEM;
+		if (u[i]->wqes > MPD_V_PROC_WQES * times ||
+		    u[i]->cqes > MPD_V_PROC_CQES * times)
+			return ENOMEM;
+	}
+	return 0;
+}
+
+/* An object into handle h, counted in its session's use */
+static void
+vobj_set(struct hca_session *s, uint32_t h, struct chan_vobj o)
+{
+	s->vobj[h] = o;
+	s->vuse.objs[o.kind]++;
+	vuse_units(&s->vuse, o.kind, (int64_t)o.units);
+}
+
+static void
+vobj_free(struct hca_session *s, struct chan_vobj *o)
+{
+	s->vuse.objs[o->kind]--;
+	vuse_units(&s->vuse, o->kind, -(int64_t)o->units);
+	o->kind = VOBJ_FREE;
 }
 
 static int
@@ -188,10 +240,11 @@ v_alloc_pd(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	uint32_t h;
 	int rc = table(s);
 
-	if (rc || (rc = handle_new(s, &h)))
+	if (rc || (rc = handle_new(s, &h)) ||
+	    (rc = share_check(s, VOBJ_PD, 0)))
 		return rc;
-	s->vobj[h].kind = VOBJ_PD;
-	s->vobj[h].pd = ++ch->next_pd;
+	vobj_set(s, h, (struct chan_vobj){ .kind = VOBJ_PD,
+					   .pd = ++ch->next_pd });
 	m->len = sizeof(m->u.v_handle);
 	m->u.v_handle.handle = h;
 	return 0;
@@ -222,7 +275,7 @@ v_dealloc_pd(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		return EINVAL;
 	if (pd_used(s, o->pd))
 		return EBUSY;
-	o->kind = VOBJ_FREE;
+	vobj_free(s, o);
 	m->len = 0;
 	return 0;
 }
@@ -414,7 +467,8 @@ v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		page = r->merge_lo;
 		end = r->merge_hi;
 	}
-	if ((rc = handle_new(s, &h)) || !(mr = calloc(1, sizeof(*mr)))) {
+	if ((rc = handle_new(s, &h)) || (rc = share_check(s, VOBJ_MR, 0)) ||
+	    !(mr = calloc(1, sizeof(*mr)))) {
 		if (mm)
 			mr_map_put(mm);
 		return rc ? rc : ENOMEM;
@@ -458,7 +512,8 @@ v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	}
 	if (r->merge_hi)
 		merge_release(s, mm);
-	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_MR, .pd = mr->pd, .p = mr };
+	vobj_set(s, h, (struct chan_vobj){ .kind = VOBJ_MR, .pd = mr->pd,
+					   .p = mr });
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_reg_mr_rep);
 	m->u.v_reg_mr_rep.handle = h;
@@ -490,7 +545,7 @@ v_dereg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	if (!o)
 		return EINVAL;
 	mr_free(ch, o->p);
-	o->kind = VOBJ_FREE;
+	vobj_free(s, o);
 	m->len = 0;
 	return 0;
 }
@@ -519,7 +574,7 @@ v_create_channel(struct hca_chan *ch, struct hca_session *s,
 		return rc;
 	}
 	c->refs = 1;
-	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_COMP, .p = c };
+	vobj_set(s, h, (struct chan_vobj){ .kind = VOBJ_COMP, .p = c });
 	m->len = sizeof(m->u.v_handle);
 	m->u.v_handle.handle = h;
 	rc = hca_chan_reply(s, m, theirs);
@@ -551,7 +606,7 @@ v_destroy_channel(struct hca_chan *ch, struct hca_session *s,
 	if (comp_used(s, o->p))
 		return EBUSY;
 	hca_v_comp_put(o->p);
-	o->kind = VOBJ_FREE;
+	vobj_free(s, o);
 	m->len = 0;
 	return 0;
 }
@@ -592,13 +647,8 @@ v_create_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	if ((rc = handle_new(s, &h)))
 		return rc;
 	len = cq_size(r->cqe, &ncqe);
-	{
-		struct usage u;
-
-		session_usage(s, &u);
-		if (u.cqes + ncqe > SESSION_CQES)
-			return ENOMEM;
-	}
+	if ((rc = share_check(s, VOBJ_CQ, ncqe)))
+		return rc;
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return ENOMEM;
@@ -614,8 +664,8 @@ v_create_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		cq->comp = co->p;
 		hca_v_comp_get(cq->comp);
 	}
-	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_CQ, .p = cq,
-					 .units = ncqe };
+	vobj_set(s, h, (struct chan_vobj){ .kind = VOBJ_CQ, .p = cq,
+					   .units = ncqe });
 	m->len = sizeof(m->u.v_create_cq_rep);
 	memset(&m->u, 0, sizeof(m->u));
 	m->u.v_create_cq_rep.handle = h;
@@ -641,13 +691,9 @@ v_resize_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		return EINVAL;
 	cq = o->p;
 	len = cq_size(r.cqe, &ncqe);
-	{
-		struct usage u;
-
-		session_usage(s, &u);
-		if (u.cqes - o->units + ncqe > SESSION_CQES)
-			return ENOMEM;
-	}
+	if ((rc = share_check(s, VOBJ_FREE, (int64_t)ncqe -
+				(int64_t)o->units)))
+		return rc;
 	fd = shm_make("madpmd-cq", len, &map);
 	if (fd < 0)
 		return -fd;
@@ -665,6 +711,7 @@ v_resize_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	munmap(old, old_len);
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_resize_cq_rep);
+	s->vuse.cqes += (uint64_t)ncqe - o->units;
 	o->units = ncqe;
 	m->u.v_resize_cq_rep.ncqe = ncqe;
 	m->u.v_resize_cq_rep.shm_size = (uint32_t)len;
@@ -700,7 +747,7 @@ v_destroy_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	m->u.v_destroy_rep.comp_events = cq->events;
 	m->u.v_destroy_rep.async_events = cq->async_events;
 	cq_free(cq);
-	o->kind = VOBJ_FREE;
+	vobj_free(s, o);
 	return 0;
 }
 
@@ -724,13 +771,8 @@ v_create_srq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		return rc;
 	while (wqes < r->max_wr)
 		wqes <<= 1;
-	{
-		struct usage u;
-
-		session_usage(s, &u);
-		if (u.wqes + wqes > SESSION_WQES)
-			return ENOMEM;
-	}
+	if ((rc = share_check(s, VOBJ_SRQ, wqes)))
+		return rc;
 	sge = r->max_sge ? r->max_sge : 1;
 	stride = (uint32_t)((sizeof(struct mpd_v_rwqe) +
 			     sge * sizeof(struct mpd_v_sge) + 63) & ~63u);
@@ -752,8 +794,8 @@ v_create_srq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	srq->handle = h;
 	srq->pd = pd->pd;
 	srq->limit = r->srq_limit;
-	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_SRQ, .pd = pd->pd, .p = srq,
-					 .units = wqes };
+	vobj_set(s, h, (struct chan_vobj){ .kind = VOBJ_SRQ, .pd = pd->pd,
+					   .p = srq, .units = wqes });
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_create_srq_rep);
 	m->u.v_create_srq_rep.handle = h;
@@ -797,7 +839,7 @@ v_destroy_srq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m
 	m->u.v_destroy_rep.async_events = srq->async_events;
 	munmap(srq->map, srq->map_len);
 	free(srq);
-	o->kind = VOBJ_FREE;
+	vobj_free(s, o);
 	return 0;
 }
 
@@ -831,14 +873,8 @@ v_create_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	len = hca_v_qp_layout(r.qp_type, &cap, srq != NULL, &hdr);
 	if (!len)
 		return EINVAL;
-	{
-		struct usage u;
-
-		session_usage(s, &u);
-		if (u.qps >= SESSION_QPS ||
-		    u.wqes + hdr.sq_wqes + hdr.rq_wqes > SESSION_WQES)
-			return ENOMEM;
-	}
+	if ((rc = share_check(s, VOBJ_QP, hdr.sq_wqes + hdr.rq_wqes)))
+		return rc;
 	if ((rc = handle_new(s, &h)))
 		return rc;
 	fd = shm_make("madpmd-qp", len, &map);
@@ -861,8 +897,9 @@ v_create_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		close(fd);
 		return rc;
 	}
-	s->vobj[h] = (struct chan_vobj){ .kind = VOBJ_QP, .pd = pd->pd, .p = qp,
-					 .units = hdr.sq_wqes + hdr.rq_wqes };
+	vobj_set(s, h, (struct chan_vobj){ .kind = VOBJ_QP, .pd = pd->pd,
+					   .p = qp,
+					   .units = hdr.sq_wqes + hdr.rq_wqes });
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_create_qp_rep);
 	m->u.v_create_qp_rep.handle = h;
@@ -981,7 +1018,7 @@ v_destroy_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	qp_settle(ch, o->p);
 	/* read under the lock that raises them, with the QP out of reach */
 	events = qp_destroy(ch, o->p);
-	o->kind = VOBJ_FREE;
+	vobj_free(s, o);
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_destroy_rep);
 	m->u.v_destroy_rep.async_events = events;
@@ -1029,7 +1066,7 @@ hca_chan_verbs_end(struct hca_chan *ch, struct hca_session *s)
 				hca_v_comp_put(o->p);
 				break;
 			}
-			o->kind = VOBJ_FREE;
+			vobj_free(s, o);
 		}
 	free(s->vobj);
 	s->vobj = NULL;

@@ -1363,6 +1363,65 @@ test_stack_mr(void)
 	   n, good);
 }
 
+/*
+ * A process that takes its whole share of the port: RC QPs from five
+ * contexts until creation fails, a CQ and an MR each, then holds them
+ * until its standard input closes. The share is the process's, however
+ * many contexts it opens: max_qp of ibv_query_device(), then ENOMEM.
+ */
+static int
+hold_share(void)
+{
+	struct ibv_context *c[5];
+	struct ibv_device_attr da;
+	int i, n = 0, err = 0, mrs = 0;
+	char b;
+
+	for (i = 0; i < 5; i++) {
+		struct ibv_pd *p;
+		struct ibv_cq *cq;
+		struct ibv_mr *mr;
+		void *buf = aligned_alloc(4096, 4096);
+
+		c[i] = open_dev(devname);
+		p = c[i] ? ibv_alloc_pd(c[i]) : NULL;
+		cq = c[i] ? ibv_create_cq(c[i], 4, NULL, NULL, 0) : NULL;
+		mr = p && buf ? ibv_reg_mr(p, buf, 4096, IBV_ACCESS_LOCAL_WRITE) :
+			NULL;
+		mrs += mr != NULL;
+		if (!ok(p && cq, "hold: context %d, a PD and a CQ", i))
+			return tap_done();
+		for (;;) {
+			struct ibv_qp_init_attr ia = {
+				.send_cq = cq, .recv_cq = cq,
+				.qp_type = IBV_QPT_RC,
+				.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+					 .max_send_sge = 1, .max_recv_sge = 1 },
+			};
+
+			errno = 0;
+			if (!ibv_create_qp(p, &ia)) {
+				err = errno;
+				break;
+			}
+			n++;
+		}
+	}
+	memset(&da, 0, sizeof(da));
+	i = ibv_query_device(c[0], &da);
+	ok(i == 0 && n == da.max_qp && err == ENOMEM,
+	   "hold: 5 contexts of one process create %d QPs in all, its share (max_qp %d), then ENOMEM (errno %d)",
+	   n, da.max_qp, err);
+	is_int(mrs, 5, "hold: an MR in each context too");
+	printf("# holding %d QPs\n", n);
+	fflush(stdout);
+	while (read(0, &b, 1) > 0)
+		;
+	for (i = 0; i < 5; i++)
+		ibv_close_device(c[i]);
+	return tap_done();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1375,6 +1434,8 @@ main(int argc, char **argv)
 			return tap_done();
 		return port_events();
 	}
+	if (argc > 2 && !strcmp(argv[2], "hold"))
+		return hold_share();
 	ctx = open_dev(devname);
 	if (!ok(ctx != NULL, "open %s", devname))
 		return tap_done();

@@ -54,6 +54,41 @@ done < "$tmp/api.out"
 ok $? "test_verbs_api exits 0 (exit $rc)"
 [ $rc = 0 ] || tail -5 "$tmp/api.out" | sed 's/^/# /'
 
+# one process holding its whole share of hca1 (five contexts): stock
+# ibv_rc_pingpong, another process, still makes its QP there
+mkfifo "$tmp/hold.in"
+timeout 60 "$run" --node hca1 "$prog" hca1 hold < "$tmp/hold.in" > "$tmp/hold.out" 2>&1 &
+holder=$!
+pids+=($holder)
+exec 7> "$tmp/hold.in"
+for i in $(seq 200); do grep -q '^# holding' "$tmp/hold.out" && break; sleep 0.1; done
+grep -q '^# holding' "$tmp/hold.out"
+ok $? "a process holds its share of hca1: $(grep -h '^# holding' "$tmp/hold.out")"
+pport=$((20000 + $$ % 20000))
+timeout 30 "$run" --node hca1 ibv_rc_pingpong -d hca1 -p $pport -n 20 > "$tmp/pp.srv" 2>&1 &
+srv=$!
+pids+=($srv)
+sleep 0.5
+timeout 30 "$run" --node hca2 ibv_rc_pingpong -d hca2 -p $pport -n 20 localhost > "$tmp/pp.cli" 2>&1
+rc2=$?
+wait $srv
+rc1=$?
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q "bytes in" "$tmp/pp.srv"
+ok $? "beside it, stock ibv_rc_pingpong on hca1 works (server exit $rc1, client exit $rc2)"
+[ $rc1 = 0 ] || sed 's/^/# srv: /' "$tmp/pp.srv" | tail -4
+exec 7>&-
+wait $holder
+rc=$?
+while IFS= read -r line; do
+	case "$line" in
+	"ok "*) ok 0 "${line#ok [0-9]* - }" ;;
+	"not ok "*) ok 1 "${line#not ok [0-9]* - }" ;;
+	"#"*) echo "$line" ;;
+	esac
+done < "$tmp/hold.out"
+[ $rc = 0 ]
+ok $? "the holder exits 0 (exit $rc)"
+
 daemon_stop_check $daemon "$tmp/madpmd.log"
 ok $? "the daemon stops cleanly"
 tap_done

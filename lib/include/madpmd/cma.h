@@ -65,6 +65,9 @@ enum mpd_cm_type {
 
 /* Limits the daemon keeps per session (a request past one: ENOMEM) */
 #define MPD_CM_SESSION_IDS	4096
+#define MPD_CM_PROC_IDS		4096	/* all sessions of one process */
+#define MPD_CM_USER_IDS		12288	/* all processes of one user; the
+					 * port has 16384 */
 #define MPD_CM_SESSION_JOINS	256	/* multicast joins not left */
 #define MPD_CM_BACKLOG_MAX	1024	/* a listen's unaccepted requests */
 #define MPD_CM_EVENTS_MAX	4096	/* events queued and not taken */

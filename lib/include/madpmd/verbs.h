@@ -75,6 +75,23 @@ enum mpd_v_type {
 #define MPD_V_MAX_MR_SIZE	(1ull << 32)
 #define MPD_V_MAX_RD_ATOMIC	16
 #define MPD_V_MAX_OBJECTS	4096	/* of each kind, per session */
+
+/*
+ * A process's share of a port: every context it opens on the node
+ * together (ibv_query_device() reports these as max_pd, max_mr, max_cq,
+ * max_srq and max_qp); past one a create fails ENOMEM. One user's
+ * processes together hold at most MPD_V_USER_SHARES shares, and the port
+ * has room for one more (4096 QP numbers, 16384 MR keys): another user
+ * can always create what a pingpong needs.
+ */
+#define MPD_V_PROC_PDS		1024
+#define MPD_V_PROC_MRS		4096
+#define MPD_V_PROC_CQS		1024
+#define MPD_V_PROC_SRQS		1024
+#define MPD_V_PROC_QPS		1024
+#define MPD_V_PROC_WQES		(1u << 20)	/* send + receive, all QPs/SRQs */
+#define MPD_V_PROC_CQES		(1u << 22)	/* all CQs */
+#define MPD_V_USER_SHARES	3
 #define MPD_V_MAX_MCAST_GRP	64	/* groups attached to, per port */
 #define MPD_V_MAX_MCAST_QP_ATTACH 16	/* QPs per group */
 

@@ -7,6 +7,12 @@
  * MPD_ETHERTYPE_IB, addressed to the MAC the other end was heard from
  * (broadcast until then). What else the interface hears (the kernel's
  * IPv6, other hosts) is dropped and counted, never taken for IB.
+ *
+ * The link's peer is whoever the port trains with: the MAC and the port
+ * (PortGUID, number) of the first heartbeat heard while it has none.
+ * From then on only that peer's heartbeats and IB frames count; a
+ * stranger's are counted and dropped, so that nobody else on the segment
+ * takes the link, flaps it or keeps it up (docs/switch.md, "Trust").
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,17 +40,42 @@ fab_eth_wire_start(struct fabric *f, struct fab_port *p)
 	}
 }
 
-/* Whether the other end's last heartbeat is recent and names us */
+/* How long the peer may be silent: FAB_WIRE_DEAD of its intervals, an
+ * interval counting for FAB_WIRE_HELLO_MS at most (whatever it says, it
+ * is Down within FAB_WIRE_DEAD * FAB_WIRE_HELLO_MS of its last word) */
+static uint64_t
+dead_ns(const struct fab_port *p)
+{
+	uint64_t ms = p->ew.last.interval_ms;
+
+	if (ms > FAB_WIRE_HELLO_MS)
+		ms = FAB_WIRE_HELLO_MS;
+	return ms * FAB_WIRE_DEAD * 1000000ull;
+}
+
+/* Whether the peer's last heartbeat is recent and names us */
 static bool
 link_up(const struct fab_port *p, uint64_t now)
 {
 	const struct mpd_link_hello *h = &p->ew.last;
 
-	return p->ew.have_last &&
-	       now - p->ew.heard_ns <
-	       (uint64_t)h->interval_ms * FAB_WIRE_DEAD * 1000000ull &&
+	return p->ew.have_last && now - p->ew.heard_ns < dead_ns(p) &&
 	       (h->flags & MPD_LINK_HEARD) && h->heard_guid == p->ew.guid &&
 	       h->heard_port == p->ew.port;
+}
+
+/* A heartbeat from the peer the port trains with, or the first one
+ * while it has none. For as long again as a peer was silent before its
+ * link went down, only that peer may train it again: a dead peer's
+ * cable is not taken by whoever on the segment speaks first. */
+static bool
+from_peer(const struct fab_port *p, const struct mpd_eth *eth,
+	  const struct mpd_link_hello *h, uint64_t now)
+{
+	if (!p->ew.have_last && now >= p->ew.hold_ns)
+		return true;
+	return !memcmp(eth->src, p->ew.peer, 6) &&
+	       h->guid == p->ew.last.guid && h->port == p->ew.last.port;
 }
 
 /* A heartbeat from the other end (never passed on) */
@@ -54,11 +85,14 @@ heard(struct fabric *f, struct fab_port *p, const struct mpd_eth *eth,
 {
 	const struct fab_port *q = p->peer >= 0 ? &f->port[p->peer] : NULL;
 
+	if (!from_peer(p, eth, h, now)) {
+		p->ew.strangers++;
+		return;
+	}
 	p->ew.hellos_rx++;
 	/* it does not hear us yet: answer now rather than at our next */
-	if (!(h->flags & MPD_LINK_HEARD) || h->heard_guid != p->ew.guid ||
-	    (p->ew.have_last && (p->ew.last.guid != h->guid ||
-				 p->ew.last.port != h->port)))
+	if (!p->ew.have_last || !(h->flags & MPD_LINK_HEARD) ||
+	    h->heard_guid != p->ew.guid)
 		p->ew.hello_next_ns = now;
 	p->ew.last = *h;
 	p->ew.have_last = true;
@@ -109,12 +143,11 @@ unwrap(struct fabric *f, struct fab_port *p, struct rte_mbuf *m, uint64_t now)
 		p->ew.bad++;
 		return false;
 	}
-	if (!p->ew.peer_known || memcmp(p->ew.peer, eth.src, 6)) {
-		memcpy(p->ew.peer, eth.src, 6);
-		p->ew.peer_known = true;
+	/* IB only from the peer; only its heartbeats say it is alive */
+	if (!p->ew.have_last || memcmp(p->ew.peer, eth.src, 6)) {
+		p->ew.strangers++;
+		return false;
 	}
-	if (p->ew.have_last)
-		p->ew.heard_ns = now;
 	rte_pktmbuf_adj(m, (uint16_t)off);
 	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - ib_len));
 	p->ew.rx++;
@@ -197,13 +230,21 @@ fab_eth_wire_tick(struct fabric *f, struct fab_port *p, bool enabled,
 		p->ew.hello_next_ns = now + FAB_WIRE_HELLO_MS * 1000000ull;
 	}
 	up = enabled && link_up(p, now);
+	/* a peer heard once that never trained is forgotten as a dead one */
+	if (!up && !p->ew.up && p->ew.have_last &&
+	    now - p->ew.heard_ns >= dead_ns(p)) {
+		p->ew.have_last = false;
+		p->ew.peer_known = false;
+	}
 	if (up == p->ew.up)
 		return 0;
 	p->ew.up = up;
 	if (up)
 		return 1;
-	/* whoever comes next on this cable is learned anew */
+	/* whoever comes next on this cable is learned anew, once the old
+	 * peer has had its time to come back */
 	p->ew.downs++;
+	p->ew.hold_ns = now + dead_ns(p);
 	p->ew.have_last = false;
 	p->ew.peer_known = false;
 	return -1;

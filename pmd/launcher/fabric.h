@@ -79,6 +79,10 @@ struct fab_port {
 		struct mpd_link_hello last;	/* the other end's last one */
 		bool have_last;
 		uint64_t hellos_rx, hellos_tx, downs;
+		uint64_t strangers;	/* heartbeats and IB frames from
+					 * another than the trained peer */
+		uint64_t hold_ns;	/* till then only the last peer
+					 * trains the link again */
 	} ew;
 	uint64_t guid;			/* PortGUID (a switch's: NodeGUID) */
 	char far[FAB_NAME_LEN + 8];	/* cabled to NODE[port] of another

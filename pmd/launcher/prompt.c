@@ -156,11 +156,12 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 				p->node, p->num, p->lost, p->duplicated,
 				p->reordered);
 		if (p->ew.on)
-			fprintf(out, "madpmd: %s, IB link of %s: %s, %" PRIu64 " IB frames in, %" PRIu64 " out, heartbeats %" PRIu64 " in, %" PRIu64 " out, %" PRIu64 " times lost; dropped: %" PRIu64 " not ours (EtherType, MAC), %" PRIu64 " shorter than their LRH or bad heartbeats, %" PRIu64 " without headroom\n",
+			fprintf(out, "madpmd: %s, IB link of %s: %s, %" PRIu64 " IB frames in, %" PRIu64 " out, heartbeats %" PRIu64 " in, %" PRIu64 " out, %" PRIu64 " times lost; dropped: %" PRIu64 " not ours (EtherType, MAC), %" PRIu64 " shorter than their LRH or bad heartbeats, %" PRIu64 " without headroom, %" PRIu64 " from strangers (not the trained peer)\n",
 				p->dev, p->peer >= 0 ? f->port[p->peer].dev : "-",
 				p->ew.up ? "up" : "down", p->ew.rx, p->ew.tx,
 				p->ew.hellos_rx, p->ew.hellos_tx, p->ew.downs,
-				p->ew.not_ib, p->ew.bad, p->ew.no_room);
+				p->ew.not_ib, p->ew.bad, p->ew.no_room,
+				p->ew.strangers);
 		if (!p->hca)
 			continue;
 		for (j = 0; j < RTE_DIM(names); j++)

@@ -229,6 +229,18 @@ ok $? "perfquery: Switch1[5] checked the SMP's CRCs and dropped it, PortRcvError
 grep -q "Node Description:.*Hca1" "$tmp/nodedesc2"
 ok $? "the fabric still answers across both daemons after them"
 
+# a stranger on cable 5's segment: heartbeats in B's name and in its own,
+# SMPs, for 1.5 s. A's end keeps its trained peer: no flap, no take-over
+forge=$(dirname "$0")/link_forge.py
+"${inb[@]}" python3 "$forge" mpb5-$$ 1.5 peer deaf ib 2> "$tmp/forge.err"
+ok $? "a stranger's heartbeats (in B's name with an interval of 65535 ms; another port's) and SMPs for 1.5 s on cable 5"
+sleep 0.3
+"${inb[@]}" env MADPMD_RUN_DIR="$tmp/run-b" timeout 30 "$run" --node Hca2 \
+	smpquery nodedesc "$lid1" > "$tmp/nodedesc2" 2>&1
+! grep -q "Switch1\[5\]: link over net_af_packet1 down" "$tmp/madpmd-a.log" &&
+	port_is run-a Switch1:5 net_af_packet1 Active && grep -q "Node Description:.*Hca1" "$tmp/nodedesc2"
+ok $? "A's Switch1[5] stays up and Active with its trained peer through it; the fabric answers across"
+
 # rdma_cm across on IB: a resident OpenSM in A answers B's PathRecord
 # query; A finds Hca4's address in the table it made from the file
 "${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" "$run" --node Hca1 \
@@ -263,8 +275,25 @@ sa_nodes() {	# NodeRecords A's SM has
 	"${ina[@]}" env MADPMD_RUN_DIR="$tmp/run-a" timeout 30 "$run" --node Hca3 \
 		saquery -N 2>/dev/null | grep -c "NodeRecord dump"
 }
+# a stranger's heartbeats in B's name, hearing A, keep coming: they do
+# not keep the dead peer's link up, nor take it once it is down
+"${inb[@]}" python3 "$forge" mpb5-$$ 10 peer 2> "$tmp/forge2.err" &
+fg=$!
+pids+=($fg)
+sleep 0.3
+downs5() { grep -c "Switch1\[5\]: link over net_af_packet1 down" "$tmp/madpmd-a.log"; }
+d0=$(downs5)
 daemon_stop_check "$db" "$tmp/madpmd-b.log"
 ok $? "daemon B stops cleanly on SIGTERM"
+t0=$(date +%s%N)
+for i in $(seq 50); do
+	[ "$(downs5)" -gt "$d0" ] && break
+	sleep 0.05
+done
+t1=$(date +%s%N)
+stop "$fg"
+[ "$(downs5)" -gt "$d0" ]
+ok $? "a stranger's heartbeats in B's name (interval 65535 ms) do not keep cable 5 up: Down $(((t1 - t0) / 1000000)) ms after B stopped"
 for i in $(seq 50); do
 	! port_is run-a Switch1:3 net_af_packet0 LinkUp && ! port_is run-a Switch1:5 net_af_packet1 LinkUp && break
 	sleep 0.1
@@ -365,8 +394,9 @@ echo "# $line"
 in5=$(echo "$line" | sed -n 's/.* \([0-9]*\) IB frames in.*/\1/p')
 notours=$(echo "$line" | sed -n 's/.*dropped: \([0-9]*\) not ours.*/\1/p')
 short=$(echo "$line" | sed -n 's/.*, \([0-9]*\) shorter than their LRH.*/\1/p')
-[ "${in5:-0}" -gt 0 ] && [ "${notours:-0}" -ge 1 ] && [ "${short:-0}" = 2 ]
-ok $? "A counted the injected frames: ${notours:-?} not ours, ${short:-?} cut short, beside ${in5:-?} IB frames"
+strangers=$(echo "$line" | sed -n 's/.*, \([0-9]*\) from strangers.*/\1/p')
+[ "${in5:-0}" -gt 0 ] && [ "${notours:-0}" -ge 1 ] && [ "${short:-0}" = 2 ] && [ "${strangers:-0}" -ge 100 ]
+ok $? "A counted the injected frames: ${notours:-?} not ours, ${short:-?} cut short, ${strangers:-?} from strangers, beside ${in5:-?} IB frames"
 
 # RoCE: the default fabric (hca1 -- hca2) split, --link roce, its cable a
 # third veth pair carrying RoCEv2 as it is. Stock rping crosses, hca2's

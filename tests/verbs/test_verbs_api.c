@@ -1006,6 +1006,20 @@ test_other_process(void)
 
 /* ---- a QP taken through RESET runs nothing twice ---- */
 
+/* Two endpoints made by make_ep() with a CQ each, and those CQs, gone */
+static void
+pair_free(struct ep *a, struct ep *b)
+{
+	ibv_destroy_qp(a->qp);
+	ibv_destroy_qp(b->qp);
+	ibv_dereg_mr(a->mr);
+	ibv_dereg_mr(b->mr);
+	free(a->buf);
+	free(b->buf);
+	ibv_destroy_cq(a->scq);
+	ibv_destroy_cq(b->scq);
+}
+
 /* RESET, then INIT, RTR and RTS toward dqpn again, as an application
  * recovering a connection does */
 static int
@@ -1168,14 +1182,7 @@ test_reset_replay(void)
 	ok(i == 3 && n == 0,
 	   "reset after REM_ACCESS_ERR: 3 WRITEs complete with their own wr_id, nothing stale (%d of 3, %d more)",
 	   i, n);
-	ibv_destroy_qp(a.qp);
-	ibv_destroy_qp(b.qp);
-	ibv_dereg_mr(a.mr);
-	ibv_dereg_mr(b.mr);
-	free(a.buf);
-	free(b.buf);
-	ibv_destroy_cq(acq);
-	ibv_destroy_cq(bcq);
+	pair_free(&a, &b);
 }
 
 /* ---- access violations: the responder's QP to ERR too ---- */
@@ -1229,14 +1236,7 @@ test_resp_errors(void)
 		   qa.qp_state == IBV_QPS_ERR,
 		   "%s with a bad rkey: REM_ACCESS_ERR, and the responder's QP in ERR (status %d, state %d)",
 		   what[k], n == 1 ? (int)wc.status : -1, qa.qp_state);
-		ibv_destroy_qp(a.qp);
-		ibv_destroy_qp(b.qp);
-		ibv_dereg_mr(a.mr);
-		ibv_dereg_mr(b.mr);
-		free(a.buf);
-		free(b.buf);
-		ibv_destroy_cq(acq);
-		ibv_destroy_cq(bcq);
+		pair_free(&a, &b);
 	}
 }
 

@@ -10,6 +10,19 @@ run=$2
 prog=$3
 . "$(dirname "$0")/../common/tap.sh"
 
+# relay FILE [PREFIX]: a program's own TAP lines, renumbered into this
+# plan (its diagnostics too, unless PREFIX names the lines)
+relay() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) ok 0 "${2:-}${line#ok [0-9]* - }" ;;
+		"not ok "*) ok 1 "${2:-}${line#not ok [0-9]* - }" ;;
+		"#"*) [ -n "${2:-}" ] || echo "$line" ;;
+		esac
+	done < "$1"
+}
+
 tmp=$(mktemp -d /tmp/madpmd-vapi.XXXXXX)
 # OpenSM keeps its cache and dumps in the test's directory, not /var
 export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
@@ -31,25 +44,14 @@ grep -q "SUBNET UP" "$tmp/opensm.log"
 ok $? "IB: opensm -o reaches SUBNET UP"
 wait $waiter
 rc=$?
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*) ok 0 "port events: ${line#ok [0-9]* - }" ;;
-	"not ok "*) ok 1 "port events: ${line#not ok [0-9]* - }" ;;
-	esac
-done < "$tmp/port.out"
+relay "$tmp/port.out" "port events: "
 [ $rc = 0 ]
 ok $? "port events: the waiter exits 0 (exit $rc)"
 
 # the program's own TAP lines, renumbered into this plan
 timeout 90 "$run" --node hca1 "$prog" hca1 > "$tmp/api.out" 2>&1
 rc=$?
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*) ok 0 "${line#ok [0-9]* - }" ;;
-	"not ok "*) ok 1 "${line#not ok [0-9]* - }" ;;
-	"#"*) echo "$line" ;;
-	esac
-done < "$tmp/api.out"
+relay "$tmp/api.out"
 [ $rc = 0 ]
 ok $? "test_verbs_api exits 0 (exit $rc)"
 [ $rc = 0 ] || tail -5 "$tmp/api.out" | sed 's/^/# /'
@@ -79,13 +81,7 @@ ok $? "beside it, stock ibv_rc_pingpong on hca1 works (server exit $rc1, client 
 exec 7>&-
 wait $holder
 rc=$?
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*) ok 0 "${line#ok [0-9]* - }" ;;
-	"not ok "*) ok 1 "${line#not ok [0-9]* - }" ;;
-	"#"*) echo "$line" ;;
-	esac
-done < "$tmp/hold.out"
+relay "$tmp/hold.out"
 [ $rc = 0 ]
 ok $? "the holder exits 0 (exit $rc)"
 

@@ -87,6 +87,33 @@ vmsg(struct parser *p, const char *file, unsigned int line,
      const struct src *chain, const char *fmt, va_list ap)
 	__attribute__((format(printf, 5, 0)));
 
+/* The bytes of a file in a message, control characters and all that is
+ * not ASCII as \xNN: an error never writes a file's escape sequences to
+ * the user's terminal. In place, truncated to cap. */
+static void
+escape_msg(char *msg, size_t cap)
+{
+	char *raw = strdup(msg);
+	size_t n = 0, i;
+
+	if (!raw)
+		return;
+	for (i = 0; raw[i] && n + 1 < cap; i++) {
+		unsigned char c = (unsigned char)raw[i];
+
+		if (c >= 0x20 && c < 0x7f) {
+			msg[n++] = (char)c;
+			continue;
+		}
+		if (n + 5 > cap)
+			break;
+		snprintf(msg + n, cap - n, "\\x%02x", c);
+		n += 4;
+	}
+	msg[n] = '\0';
+	free(raw);
+}
+
 static void
 vmsg(struct parser *p, const char *file, unsigned int line,
      const struct src *chain, const char *fmt, va_list ap)
@@ -113,6 +140,7 @@ vmsg(struct parser *p, const char *file, unsigned int line,
 			n = n + (size_t)r < p->errlen ? n + (size_t)r :
 							p->errlen - 1;
 	}
+	escape_msg(p->err, p->errlen);
 }
 
 /* Error at the current line of s; returns -1. */

@@ -190,8 +190,11 @@ parse_prob(const char *v, uint32_t *out)
 int
 fab_set_lossy(struct fabric *f, const char *spec)
 {
+	static const char *const once[] = { "drop", "dup", "reorder", "seed",
+					    "port" };
 	struct fab_lossy l = { .port = -1, .seed = 1 };
-	char buf[256], *save = NULL, *kv;
+	char buf[256], *next = buf, *kv;
+	unsigned int seen = 0, k;
 
 	if (strcmp(spec, "off") == 0) {
 		f->opts.lossy = l;
@@ -199,14 +202,24 @@ fab_set_lossy(struct fabric *f, const char *spec)
 	}
 	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
 		goto bad;
-	for (kv = strtok_r(buf, ",", &save); kv;
-	     kv = strtok_r(NULL, ",", &save)) {
+	/* every item says something: none empty, none but mad= twice */
+	while ((kv = strsep(&next, ","))) {
 		char *v = strchr(kv, '=');
 		int rc = -1;
 
 		if (!v)
 			goto bad;
 		*v++ = '\0';
+		for (k = 0; k < RTE_DIM(once); k++) {
+			if (strcmp(kv, once[k]))
+				continue;
+			if (seen & (1u << k)) {
+				fprintf(stderr, "madpmd: --lossy %s: %s= given twice\n",
+					spec, kv);
+				return -1;
+			}
+			seen |= 1u << k;
+		}
 		if (strcmp(kv, "drop") == 0) {
 			rc = parse_prob(v, &l.drop);
 		} else if (strcmp(kv, "dup") == 0) {

@@ -139,5 +139,11 @@ bad 'drop=100%,mad=rtu' 'mad=rtu: give a management class'
 bad 'drop=100%,mad=7:' 'mad=7:: give a management class'
 bad 'drop=100%,mad=' 'mad=: give a management class'
 bad "drop=1$(printf ',mad=%d' 1 2 3 4 5 6 7 8 9)" 'at most 8 mad= selectors'
+bad ',' 'give drop=P,dup=P,reorder=P'
+bad '' 'give drop=P,dup=P,reorder=P'
+bad 'drop=5%,,dup=5%' 'give drop=P,dup=P,reorder=P'
+bad 'drop=5%,' 'give drop=P,dup=P,reorder=P'
+bad 'drop=5%,drop=50%' 'drop= given twice'
+bad 'drop=5%,seed=1,seed=2' 'seed= given twice'
 
 tap_done

@@ -539,6 +539,8 @@ static const struct {
 	  "t:2: ip= on a switch port: only CA and router ports have an IPv4 address" },
 	{ "Hca 1 \"a\"\n[1] \"b\"[1] ip=10.1.2.3\n\nHca 2 \"b\"\n[1] \"a\"[1]\n[2] \"c\"[1] ip=10.1.2.3\n\nHca 1 \"c\"\n[1] \"b\"[2]\n",
 	  "t:6: ip=10.1.2.3 of \"b\" port 2 is already the address of \"a\" port 1 (t:2)" },
+	/* a file's bytes in an error never reach the terminal raw */
+	{ "\x1b[2J\x07Hca 1 \"a\xc3\xa9\"\n", "t:1: unrecognized line \"\\x1b[2J\\x07Hca 1 \"a\\xc3\\xa9\"\": expected Switch, Hca, Ca or Rt <ports> \"<name>\", a port line [N] \"<name>\"[M], a setting such as caguid=0x... or include \"<file>\"" },
 	{ "HCA 1 \"a\"\n", "t:1: unrecognized line \"HCA 1 \"a\"\": expected Switch, Hca, Ca or Rt <ports> \"<name>\", a port line [N] \"<name>\"[M], a setting such as caguid=0x... or include \"<file>\"" },
 };
 

@@ -21,6 +21,14 @@ uint64_t launcher_xstat(uint16_t port_id, const char *name);
 /* Runs the prompt on stdin until quit, end of input or a signal. */
 void launcher_prompt(struct fabric *f);
 void launcher_prompt_quit(void);
+/* eal_run.c: -1 (each said) when a --vdev of argv[1..argc-1] did not
+ * start */
+int launcher_vdevs_check(int argc, char *const *argv);
+/* An EAL runtime directory and what is in it, gone */
+void launcher_remove_runtime_dir(const char *dir);
+/* Beside own, the runtime directories madpmd named (madpmd-<pid>) whose
+ * primary is gone, removed; how many */
+unsigned int launcher_sweep_runtime_dirs(const char *own);
 /* Registers /madpmd/ports with DPDK telemetry. */
 void launcher_telemetry_init(struct fabric *f);
 

@@ -56,26 +56,6 @@ on_signal(int sig)
 	launcher_prompt_quit();
 }
 
-/* EAL leaves its runtime directory behind; remove the one we named. */
-static void
-remove_eal_runtime_dir(const char *dir)
-{
-	struct dirent *e;
-	char path[4096 + 256];
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 static void
 usage(FILE *out)
 {
@@ -699,6 +679,9 @@ main(int argc, char **argv)
 	pthread_t ports_thread;
 	bool ports_thread_up = false;
 	char **app_argv;
+	/* EAL's own argv, as given (EAL may reorder it) */
+	char *eal_args[256] = { NULL };
+	int k;
 
 	fab.opts.link = MPD_LINK_IB;
 	fab.opts.idle_polls = 256;
@@ -715,6 +698,13 @@ main(int argc, char **argv)
 	if (parse_app(argc - sep, app_argv, &o, sep == 0))
 		return 1;
 	opterr = 1;
+	/* a stop while it starts is a clean one too (its runtime directory
+	 * removed); so is the terminal's going away */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	for (k = 1; k < sep && k < (int)RTE_DIM(eal_args); k++)
+		eal_args[k] = argv[k];
 	if (eal_init(argv, sep) < 0) {
 		err = rte_errno;
 		fprintf(stderr, "madpmd: EAL initialisation failed: %s\n",
@@ -723,9 +713,22 @@ main(int argc, char **argv)
 			eal_failure_hint(sep, argv, err);
 		/* not rte_eal_cleanup(): EAL is half set up */
 		if (own_prefix)
-			remove_eal_runtime_dir(rte_eal_get_runtime_dir());
+			launcher_remove_runtime_dir(rte_eal_get_runtime_dir());
 		return 1;
 	}
+	if (launcher_vdevs_check(sep < (int)RTE_DIM(eal_args) ? sep :
+				 (int)RTE_DIM(eal_args), eal_args) != 0)
+		goto out_eal;
+	if (own_prefix) {
+		unsigned int n = launcher_sweep_runtime_dirs(
+					rte_eal_get_runtime_dir());
+
+		if (n)
+			fprintf(stderr, "madpmd: removed %u runtime director%s of madpmd runs that were killed\n",
+				n, n == 1 ? "y" : "ies");
+	}
+	if (quit_signal)
+		goto out_eal;
 	if (!o.run_dir)
 		o.run_dir = getenv("MADPMD_RUN_DIR");
 	if (!o.run_dir)
@@ -747,9 +750,6 @@ main(int argc, char **argv)
 			goto out_ports;
 		fprintf(stderr, "madpmd: lossy wires: %s\n", o.lossy);
 	}
-	/* from the moment clients can connect, a stop is a clean one */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	/* a capture client that goes away is an error on its socket */
 	signal(SIGPIPE, SIG_IGN);
 	if (fab_start(&fab) != 0)
@@ -841,6 +841,6 @@ out_eal:
 	snprintf(eal_dir, sizeof(eal_dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
 	if (own_prefix)
-		remove_eal_runtime_dir(eal_dir);
+		launcher_remove_runtime_dir(eal_dir);
 	return rc;
 }

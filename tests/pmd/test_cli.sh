@@ -6,7 +6,9 @@
 # the source's option table and every --replay key; an unknown option is
 # one line; EAL without --no-huge on a machine without hugepages says to
 # add it; the prompt's help, and its answers in order with stdin and
-# stdout pipes; show counters on a port with nothing counted says so.
+# stdout pipes; show counters on a port with nothing counted says so; a
+# --vdev whose probe fails ends the run (exit 1); madpmd's own runtime
+# directory goes at exit, and one a SIGKILLed run left goes at the next.
 # docs/launcher.md is checked to name the same options and commands.
 # Usage: test_cli.sh <madpmd> <source root>
 set -u
@@ -16,7 +18,7 @@ src=$2
 
 tmp=$(mktemp -d /tmp/madpmd-cli.XXXXXX)
 prefix=madpmd-cli-$$
-eal_prefixes=($prefix-h $prefix-v $prefix-huge $prefix-i)
+eal_prefixes=($prefix-h $prefix-v $prefix-huge $prefix-i $prefix-vdev)
 
 # the long options of parse_app()'s table, the keys of --replay
 opts=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*_argument.*/\1/p' \
@@ -109,7 +111,41 @@ else
 	skip "the missing-hugepages hint" "this machine has $pages hugepages"
 fi
 
-# 4. the prompt through pipes
+# 4. a --vdev that does not start ends the run: exit 1, the device named
+timeout 60 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=$prefix-vdev \
+	--vdev "net_af_packet0,iface=nosuch-$$" -- --run-dir "$tmp/run-vdev" \
+	--duration 1 > "$tmp/vdev.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "^madpmd: --vdev net_af_packet0,iface=nosuch-$$: net_af_packet0 did not start" "$tmp/vdev.out" &&
+	[ ! -e "$tmp/run-vdev/hca1" ]
+ok $? "a --vdev whose probe fails (no such interface): exit $rc, $(grep -c 'did not start' "$tmp/vdev.out") line naming it"
+
+# 5. madpmd's own runtime directory (no EAL options: madpmd-<pid>): gone
+# after a run, and one a killed run left is removed by the next
+if [ "$(id -u)" = 0 ]; then
+	"$madpmd" -- --run-dir "$tmp/run-own" > "$tmp/own.out" 2>&1 &
+	dead=$!
+	eal_prefixes+=(madpmd-$dead)
+	for i in $(seq 100); do [ -S "$tmp/run-own/hca2/umad" ] && break; sleep 0.1; done
+	kill -9 $dead
+	wait $dead 2> /dev/null
+	[ -e "/var/run/dpdk/madpmd-$dead/config" ]
+	ok $? "a run killed with SIGKILL leaves /var/run/dpdk/madpmd-$dead"
+	# a directory is taken for a dead run's once it is 10 s old
+	touch -d '1 minute ago' "/var/run/dpdk/madpmd-$dead/config"
+	timeout 60 "$madpmd" -- --run-dir "$tmp/run-own2" --duration 1 > "$tmp/own2.out" 2>&1 &
+	next=$!
+	eal_prefixes+=(madpmd-$next)
+	wait $next
+	rc=$?
+	[ $rc = 0 ] && [ ! -e "/var/run/dpdk/madpmd-$dead" ] && [ ! -e "/var/run/dpdk/madpmd-$next" ] &&
+		grep -q "removed [1-9][0-9]* runtime director" "$tmp/own2.out"
+	ok $? "the next run removes it, and its own at exit (exit $rc): $(grep -h 'runtime director' "$tmp/own2.out")"
+else
+	skip "runtime directories of madpmd's own prefix" "not root: they live in \$XDG_RUNTIME_DIR"
+fi
+
+# 6. the prompt through pipes
 { echo help; echo "show ports"; echo "show counters hca2"; echo "show counters nosuch"; echo quit; } |
 	timeout 60 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=$prefix-i -- \
 		--run-dir "$tmp/run" -i > "$tmp/prompt.out" 2> "$tmp/prompt.log"

@@ -812,13 +812,17 @@ main(int argc, char **argv)
 		rte_eal_wait_lcore(fab.poll_lcore);
 	}
 	launcher_show_summary(&fab, stderr);
+	rc = 0;
+	/* a capture that broke partway: the fabric ran, the replay did not
+	 * do what was asked (exit 2; its summary says how far it got) */
 	for (i = 0; i < fab.nports; i++)
 		if (fab.port[i].replay) {
 			fprintf(stderr, "madpmd: %s:%u: ", fab.port[i].node,
 				fab.port[i].num);
 			fab_replay_summary(fab.port[i].replay, stderr);
+			if (fab_replay_failed(fab.port[i].replay))
+				rc = 2;
 		}
-	rc = 0;
 	if (quit_signal)
 		fprintf(stderr, "madpmd: signal %d, shutting down\n",
 			(int)quit_signal);

@@ -454,6 +454,12 @@ fab_replay_done(const struct fab_replay *r)
 	return r->done;
 }
 
+bool
+fab_replay_failed(const struct fab_replay *r)
+{
+	return r->error != NULL;
+}
+
 void
 fab_replay_summary(const struct fab_replay *r, FILE *out)
 {

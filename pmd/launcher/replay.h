@@ -33,6 +33,9 @@ bool fab_replay_waits_active(const struct fab_replay *r);
 bool fab_replay_keeps_cable(const struct fab_replay *r);
 /* All packets sent (loops done), or the file ended or failed. */
 bool fab_replay_done(const struct fab_replay *r);
+/* It stopped short: the capture was damaged or cut short there (the
+ * summary says where) */
+bool fab_replay_failed(const struct fab_replay *r);
 /* One line: frames sent, skipped and why, the error if any. */
 void fab_replay_summary(const struct fab_replay *r, FILE *out);
 /* One line of progress, safe while the polling lcore plays the replay:

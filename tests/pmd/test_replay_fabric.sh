@@ -50,6 +50,23 @@ ok $? "madpmd --exit-after-replay stops by itself once the replay is done"
 wait "${pids[0]}"
 pids=()
 
+# 2b. the same capture cut short inside a block: it plays up to there,
+# the summary says where it stopped, and madpmd exits 2
+size=$(stat -c %s "$tmp/sweep.pcapng")
+head -c $((size * 2 / 3 + 3)) "$tmp/sweep.pcapng" > "$tmp/cut.pcapng"
+export MADPMD_RUN_DIR=$tmp/run2b
+eal_prefixes+=(madpmd-replay2b-$$)
+timeout 60 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-replay2b-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" \
+	--replay "hca2:1=$tmp/cut.pcapng,from=hca2/1" --exit-after-replay=1 \
+	> "$tmp/madpmd2b.log" 2>&1
+rc=$?
+line=$(grep "replay of .*cut.pcapng" "$tmp/madpmd2b.log" | tail -1)
+cut_sent=$(echo "$line" | sed -n 's/.*: \([0-9]*\) frames sent.*/\1/p')
+[ $rc = 2 ] && [ "${cut_sent:-0}" -gt 0 ] && echo "$line" | grep -q "; stopped: .*cut.pcapng"
+ok $? "a capture cut short: ${cut_sent:-no} frames replayed, the summary says where it stopped, exit $rc (2)"
+echo "# $line"
+
 # 4. saquery's requests, as hca1 received them, injected into hca1 of a
 # third fabric (its cable kept) once a new OpenSM there has brought it up
 # (after=active): the SA, an API client of the port, answers every one

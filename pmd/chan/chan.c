@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,10 @@ session_end(struct hca_chan *ch, struct hca_session *s)
 		 " received)", ch->node, (int)s->pid, s->mc.sent,
 		 s->mc.received);
 	session_put(s);
+	/* what it made (QPs' send WR copies, tables of its objects) goes
+	 * back to the system, not only to malloc's free lists: a client
+	 * that took its whole share and left leaves the daemon as it was */
+	malloc_trim(0);
 }
 
 static unsigned int

@@ -1422,6 +1422,45 @@ hold_share(void)
 	return tap_done();
 }
 
+/*
+ * A client that takes the largest share it can and leaves: QPs of 16384
+ * send and receive WRs, CQs of 2^19 entries, each until ENOMEM, and its
+ * 4096 MRs. The daemon's memory after it is what it was before.
+ */
+static int
+hog_share(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	int nq = 0, nc = 0, nm = 0;
+	uint8_t *buf = aligned_alloc(4096, 4096 * 4096);
+
+	if (!ok(cq && buf, "hog: a CQ and a buffer"))
+		return tap_done();
+	for (;;) {
+		struct ibv_qp_init_attr ia = {
+			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 16384, .max_recv_wr = 16384,
+				 .max_send_sge = 16, .max_recv_sge = 16,
+				 .max_inline_data = 256 },
+		};
+
+		if (!ibv_create_qp(pd, &ia))
+			break;
+		nq++;
+	}
+	while (ibv_create_cq(ctx, 1 << 19, NULL, NULL, 0))
+		nc++;
+	/* a page each: a memfd each, in the daemon too */
+	while (nm < 4096 && ibv_reg_mr(pd, buf + (size_t)nm * 4096, 4096,
+				       IBV_ACCESS_LOCAL_WRITE))
+		nm++;
+	ok(nq > 0 && nc > 0 && nm > 0 && errno == ENOMEM,
+	   "hog: %d QPs of 16384 WRs, %d CQs of 2^19, %d MRs, then ENOMEM",
+	   nq, nc, nm);
+	printf("# hogged %d QPs, %d CQs, %d MRs\n", nq, nc, nm);
+	return tap_done();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1434,8 +1473,6 @@ main(int argc, char **argv)
 			return tap_done();
 		return port_events();
 	}
-	if (argc > 2 && !strcmp(argv[2], "hold"))
-		return hold_share();
 	ctx = open_dev(devname);
 	if (!ok(ctx != NULL, "open %s", devname))
 		return tap_done();
@@ -1443,6 +1480,10 @@ main(int argc, char **argv)
 	i = ibv_query_port(ctx, 1, &port);
 	ok(pd && i == 0 && port.state == IBV_PORT_ACTIVE && port.lid,
 	   "PD; port 1 active with LID %u", port.lid);
+	if (argc > 2 && !strcmp(argv[2], "hold"))
+		return hold_share();
+	if (argc > 2 && !strcmp(argv[2], "hog"))
+		return hog_share();
 	/* the kernel's async fd is blocking until the application says
 	 * otherwise (ibv_get_async_event() then waits) */
 	i = fcntl(ctx->async_fd, F_GETFL);

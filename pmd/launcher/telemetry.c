@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* /madpmd/ports for dpdk-telemetry.py: the prompt's "show ports", the
- * wire's losses and the CM's ids and connections. */
+ * wire's losses, the CM's ids and connections, the QPs live and a
+ * process's shares of the port. */
 #include <ctype.h>
 #include <stdio.h>
 
@@ -12,11 +13,16 @@
 
 static struct fabric *tel_fab;
 
+/* the port's xstats of that name, as they are */
+static const char *const gauges[] = {
+	"verbs_qps", "verbs_qps_max", "share_qps", "share_mrs", "share_cm_ids",
+};
+
 static int
 tel_ports(const char *cmd __rte_unused, const char *params __rte_unused,
 	  struct rte_tel_data *d)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < tel_fab->nports; i++) {
@@ -51,6 +57,9 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused,
 					  launcher_xstat(p->port_id, "cm_conns"));
 		rte_tel_data_add_dict_u64(pd, "cm_conns_established",
 			launcher_xstat(p->port_id, "cm_conns_established"));
+		for (k = 0; k < RTE_DIM(gauges); k++)
+			rte_tel_data_add_dict_u64(pd, gauges[k],
+				launcher_xstat(p->port_id, gauges[k]));
 		/* telemetry names take [A-Za-z0-9_/] only: "node/port" */
 		snprintf(key, sizeof(key), "%s/%u", p->node, p->num);
 		for (c = key; *c; c++)

@@ -87,6 +87,14 @@ exec 7> "$tmp/hold.in"
 for i in $(seq 200); do grep -q '^# holding' "$tmp/hold.out" && break; sleep 0.1; done
 grep -q '^# holding' "$tmp/hold.out"
 ok $? "a process holds its share of hca1: $(grep -h '^# holding' "$tmp/hold.out")"
+# the share and the QPs live, in DPDK telemetry
+tel=$(echo /madpmd/ports | timeout 20 dpdk-telemetry.py -f madpmd-vapi-$$ 2>/dev/null | tr -d ' \n' |
+	grep -o '"hca1/1":{[^}]*}')
+gauge() { echo "$tel" | grep -o "\"$1\":[0-9]*" | grep -o '[0-9]*$'; }
+[ "$(gauge share_qps)" = 1024 ] && [ "$(gauge verbs_qps)" -ge 1024 ] &&
+	[ "$(gauge verbs_qps_max)" = 4096 ] && [ "$(gauge share_mrs)" = 4096 ] &&
+	[ "$(gauge share_cm_ids)" = 4096 ]
+ok $? "telemetry /madpmd/ports: hca1/1 has $(gauge verbs_qps) QPs live of $(gauge verbs_qps_max), a process's share $(gauge share_qps) QPs, $(gauge share_mrs) MRs, $(gauge share_cm_ids) CM ids"
 pport=$((20000 + $$ % 20000))
 timeout 30 "$run" --node hca1 ibv_rc_pingpong -d hca1 -p $pport -n 20 > "$tmp/pp.srv" 2>&1 &
 srv=$!

@@ -15,6 +15,7 @@
 #include <rte_spinlock.h>
 
 #include "madpmd/wire.h"
+#include "link_peer.h"
 
 struct mpd_pcapng;
 struct rte_mbuf;
@@ -58,32 +59,8 @@ struct fab_port {
 	uint64_t reordered;
 	struct rte_mbuf *held;		/* a frame held back to reorder */
 	/* an outside ethdev on a native IB fabric: IB frames in an
-	 * Ethernet envelope (eth_wire.c) */
-	struct fab_eth_wire {
-		bool on;
-		uint8_t mac[6];		/* the ethdev's */
-		uint8_t peer[6];	/* learned from what arrives */
-		bool peer_known;
-		uint64_t rx, tx;	/* IB frames */
-		uint64_t not_ib;	/* other EtherTypes, other MACs */
-		uint64_t bad;		/* shorter than their LRH says */
-		uint64_t no_room;	/* no headroom for the envelope */
-		/* the heartbeat (mpd_link_hello): the link is up while the
-		 * other end is heard and says it hears us */
-		uint64_t guid;		/* our end: the port behind the wire */
-		uint8_t port;
-		bool up;
-		bool warned;		/* the other end is not the file's */
-		uint64_t heard_ns;	/* anything from the other end */
-		uint64_t hello_next_ns;	/* our next heartbeat */
-		struct mpd_link_hello last;	/* the other end's last one */
-		bool have_last;
-		uint64_t hellos_rx, hellos_tx, downs;
-		uint64_t strangers;	/* heartbeats and IB frames from
-					 * another than the trained peer */
-		uint64_t hold_ns;	/* till then only the last peer
-					 * trains the link again */
-	} ew;
+	 * Ethernet envelope (eth_wire.c), from its trained peer only */
+	struct link_peer ew;
 	uint64_t guid;			/* PortGUID (a switch's: NodeGUID) */
 	char far[FAB_NAME_LEN + 8];	/* cabled to NODE[port] of another
 					 * daemon (--nodes) */
@@ -413,10 +390,6 @@ void fab_cas_free(struct fabric *f);
  * in an Ethernet envelope: the ethdev's MAC read; from fab_start(). Its
  * link is down until the heartbeats say both ends hear each other. */
 void fab_eth_wire_start(struct fabric *f, struct fab_port *p);
-/* Heartbeats sent this often; a link the other end's heartbeats stop
- * coming on goes down after FAB_WIRE_DEAD of the other end's intervals */
-#define FAB_WIRE_HELLO_MS	100
-#define FAB_WIRE_DEAD		10
 /* The heartbeat of wire p at now (ns, CLOCK_MONOTONIC), on the polling
  * lcore: one sent when due, none while our port is disabled (enabled
  * false: so the other end's link goes down too, as a disabled port stops

@@ -16,6 +16,13 @@
  *   4 MODIFY  qp, le32 mask, sizeof(struct mpd_v_qp_attr) bytes
  *   5 CQ      le32 consumer count, le32 arm word
  *   6 ECHO    the frames emitted since the last echo, back in
+ *   7 FRAME   le16 n, n bytes: a whole frame of the port's link (IB, or
+ *             Ethernet/IP/UDP RoCEv2) as anyone could forge it, decoded
+ *             as the port's receive path does (CRCs are the codec's
+ *             target: not checked) and, when it is for a data QP, in
+ *   8 RESET   qp: RESET, then INIT, RTR, RTS again
+ * A QP taken through RESET holds no WR (IBA 10.3.1): until a WR is
+ * posted to it again, it completes none (a completion aborts).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -66,6 +73,24 @@ on_async(struct hca_v_owner *o, const struct mpd_v_async_rec *r)
 
 static const struct hca_v_owner_ops owner_ops = { .async = on_async };
 
+/* QPs through RESET with nothing posted since, by QP number */
+static uint32_t quiet_qpn[NQP];
+static bool quiet[NQP];
+
+static void
+on_cqe(void *ctx, uint32_t cq_handle, const struct mpd_v_cqe *e,
+       uint32_t psn)
+{
+	unsigned int i;
+
+	(void)ctx;
+	(void)cq_handle;
+	(void)psn;
+	for (i = 0; i < NQP; i++)
+		if (quiet[i] && e->qp_num == quiet_qpn[i])
+			abort();	/* a WR from before the reset */
+}
+
 static bool
 emit(void *ctx, struct mpd_pkt *pk, const void *payload, uint32_t len)
 {
@@ -110,6 +135,8 @@ setup(bool roce)
 	port.mac[0] = 2;
 	port.ip4[0] = 10;
 	hca_verbs_init(&v, &port);
+	v.on_cqe = on_cqe;
+	memset(quiet, 0, sizeof(quiet));
 	owner = (struct hca_v_owner){ .ops = &owner_ops, .id = 1 };
 	mr_buf = calloc(1, MR_LEN);
 	mr = (struct hca_v_mr){
@@ -215,7 +242,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (q = 0; q < NQP; q++)
 		to_rts(q);
 	while (i < size) {
-		uint8_t op = data[i++] % 7;
+		uint8_t op = data[i++] % 9;
 
 		switch (op) {
 		case 0: {
@@ -272,6 +299,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (size - i < 2)
 				goto out;
 			q = data[i] % NQP;
+			quiet[q] = false;
 			s = qp_shm[q];
 			stride = op == 1 ? qp_hdr[q].sq_stride : qp_hdr[q].rq_stride;
 			wqes = op == 1 ? qp_hdr[q].sq_wqes : qp_hdr[q].rq_wqes;
@@ -328,6 +356,38 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				f[j].pk.payload_len = f[j].len;
 				hca_verbs_input(&v, &f[j].pk, now, &out);
 			}
+			break;
+		}
+		case 7: {
+			struct mpd_pkt pk;
+			uint32_t n;
+
+			if (size - i < 2)
+				goto out;
+			n = (uint32_t)(data[i] | data[i + 1] << 8);
+			i += 2;
+			if (n > size - i)
+				n = (uint32_t)(size - i);
+			if (mpd_pkt_decode(port.link, data + i, n,
+					   MPD_PKT_NO_ICRC_CHECK |
+					   MPD_PKT_NO_VCRC_CHECK, &pk) >= 0 &&
+			    pk.bth.dest_qp > 1)
+				hca_verbs_input(&v, &pk, now, &out);
+			i += n;
+			break;
+		}
+		case 8: {
+			struct mpd_v_qp_attr a;
+
+			if (size - i < 1)
+				goto out;
+			q = data[i++] % NQP;
+			memset(&a, 0, sizeof(a));
+			a.qp_state = IBV_QPS_RESET;
+			hca_v_qp_modify(&v, qp[q], &a, IBV_QP_STATE, now);
+			to_rts(q);
+			quiet_qpn[q] = hca_v_qp_num(qp[q]);
+			quiet[q] = true;
 			break;
 		}
 		}

@@ -446,6 +446,50 @@ test_fabric(const char *node)
 	ok(1, "rdma_destroy_event_channel returns");
 }
 
+/*
+ * rdma_cm ids are a process's share of the port, however many event
+ * channels (each a session with the daemon) hold them: MPD_CM_PROC_IDS
+ * (4096) from five channels, then ENOMEM; one destroyed, one more fits.
+ */
+static void
+test_id_share(void)
+{
+	enum { NCH = 5, MAX = 4096 + 64 };
+	struct rdma_event_channel *ch[NCH];
+	struct rdma_cm_id **ids = calloc(MAX, sizeof(*ids));
+	int i, n = 0, err = 0, rc;
+
+	for (i = 0; i < NCH; i++)
+		ch[i] = rdma_create_event_channel();
+	if (!ok(ids && ch[0] && ch[NCH - 1], "id share: %d event channels",
+		NCH))
+		return;
+	while (n < MAX) {
+		errno = 0;
+		if (rdma_create_id(ch[n % NCH], &ids[n], NULL, RDMA_PS_TCP)) {
+			err = errno;
+			break;
+		}
+		n++;
+	}
+	ok(n == 4096 && err == ENOMEM,
+	   "id share: %d ids from %d channels of one process, then ENOMEM (errno %d)",
+	   n, NCH, err);
+	if (n > 0) {
+		rdma_destroy_id(ids[--n]);
+		rc = rdma_create_id(ch[0], &ids[n], NULL, RDMA_PS_TCP);
+		ok(rc == 0, "id share: one destroyed, one more created (%s)",
+		   rc ? strerror(errno) : "ok");
+		if (rc == 0)
+			n++;
+	}
+	while (n > 0)
+		rdma_destroy_id(ids[--n]);
+	for (i = 0; i < NCH; i++)
+		rdma_destroy_event_channel(ch[i]);
+	free(ids);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -463,7 +507,9 @@ main(int argc, char **argv)
 	}
 	if (!strcmp(argv[2], "all") || !strcmp(argv[2], "nofabric"))
 		test_nofabric();
-	else
+	else {
 		test_fabric(argc > 3 ? argv[3] : "hca1");
+		test_id_share();
+	}
 	return tap_done();
 }

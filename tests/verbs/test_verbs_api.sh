@@ -29,8 +29,11 @@ export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
 mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 eal_prefixes=(madpmd-vapi-$$)
 export MADPMD_RUN_DIR=$tmp/run
+# sockets every user may open, in a directory every user reaches: a
+# second user's pingpong below
+chmod 755 "$tmp"
 "$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-vapi-$$ \
-	-- --run-dir "$MADPMD_RUN_DIR" > "$tmp/madpmd.log" 2>&1 &
+	-- --run-dir "$MADPMD_RUN_DIR" --umad-mode 0666 > "$tmp/madpmd.log" 2>&1 &
 daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; done
@@ -59,7 +62,8 @@ for r in 1 2 3 4; do
 	timeout 60 "$run" --node hca1 "$prog" hca1 hog > "$tmp/hog$r.out" 2>&1 &&
 		hogs=$((hogs + 1))
 done
-sleep 0.3
+# the last one's session ends after the client does
+sleep 0.5
 rss4=$(rss_anon)
 ok $([ $hogs = 4 ]; echo $?) "four clients each take their share and leave: $(grep -h '^# hogged' "$tmp/hog1.out")"
 if ldd "$madpmd" 2> /dev/null | grep -q libasan; then
@@ -77,16 +81,46 @@ relay "$tmp/api.out"
 ok $? "test_verbs_api exits 0 (exit $rc)"
 [ $rc = 0 ] || tail -5 "$tmp/api.out" | sed 's/^/# /'
 
-# one process holding its whole share of hca1 (five contexts): stock
-# ibv_rc_pingpong, another process, still makes its QP there
-mkfifo "$tmp/hold.in"
-timeout 60 "$run" --node hca1 "$prog" hca1 hold < "$tmp/hold.in" > "$tmp/hold.out" 2>&1 &
-holder=$!
-pids+=($holder)
-exec 7> "$tmp/hold.in"
-for i in $(seq 200); do grep -q '^# holding' "$tmp/hold.out" && break; sleep 0.1; done
-grep -q '^# holding' "$tmp/hold.out"
-ok $? "a process holds its share of hca1: $(grep -h '^# holding' "$tmp/hold.out")"
+# pingpong NAME [AS-USER...]: stock ibv_rc_pingpong, its server on hca1
+# (run as AS-USER, root without), its client on hca2; true when both
+# moved their bytes
+pport=$((20000 + $$ % 20000))
+pingpong() {
+	local name=$1 srv
+	shift
+	pport=$((pport + 1))
+	"$@" env MADPMD_RUN_DIR="$MADPMD_RUN_DIR" timeout 30 "$run" --node hca1 \
+		ibv_rc_pingpong -d hca1 -p $pport -n 20 > "$tmp/$name.srv" 2>&1 \
+		8>&- 9>&- 10>&- &
+	srv=$!
+	pids+=($srv)
+	sleep 0.5
+	timeout 30 "$run" --node hca2 ibv_rc_pingpong -d hca2 -p $pport -n 20 localhost \
+		> "$tmp/$name.cli" 2>&1
+	rc2=$?
+	wait $srv
+	rc1=$?
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q "bytes in" "$tmp/$name.srv"
+}
+
+# hold K: a process holding its whole share of hca1 (five contexts),
+# until its input closes (fd 7+K)
+hold() {
+	mkfifo "$tmp/hold$1.in"
+	# the other holders' fifos not inherited: each sees its own EOF
+	timeout 90 "$run" --node hca1 "$prog" hca1 hold < "$tmp/hold$1.in" \
+		> "$tmp/hold$1.out" 2>&1 8>&- 9>&- 10>&- &
+	holder[$1]=$!
+	pids+=(${holder[$1]})
+	eval "exec $((7 + $1))> \"\$tmp/hold$1.in\""
+	for i in $(seq 200); do grep -q '^# holding' "$tmp/hold$1.out" && break; sleep 0.1; done
+	grep -q '^# holding' "$tmp/hold$1.out"
+}
+
+# one process holding its share: stock ibv_rc_pingpong, another
+# process, still makes its QP there
+hold 1
+ok $? "a process holds its share of hca1: $(grep -h '^# holding' "$tmp/hold1.out")"
 # the share and the QPs live, in DPDK telemetry
 tel=$(echo /madpmd/ports | timeout 20 dpdk-telemetry.py -f madpmd-vapi-$$ 2>/dev/null | tr -d ' \n' |
 	grep -o '"hca1/1":{[^}]*}')
@@ -95,24 +129,34 @@ gauge() { echo "$tel" | grep -o "\"$1\":[0-9]*" | grep -o '[0-9]*$'; }
 	[ "$(gauge verbs_qps_max)" = 4096 ] && [ "$(gauge share_mrs)" = 4096 ] &&
 	[ "$(gauge share_cm_ids)" = 4096 ]
 ok $? "telemetry /madpmd/ports: hca1/1 has $(gauge verbs_qps) QPs live of $(gauge verbs_qps_max), a process's share $(gauge share_qps) QPs, $(gauge share_mrs) MRs, $(gauge share_cm_ids) CM ids"
-pport=$((20000 + $$ % 20000))
-timeout 30 "$run" --node hca1 ibv_rc_pingpong -d hca1 -p $pport -n 20 > "$tmp/pp.srv" 2>&1 &
-srv=$!
-pids+=($srv)
-sleep 0.5
-timeout 30 "$run" --node hca2 ibv_rc_pingpong -d hca2 -p $pport -n 20 localhost > "$tmp/pp.cli" 2>&1
-rc2=$?
-wait $srv
-rc1=$?
-[ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q "bytes in" "$tmp/pp.srv"
+pingpong pp1
 ok $? "beside it, stock ibv_rc_pingpong on hca1 works (server exit $rc1, client exit $rc2)"
-[ $rc1 = 0 ] || sed 's/^/# srv: /' "$tmp/pp.srv" | tail -4
-exec 7>&-
-wait $holder
-rc=$?
-relay "$tmp/hold.out"
-[ $rc = 0 ]
-ok $? "the holder exits 0 (exit $rc)"
+[ $rc1 = 0 ] || sed 's/^/# srv: /' "$tmp/pp1.srv" | tail -4
+
+# three such processes of one user hold that user's three shares: a
+# fourth process of the user gets no QP, another user's pingpong works
+if [ "$(id -u)" = 0 ]; then
+	hold 2 && hold 3
+	ok $? "two more processes of the same user hold theirs: $(cat "$tmp"/hold[23].out | grep -h '^# holding' | tr '\n' ' ')"
+	pingpong pp4
+	rc=$?
+	[ $rc != 0 ] && grep -q "Couldn't create QP" "$tmp/pp4.srv"
+	ok $? "a fourth process of that user: ibv_rc_pingpong's QP refused, the user's share taken ($(grep -h "Couldn't" "$tmp/pp4.srv" | head -1))"
+	pingpong pp5 setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME="$tmp"
+	ok $? "another user (nobody): stock ibv_rc_pingpong on hca1 works (server exit $rc1, client exit $rc2)"
+	[ $rc1 = 0 ] || sed 's/^/# srv: /' "$tmp/pp5.srv" | tail -4
+else
+	skip "a user's three shares and another user's pingpong" "not root: one user only"
+fi
+for k in 1 2 3; do
+	[ -n "${holder[$k]:-}" ] || continue
+	eval "exec $((7 + k))>&-"
+	wait ${holder[$k]}
+	rc=$?
+	relay "$tmp/hold$k.out" "holder $k: "
+	[ $rc = 0 ]
+	ok $? "holder $k exits 0 (exit $rc)"
+done
 
 daemon_stop_check $daemon "$tmp/madpmd.log"
 ok $? "the daemon stops cleanly"

@@ -756,13 +756,10 @@ static const struct {
 
 /* then the CM's (hca_cm_stats_get(), under the port lock): ids and
  * connections live, and connections established since the start (a
- * reset leaves them: they are the CM's, not the port's counters); the
- * port's QPs live and how many it has; and a process's shares
- * (madpmd/verbs.h, madpmd/cma.h) */
+ * reset leaves them: they are the CM's, not the port's counters); and
+ * the port's QPs live */
 static const char *const cm_xstats[] = {
-	"cm_ids", "cm_conns", "cm_conns_established",
-	"verbs_qps", "verbs_qps_max", "share_qps", "share_mrs",
-	"share_cm_ids",
+	"cm_ids", "cm_conns", "cm_conns_established", "verbs_qps",
 };
 #define NB_XSTATS	(RTE_DIM(xstats_tbl) + RTE_DIM(cm_xstats))
 
@@ -808,10 +805,6 @@ eth_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 	x[0].value = st.ids;
 	x[1].value = st.conns;
 	x[2].value = st.established;
-	x[4].value = HCA_V_MAX_QPS;
-	x[5].value = MPD_V_PROC_QPS;
-	x[6].value = MPD_V_PROC_MRS;
-	x[7].value = MPD_CM_PROC_IDS;
 	return NB_XSTATS;
 }
 

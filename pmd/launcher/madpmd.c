@@ -681,6 +681,7 @@ main(int argc, char **argv)
 	char **app_argv;
 	/* EAL's own argv, as given (EAL may reorder it) */
 	char *eal_args[256] = { NULL };
+	bool primary;
 	int k;
 
 	fab.opts.link = MPD_LINK_IB;
@@ -842,9 +843,12 @@ out_ports:
 	fab_stop(&fab);
 	remove_run_files(o.run_dir);
 out_eal:
+	/* the primary's runtime directory serves nobody once it is gone
+	 * (EAL leaves it behind); a secondary's is its primary's */
+	primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
 	snprintf(eal_dir, sizeof(eal_dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
-	if (own_prefix)
+	if (own_prefix || primary)
 		launcher_remove_runtime_dir(eal_dir);
 	return rc;
 }

@@ -9,13 +9,22 @@
 #include <rte_telemetry.h>
 
 #include "launcher.h"
+#include "madpmd/cma.h"
+#include "madpmd/verbs.h"
 #include "rte_pmd_hca.h"
 
 static struct fabric *tel_fab;
 
-/* the port's xstats of that name, as they are */
-static const char *const gauges[] = {
-	"verbs_qps", "verbs_qps_max", "share_qps", "share_mrs", "share_cm_ids",
+/* a port's QP numbers, and a process's shares of them, its MR keys
+ * and its rdma_cm ids (madpmd/verbs.h, madpmd/cma.h) */
+static const struct {
+	const char *name;
+	uint64_t value;
+} limits[] = {
+	{ "verbs_qps_max", MPD_V_PORT_QPS },
+	{ "share_qps", MPD_V_PROC_QPS },
+	{ "share_mrs", MPD_V_PROC_MRS },
+	{ "share_cm_ids", MPD_CM_PROC_IDS },
 };
 
 static int
@@ -57,9 +66,11 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused,
 					  launcher_xstat(p->port_id, "cm_conns"));
 		rte_tel_data_add_dict_u64(pd, "cm_conns_established",
 			launcher_xstat(p->port_id, "cm_conns_established"));
-		for (k = 0; k < RTE_DIM(gauges); k++)
-			rte_tel_data_add_dict_u64(pd, gauges[k],
-				launcher_xstat(p->port_id, gauges[k]));
+		rte_tel_data_add_dict_u64(pd, "verbs_qps",
+					  launcher_xstat(p->port_id, "verbs_qps"));
+		for (k = 0; k < RTE_DIM(limits); k++)
+			rte_tel_data_add_dict_u64(pd, limits[k].name,
+						  limits[k].value);
 		/* telemetry names take [A-Za-z0-9_/] only: "node/port" */
 		snprintf(key, sizeof(key), "%s/%u", p->node, p->num);
 		for (c = key; *c; c++)

@@ -25,9 +25,9 @@
 #include "madpmd/verbs.h"
 #include "../node/node.h"
 
-#define HCA_V_MAX_QPS		4096	/* per port */
+#define HCA_V_MAX_QPS		MPD_V_PORT_QPS
 #define HCA_V_QPN_BASE		0x40	/* below: QP0, QP1 and reserved */
-#define HCA_V_MAX_MRS		16384	/* per port */
+#define HCA_V_MAX_MRS		MPD_V_PORT_MRS
 #define HCA_V_KICKS_MAX		64
 #define HCA_V_NO_PSN		0xffffffffu
 

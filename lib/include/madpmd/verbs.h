@@ -92,6 +92,8 @@ enum mpd_v_type {
 #define MPD_V_PROC_WQES		(1u << 20)	/* send + receive, all QPs/SRQs */
 #define MPD_V_PROC_CQES		(1u << 22)	/* all CQs */
 #define MPD_V_USER_SHARES	3
+#define MPD_V_PORT_QPS		4096	/* QP numbers of a port */
+#define MPD_V_PORT_MRS		16384	/* MR keys of a port */
 #define MPD_V_MAX_MCAST_GRP	64	/* groups attached to, per port */
 #define MPD_V_MAX_MCAST_QP_ATTACH 16	/* QPs per group */
 

@@ -48,6 +48,7 @@ struct fab_port {
 					 * state, which port.c reads */
 	enum mpd_link link;
 	int peer;			/* index of the port at the other end */
+	bool wired;			/* --wire gave it its ethdev */
 	bool recording;			/* the port makes capture records */
 	struct fab_replay *replay;	/* a capture replayed into the port */
 	bool replay_done;

@@ -470,10 +470,27 @@ apply_wire(const char *spec)
 
 	if (a < 0)
 		return -1;
+	if (fab.port[a].wired) {
+		fprintf(stderr, "madpmd: --wire %s: %s:%u is wired already (to %s)\n",
+			spec, fab.port[a].node, fab.port[a].num,
+			fab.port[fab.port[a].peer].dev);
+		return -1;
+	}
+	/* one ethdev is one cable's end */
+	for (b = 0; b < (int)fab.nports; b++)
+		if (!fab.port[b].hca && fab.port[b].peer >= 0 &&
+		    fab.port[fab.port[b].peer].wired &&
+		    !strcmp(fab.port[b].dev, dev)) {
+			fprintf(stderr, "madpmd: --wire %s: %s carries %s:%u already; give each port an ethdev of its own\n",
+				spec, dev, fab.port[fab.port[b].peer].node,
+				fab.port[fab.port[b].peer].num);
+			return -1;
+		}
 	b = fab_add_external(&fab, dev);
 	if (b < 0)
 		return -1;
 	uncable(&fab.port[a]);
+	fab.port[a].wired = true;
 	return fab_connect(&fab, a, b);
 }
 

@@ -120,6 +120,21 @@ rc=$?
 	[ ! -e "$tmp/run-vdev/hca1" ] && { [ "$(id -u)" != 0 ] || [ ! -e "/var/run/dpdk/$prefix-vdev" ]; }
 ok $? "a --vdev whose probe fails (no such interface): exit $rc, $(grep -c 'did not start' "$tmp/vdev.out") line naming it, no runtime directory left"
 
+# a port wired twice, an ethdev carrying two ports: refused, said
+wire2() {
+	timeout 60 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=$prefix-vdev \
+		--vdev net_null0 --vdev net_null1 -- --run-dir "$tmp/run-wire" \
+		--duration 1 "$@" > "$tmp/wire2.out" 2>&1
+}
+wire2 --wire hca1:1=net_null0 --wire hca1:1=net_null1
+rc=$?
+[ $rc = 1 ] && grep -q "^madpmd: --wire hca1:1=net_null1: hca1:1 is wired already (to net_null0)" "$tmp/wire2.out"
+ok $? "--wire for a port wired already: exit $rc, $(grep -h 'wired already' "$tmp/wire2.out")"
+wire2 --wire hca1:1=net_null0 --wire hca2:1=net_null0
+rc=$?
+[ $rc = 1 ] && grep -q "^madpmd: --wire hca2:1=net_null0: net_null0 carries hca1:1 already" "$tmp/wire2.out"
+ok $? "--wire of an ethdev that carries a port already: exit $rc, $(grep -h 'carries' "$tmp/wire2.out")"
+
 # 5. madpmd's own runtime directory (no EAL options: madpmd-<pid>): gone
 # after a run, and one a killed run left is removed by the next
 if [ "$(id -u)" = 0 ]; then

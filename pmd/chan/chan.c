@@ -125,6 +125,17 @@ sessions_of_pid(const struct hca_chan *ch, pid_t pid)
 	return n;
 }
 
+static unsigned int
+sessions_of_uid(const struct hca_chan *ch, uid_t uid)
+{
+	const struct hca_session *s;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH(s, &ch->sessions, next)
+		n += s->uid == uid;
+	return n;
+}
+
 /* The memfd: a header page, the send ring, the receive ring. */
 static int
 session_shm(struct hca_session *s, int *memfd)
@@ -180,6 +191,8 @@ do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		return EUSERS;
 	if (sessions_of_pid(ch, s->pid) >= CHAN_SESSIONS_PER_PID)
 		return EMFILE;
+	if (sessions_of_uid(ch, s->uid) >= CHAN_SESSIONS_PER_UID)
+		return EUSERS;
 	s->mc.id = ++ch->next_session_id;
 	if (hca_mad_client_init(&s->mc, services[0]->client_ops,
 				(uint32_t)s->pid, s->mc.id) != 0)

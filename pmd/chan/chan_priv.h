@@ -25,6 +25,8 @@ extern int hca_logtype;
 
 #define CHAN_MAX_SESSIONS	HCA_CHAN_WAKE_MAX	/* per port */
 #define CHAN_SESSIONS_PER_PID	16	/* one process cannot take them all */
+/* nor one user: another always finds a process's worth */
+#define CHAN_SESSIONS_PER_UID	(CHAN_MAX_SESSIONS - CHAN_SESSIONS_PER_PID)
 #define CHAN_MAX_PENDING	32	/* connections that have not said HELLO */
 #define CHAN_HELLO_MS		1000	/* ... and their time to say it */
 #define CHAN_WAKE_MAX		HCA_CHAN_WAKE_MAX

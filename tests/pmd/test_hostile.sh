@@ -4,7 +4,8 @@
 # Hostile clients against the daemon's guarantees (pmd/chan, pmd/mad):
 # garbage on the control socket, silent connections past the descriptor
 # limit, a client's shares (outstanding sends, RMPP transfers and bytes),
-# fairness between send rings, sessions per process and per port, ring
+# fairness between send rings, sessions per process, per user and per
+# port (a second user, nobody, beside root), ring
 # positions overwritten, clients killed in the middle of RMPP, OpenSM
 # killed, duplicate TIDs, full receive rings and unserved classes. The
 # default fabric (hca1 -- hca2) runs with 256 descriptors and stock OpenSM
@@ -143,11 +144,13 @@ chan_ticks() {
 
 # 256 descriptors (check 2); the daemon's own leaks are ours to report
 daemon_asan=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1
+# sockets another user may open too (the sessions of two users, below)
+chmod 755 "$tmp"
 (
 	ulimit -n 256 || exit 1
 	ASAN_OPTIONS=$daemon_asan exec "$madpmd" --no-huge --no-pci -m 256 -l 0,1 \
 		--file-prefix=$prefix --log-level=pmd.net.hca:info -- \
-		--run-dir "$MADPMD_RUN_DIR"
+		--run-dir "$MADPMD_RUN_DIR" --umad-mode 0666
 ) > "$tmp/madpmd.log" 2>&1 &
 daemon=$!
 pids+=($daemon)
@@ -301,17 +304,36 @@ grep -q "^opened 16$" "$tmp/sess.0" && grep -q "^refused" "$tmp/sess.0"
 ok $? "one process opening ports in a loop: $(grep ^opened "$tmp/sess.0"), then $(grep ^refused "$tmp/sess.0")"
 nodeinfo_is hca2 "$lid1" "$guid1"
 ok $? "meanwhile another process opens one and queries (smpquery from hca2)"
+# a user holds 48 of a port's 64 sessions at most: three processes of
+# 16; a fourth of the same user opens none, another user's 16 more; then
+# the port is full for everyone
 for i in 1 2 3; do
 	"$run" --node hca2 "$attack" sessions 16 > "$tmp/sess.$i" 2>&1 &
 	pids+=($!)
 	wait_for "$tmp/sess.$i" holding 100
 done
-"$run" --node hca2 "$attack" sessions 1 > "$tmp/sess.4" 2>&1 &
-pids+=($!)
-wait_for "$tmp/sess.4" holding 100
 held=$(cat "$tmp"/sess.[0-3] | awk '/^opened/ {n += $2} END {print n}')
-[ "$held" = 64 ] && grep -q "^opened 0$" "$tmp/sess.4"
-ok $? "four processes hold $held sessions of hca2; a fifth is refused: $(grep ^refused "$tmp/sess.4")"
+[ "$held" = 48 ] && grep -q "^opened 0$" "$tmp/sess.3"
+ok $? "one user's four processes hold $held sessions of hca2, its share; the fourth opens none: $(grep ^refused "$tmp/sess.3")"
+if [ "$(id -u)" = 0 ]; then
+	# user nobody, able to search the directories above the build tree
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		--inh-caps=+dac_read_search --ambient-caps=+dac_read_search -- \
+		env HOME="$tmp" "$run" --node hca2 "$attack" sessions 16 > "$tmp/sess.5" 2>&1 &
+	pids+=($!)
+	wait_for "$tmp/sess.5" holding 100
+	grep -q "^opened 16$" "$tmp/sess.5"
+	ok $? "meanwhile another user (nobody) opens its 16: $(grep ^opened "$tmp/sess.5")"
+	"$run" --node hca2 "$attack" sessions 1 > "$tmp/sess.4" 2>&1 &
+	pids+=($!)
+	wait_for "$tmp/sess.4" holding 100
+	held=$(cat "$tmp"/sess.[0-35] | awk '/^opened/ {n += $2} END {print n}')
+	[ "$held" = 64 ] && grep -q "^opened 0$" "$tmp/sess.4"
+	ok $? "two users hold $held sessions of hca2; one more is refused: $(grep ^refused "$tmp/sess.4")"
+else
+	skip "another user's sessions beside" "not root: one user only"
+	skip "the port full" "not root: one user holds 48 of 64"
+fi
 stop_clients
 sleep 0.3
 nodeinfo_is hca2 "$lid1" "$guid1"
@@ -516,9 +538,17 @@ pids+=($holder)
 wait_issm "$lid1" 30 1
 issm_up=$?
 i=0
+as_other=()
+[ "$(id -u)" = 0 ] && as_other=(setpriv --reuid=nobody --regid=nogroup --clear-groups
+	--inh-caps=+dac_read_search --ambient-caps=+dac_read_search -- env HOME="$tmp")
 for node in hca2 hca2 hca2 hca2 hca1 hca1 hca1 hca1; do
 	i=$((i + 1))
-	"$run" --node $node "$attack" sessions 16 > "$tmp/fill.$i" 2>&1 &
+	# a port's fourth 16 sessions are another user's (48 a user)
+	if [ $((i % 4)) = 0 ]; then
+		"${as_other[@]}" "$run" --node $node "$attack" sessions 16 > "$tmp/fill.$i" 2>&1 &
+	else
+		"$run" --node $node "$attack" sessions 16 > "$tmp/fill.$i" 2>&1 &
+	fi
 	pids+=($!)
 done
 for f in "$tmp"/fill.*; do wait_for "$f" holding 100; done

@@ -317,9 +317,12 @@ held=$(cat "$tmp"/sess.[0-3] | awk '/^opened/ {n += $2} END {print n}')
 ok $? "one user's four processes hold $held sessions of hca2, its share; the fourth opens none: $(grep ^refused "$tmp/sess.3")"
 if [ "$(id -u)" = 0 ]; then
 	# user nobody, able to search the directories above the build tree
+	# (a clone in a mktemp -d); no sysfs view (its user namespace would
+	# drop that capability)
 	setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		--inh-caps=+dac_read_search --ambient-caps=+dac_read_search -- \
-		env HOME="$tmp" "$run" --node hca2 "$attack" sessions 16 > "$tmp/sess.5" 2>&1 &
+		env HOME="$tmp" MADPMD_SYSFS=0 "$run" --node hca2 "$attack" sessions 16 \
+		> "$tmp/sess.5" 2>&1 &
 	pids+=($!)
 	wait_for "$tmp/sess.5" holding 100
 	grep -q "^opened 16$" "$tmp/sess.5"
@@ -540,7 +543,8 @@ issm_up=$?
 i=0
 as_other=()
 [ "$(id -u)" = 0 ] && as_other=(setpriv --reuid=nobody --regid=nogroup --clear-groups
-	--inh-caps=+dac_read_search --ambient-caps=+dac_read_search -- env HOME="$tmp")
+	--inh-caps=+dac_read_search --ambient-caps=+dac_read_search -- env HOME="$tmp"
+	MADPMD_SYSFS=0)
 for node in hca2 hca2 hca2 hca2 hca1 hca1 hca1 hca1; do
 	i=$((i + 1))
 	# a port's fourth 16 sessions are another user's (48 a user)

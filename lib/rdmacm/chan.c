@@ -59,9 +59,11 @@ cma_chan_open(void)
 		return NULL;
 	}
 	/* says why on stderr itself */
-	if (umad_chan_hello(&node, 1, &h) < 0) {
+	rc = umad_chan_hello(&node, 1, &h);
+	if (rc < 0) {
 		free(c);
-		errno = ENODEV;
+		errno = rc == -EMFILE || rc == -EUSERS || rc == -ENOMEM ? -rc :
+		      ENODEV;
 		return NULL;
 	}
 	rc = map_rx(c, h.memfd, h.rep.shm_size);

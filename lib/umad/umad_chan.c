@@ -401,6 +401,13 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 		}
 		umad_once(UMAD_ONCE_PROTOCOL, "the daemon at %s refused HELLO: %s",
 			  path, strerror(m.status));
+		/* a share of the port taken (the process's sessions, the
+		 * user's, the port's, memory): said as itself */
+		if (m.status == EMFILE || m.status == EUSERS ||
+		    m.status == ENOMEM) {
+			umad_hello_close(h);
+			return -(int)m.status;
+		}
 		goto fail;
 	}
 	if ((nfds != 3 && nfds != 5) || m.len < sizeof(m.u.hello_rep) ||

@@ -79,8 +79,10 @@ struct umad_hello {
 
 /*
  * Connect to the node's control socket and say HELLO for port_num (0: the
- * daemon's choice). 0, -EINVAL (the daemon refuses the port) or -EIO (no
- * daemon, or one speaking garbage; explained once on stderr).
+ * daemon's choice). 0, -EINVAL (the daemon refuses the port), -EMFILE,
+ * -EUSERS or -ENOMEM (the process's, the user's or the port's sessions
+ * taken, or the daemon's memory) or -EIO (no daemon, or one speaking
+ * garbage); explained once on stderr.
  */
 int umad_chan_hello(const struct umad_node *n, int port_num,
 		    struct umad_hello *h);

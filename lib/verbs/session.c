@@ -31,7 +31,10 @@ mpd_v_sess_open(struct mpd_verbs_ctx *c)
 	struct umad_hello h;
 	int rc, fd;
 
-	if (umad_chan_hello(&c->vdev->node, 1, &h) < 0)
+	rc = umad_chan_hello(&c->vdev->node, 1, &h);
+	if (rc == -EMFILE || rc == -EUSERS || rc == -ENOMEM)
+		return -rc;
+	if (rc < 0)
 		return ENODEV;
 	rc = map_rx(c, h.memfd, h.rep.shm_size);
 	if (rc) {

@@ -300,7 +300,7 @@ section "sessions per process and per port"
 "$run" --node hca2 "$attack" sessions 100 > "$tmp/sess.0" 2>&1 &
 pids+=($!)
 wait_for "$tmp/sess.0" holding 100
-grep -q "^opened 16$" "$tmp/sess.0" && grep -q "^refused" "$tmp/sess.0"
+grep -q "^opened 16$" "$tmp/sess.0" && grep -q "^refused: .*Too many open files" "$tmp/sess.0"
 ok $? "one process opening ports in a loop: $(grep ^opened "$tmp/sess.0"), then $(grep ^refused "$tmp/sess.0")"
 nodeinfo_is hca2 "$lid1" "$guid1"
 ok $? "meanwhile another process opens one and queries (smpquery from hca2)"
@@ -313,7 +313,7 @@ for i in 1 2 3; do
 	wait_for "$tmp/sess.$i" holding 100
 done
 held=$(cat "$tmp"/sess.[0-3] | awk '/^opened/ {n += $2} END {print n}')
-[ "$held" = 48 ] && grep -q "^opened 0$" "$tmp/sess.3"
+[ "$held" = 48 ] && grep -q "^opened 0$" "$tmp/sess.3" && grep -q "^refused: .*Too many users" "$tmp/sess.3"
 ok $? "one user's four processes hold $held sessions of hca2, its share; the fourth opens none: $(grep ^refused "$tmp/sess.3")"
 if [ "$(id -u)" = 0 ]; then
 	# user nobody, able to search the directories above the build tree

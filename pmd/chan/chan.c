@@ -114,25 +114,16 @@ session_end(struct hca_chan *ch, struct hca_session *s)
 	malloc_trim(0);
 }
 
+/* The sessions of s's process, or of its user */
 static unsigned int
-sessions_of_pid(const struct hca_chan *ch, pid_t pid)
+sessions_of(const struct hca_chan *ch, const struct hca_session *s,
+	    bool user)
 {
-	const struct hca_session *s;
+	const struct hca_session *o;
 	unsigned int n = 0;
 
-	TAILQ_FOREACH(s, &ch->sessions, next)
-		n += s->pid == pid;
-	return n;
-}
-
-static unsigned int
-sessions_of_uid(const struct hca_chan *ch, uid_t uid)
-{
-	const struct hca_session *s;
-	unsigned int n = 0;
-
-	TAILQ_FOREACH(s, &ch->sessions, next)
-		n += s->uid == uid;
+	TAILQ_FOREACH(o, &ch->sessions, next)
+		n += user ? o->uid == s->uid : o->pid == s->pid;
 	return n;
 }
 
@@ -189,9 +180,9 @@ do_hello(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 		return EINVAL;
 	if (ch->nsessions >= CHAN_MAX_SESSIONS)
 		return EUSERS;
-	if (sessions_of_pid(ch, s->pid) >= CHAN_SESSIONS_PER_PID)
+	if (sessions_of(ch, s, false) >= CHAN_SESSIONS_PER_PID)
 		return EMFILE;
-	if (sessions_of_uid(ch, s->uid) >= CHAN_SESSIONS_PER_UID)
+	if (sessions_of(ch, s, true) >= CHAN_SESSIONS_PER_UID)
 		return EUSERS;
 	s->mc.id = ++ch->next_session_id;
 	if (hca_mad_client_init(&s->mc, services[0]->client_ops,

@@ -3,8 +3,9 @@
  * What the launcher asks of EAL beyond rte_eal_init(): that every --vdev
  * the user gave came up (EAL only warns when a device's probe fails, and
  * a daemon without the cable the user asked for is not what was asked),
- * and that no runtime directory of madpmd's own is left behind, by this
- * run or by one that was killed.
+ * and that no runtime directory is left behind: EAL leaves a primary's
+ * at exit (madpmd.c removes it), and the madpmd-<pid> ones of runs that
+ * were killed are removed by the next.
  */
 #include <dirent.h>
 #include <errno.h>

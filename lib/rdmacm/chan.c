@@ -62,8 +62,7 @@ cma_chan_open(void)
 	rc = umad_chan_hello(&node, 1, &h);
 	if (rc < 0) {
 		free(c);
-		errno = rc == -EMFILE || rc == -EUSERS || rc == -ENOMEM ? -rc :
-		      ENODEV;
+		errno = umad_hello_errno(rc);
 		return NULL;
 	}
 	rc = map_rx(c, h.memfd, h.rep.shm_size);

@@ -8,6 +8,7 @@
 #ifndef MADPMD_UMAD_PRIV_H
 #define MADPMD_UMAD_PRIV_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,6 +87,14 @@ struct umad_hello {
  */
 int umad_chan_hello(const struct umad_node *n, int port_num,
 		    struct umad_hello *h);
+/* umad_chan_hello()'s refusal as a context that could not be opened says
+ * it (ibv_open_device(), rdma_create_event_channel()): a share of the
+ * port taken as itself, anything else ENODEV */
+static inline int
+umad_hello_errno(int rc)
+{
+	return rc == -EMFILE || rc == -EUSERS || rc == -ENOMEM ? -rc : ENODEV;
+}
 void umad_hello_close(struct umad_hello *h);
 /*
  * A session's receive ring, from HELLO's memfd of shm_size bytes (the

@@ -128,19 +128,17 @@ read_segs(uint64_t lo, uint64_t hi, struct seg *segs)
  * permission refuses with EFAULT; so does this library, or a peer's RDMA
  * WRITE would change read-only memory (.rodata, an mprotect()ed page). */
 static int
-check_writable(uint64_t lo, uint64_t hi, uint32_t access)
+check_writable(const struct seg *segs, int n, uint64_t lo, uint64_t hi,
+	       uint32_t access)
 {
-	struct seg segs[MAX_SEGS];
-	int i, n;
+	int i;
 
 	if (!(access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)))
 		return 0;
-	n = read_segs(lo, hi, segs);
-	if (n < 0)
-		return -n;
 	for (i = 0; i < n; i++)
-		if (!(segs[i].prot & PROT_WRITE))
+		if (segs[i].start < hi && lo < segs[i].end &&
+		    !(segs[i].prot & PROT_WRITE))
 			return EFAULT;
 	return 0;
 }
@@ -356,11 +354,6 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
 	c = mpd_verbs_ctx(pd->context);
 	lo = a & ~(PAGE - 1);
 	hi = (a + length + PAGE - 1) & ~(PAGE - 1);
-	rc = check_writable(lo, hi, access);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
 	mr = calloc(1, sizeof(*mr));
 	if (!mr) {
 		errno = ENOMEM;
@@ -389,20 +382,23 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
 		for (r = ranges; r && !live; r = r->next)
 			merge = r->mrs && r->start < hi && lo < r->end;
 	if (live) {
-		rc = reg(c, pd, a, length, access, live->map_id, 0, 0, &rep,
-			 NULL);
+		n = read_segs(lo, hi, segs);
+		rc = n < 0 ? -n : check_writable(segs, n, lo, hi, access);
+		if (!rc)
+			rc = reg(c, pd, a, length, access, live->map_id, 0, 0,
+				 &rep, NULL);
 		if (rc)
 			goto fail;
 		mr->range = live;
 		goto done;
 	}
+	/* the MR's own pages among all that move, read once */
+	n = read_segs(ulo, uhi, segs);
+	rc = n < 0 ? -n : check_writable(segs, n, lo, hi, access);
+	if (rc)
+		goto fail;
 	lo = ulo;
 	hi = uhi;
-	n = read_segs(lo, hi, segs);
-	if (n < 0) {
-		rc = -n;
-		goto fail;
-	}
 	for (i = 0; i < n; i++) {
 		if (!(segs[i].prot & PROT_READ)) {
 			rc = EFAULT;

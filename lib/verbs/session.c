@@ -32,10 +32,8 @@ mpd_v_sess_open(struct mpd_verbs_ctx *c)
 	int rc, fd;
 
 	rc = umad_chan_hello(&c->vdev->node, 1, &h);
-	if (rc == -EMFILE || rc == -EUSERS || rc == -ENOMEM)
-		return -rc;
 	if (rc < 0)
-		return ENODEV;
+		return umad_hello_errno(rc);
 	rc = map_rx(c, h.memfd, h.rep.shm_size);
 	if (rc) {
 		umad_hello_close(&h);

@@ -711,7 +711,7 @@ v_resize_cq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	munmap(old, old_len);
 	memset(&m->u, 0, sizeof(m->u));
 	m->len = sizeof(m->u.v_resize_cq_rep);
-	s->vuse.cqes += (uint64_t)ncqe - o->units;
+	vuse_units(&s->vuse, VOBJ_CQ, (int64_t)ncqe - (int64_t)o->units);
 	o->units = ncqe;
 	m->u.v_resize_cq_rep.ncqe = ncqe;
 	m->u.v_resize_cq_rep.shm_size = (uint32_t)len;

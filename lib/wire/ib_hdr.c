@@ -227,48 +227,65 @@ mpd_atomic_ack_decode(const uint8_t *buf, size_t len, uint64_t *orig)
 
 #define P	MPD_HDR_PAYLOAD
 #define IMM	MPD_HDR_IMM
+#define F	MPD_OPC_FIRST
+#define L	MPD_OPC_LAST
+#define SEND	MPD_OPC_SEND
+#define WRITE	MPD_OPC_WRITE
 
 /* The operations RC and UC share: SEND and RDMA WRITE (IBA 9.4.1, 9.4.2) */
 #define SEND_WRITE_OPS(tp)						\
-	[(tp) | MPD_OP_SEND_FIRST] = P,					\
-	[(tp) | MPD_OP_SEND_MIDDLE] = P,				\
-	[(tp) | MPD_OP_SEND_LAST] = P,					\
-	[(tp) | MPD_OP_SEND_LAST_IMM] = IMM | P,			\
-	[(tp) | MPD_OP_SEND_ONLY] = P,					\
-	[(tp) | MPD_OP_SEND_ONLY_IMM] = IMM | P,			\
-	[(tp) | MPD_OP_WRITE_FIRST] = MPD_HDR_RETH | P,			\
-	[(tp) | MPD_OP_WRITE_MIDDLE] = P,				\
-	[(tp) | MPD_OP_WRITE_LAST] = P,					\
-	[(tp) | MPD_OP_WRITE_LAST_IMM] = IMM | P,			\
-	[(tp) | MPD_OP_WRITE_ONLY] = MPD_HDR_RETH | P,			\
-	[(tp) | MPD_OP_WRITE_ONLY_IMM] = MPD_HDR_RETH | IMM | P
+	[(tp) | MPD_OP_SEND_FIRST] = SEND | F | P,			\
+	[(tp) | MPD_OP_SEND_MIDDLE] = SEND | P,				\
+	[(tp) | MPD_OP_SEND_LAST] = SEND | L | P,			\
+	[(tp) | MPD_OP_SEND_LAST_IMM] = SEND | L | IMM | P,		\
+	[(tp) | MPD_OP_SEND_ONLY] = SEND | F | L | P,			\
+	[(tp) | MPD_OP_SEND_ONLY_IMM] = SEND | F | L | IMM | P,		\
+	[(tp) | MPD_OP_WRITE_FIRST] = WRITE | F | MPD_HDR_RETH | P,	\
+	[(tp) | MPD_OP_WRITE_MIDDLE] = WRITE | P,			\
+	[(tp) | MPD_OP_WRITE_LAST] = WRITE | L | P,			\
+	[(tp) | MPD_OP_WRITE_LAST_IMM] = WRITE | L | IMM | P,		\
+	[(tp) | MPD_OP_WRITE_ONLY] = WRITE | F | L | MPD_HDR_RETH | P,	\
+	[(tp) | MPD_OP_WRITE_ONLY_IMM] = WRITE | F | L | MPD_HDR_RETH | IMM | P
 
-/* One lookup per packet on the data path; 0 for RD (0x40..), CNP (0x80),
- * reserved codes (RC 0x15) and the operations UC and UD do not have. */
-static const uint8_t op_hdrs[256] = {
+/* One lookup per packet on the data path, for the codec (the headers)
+ * and the QP layer (the class); 0 for RD (0x40..), CNP (0x80), reserved
+ * codes (RC 0x15) and the operations UC and UD do not have. */
+static const uint32_t op_mask[256] = {
 	SEND_WRITE_OPS(MPD_TP_RC),
-	[MPD_OP_READ_REQ] = MPD_HDR_RETH,
-	[MPD_OP_READ_RESP_FIRST] = MPD_HDR_AETH | P,
-	[MPD_OP_READ_RESP_MIDDLE] = P,	/* the only response without AETH */
-	[MPD_OP_READ_RESP_LAST] = MPD_HDR_AETH | P,
-	[MPD_OP_READ_RESP_ONLY] = MPD_HDR_AETH | P,
-	[MPD_OP_ACK] = MPD_HDR_AETH,
-	[MPD_OP_ATOMIC_ACK] = MPD_HDR_AETH | MPD_HDR_ATOMIC_ACK,
-	[MPD_OP_CMP_SWAP] = MPD_HDR_ATOMIC,
-	[MPD_OP_FETCH_ADD] = MPD_HDR_ATOMIC,
-	[MPD_OP_SEND_LAST_INV] = MPD_HDR_IETH | P,
-	[MPD_OP_SEND_ONLY_INV] = MPD_HDR_IETH | P,
+	[MPD_OP_READ_REQ] = MPD_OPC_READ | F | L | MPD_HDR_RETH,
+	[MPD_OP_READ_RESP_FIRST] = MPD_OPC_READ_RESP | F | MPD_HDR_AETH | P,
+	/* the only response without AETH */
+	[MPD_OP_READ_RESP_MIDDLE] = MPD_OPC_READ_RESP | P,
+	[MPD_OP_READ_RESP_LAST] = MPD_OPC_READ_RESP | L | MPD_HDR_AETH | P,
+	[MPD_OP_READ_RESP_ONLY] = MPD_OPC_READ_RESP | F | L | MPD_HDR_AETH | P,
+	[MPD_OP_ACK] = MPD_OPC_ACK | F | L | MPD_HDR_AETH,
+	[MPD_OP_ATOMIC_ACK] = MPD_OPC_ATOMIC_ACK | F | L | MPD_HDR_AETH |
+			      MPD_HDR_ATOMIC_ACK,
+	[MPD_OP_CMP_SWAP] = MPD_OPC_ATOMIC | F | L | MPD_HDR_ATOMIC,
+	[MPD_OP_FETCH_ADD] = MPD_OPC_ATOMIC | F | L | MPD_HDR_ATOMIC,
+	[MPD_OP_SEND_LAST_INV] = SEND | L | MPD_HDR_IETH | P,
+	[MPD_OP_SEND_ONLY_INV] = SEND | F | L | MPD_HDR_IETH | P,
 	SEND_WRITE_OPS(MPD_TP_UC),
-	[MPD_OP_UD_SEND_ONLY] = MPD_HDR_DETH | P,
-	[MPD_OP_UD_SEND_ONLY_IMM] = MPD_HDR_DETH | IMM | P,
+	[MPD_OP_UD_SEND_ONLY] = SEND | F | L | MPD_HDR_DETH | P,
+	[MPD_OP_UD_SEND_ONLY_IMM] = SEND | F | L | MPD_HDR_DETH | IMM | P,
 };
 
 #undef P
 #undef IMM
+#undef F
+#undef L
+#undef SEND
+#undef WRITE
 #undef SEND_WRITE_OPS
 
 uint32_t
 mpd_op_hdrs(uint8_t opcode)
 {
-	return op_hdrs[opcode];
+	return op_mask[opcode] & MPD_HDR_ALL;
+}
+
+uint32_t
+mpd_op_mask(uint8_t opcode)
+{
+	return op_mask[opcode];
 }

@@ -877,6 +877,58 @@ test_op_hdrs(void)
 	       "mpd_op_hdrs: UD SEND Only is DETH + payload");
 }
 
+/* The class of each opcode, read from its name in IBA 9.2 Table 35 */
+static uint32_t
+class_of_name(const char *name)
+{
+	bool single = strstr(name, "Only") || strstr(name, "Request") ||
+		      strstr(name, "Acknowledge") || strstr(name, "CmpSwap") ||
+		      strstr(name, "FetchAdd");
+	uint32_t c;
+
+	if (strstr(name, "ATOMIC Acknowledge"))
+		c = MPD_OPC_ATOMIC_ACK;
+	else if (strstr(name, "Acknowledge"))
+		c = MPD_OPC_ACK;
+	else if (strstr(name, "CmpSwap") || strstr(name, "FetchAdd"))
+		c = MPD_OPC_ATOMIC;
+	else if (strstr(name, "READ Request"))
+		c = MPD_OPC_READ;
+	else if (strstr(name, "READ response"))
+		c = MPD_OPC_READ_RESP;
+	else if (strstr(name, "WRITE"))
+		c = MPD_OPC_WRITE;
+	else
+		c = MPD_OPC_SEND;
+	if (single || strstr(name, "First"))
+		c |= MPD_OPC_FIRST;
+	if (single || strstr(name, "Last"))
+		c |= MPD_OPC_LAST;
+	return c;
+}
+
+static void
+test_op_mask(void)
+{
+	unsigned int op, bad = 0;
+	size_t i;
+
+	for (op = 0; op < 256; op++) {
+		uint32_t want = 0;
+
+		for (i = 0; i < N_OPS; i++)
+			if (op_table[i].op == op)
+				want = op_table[i].hdrs |
+				       class_of_name(op_table[i].name);
+		if (mpd_op_mask((uint8_t)op) != want && !bad++)
+			tap_diag("opcode 0x%02x: 0x%x, want 0x%x", op,
+				 mpd_op_mask((uint8_t)op), want);
+	}
+	is_int(bad, 0, "mpd_op_mask: each opcode's headers and class (SEND, "
+	       "WRITE, READ, atomic, response, ACK; First, Last) as its name "
+	       "in IBA 9.2 Table 35 says; 0 for the others");
+}
+
 /* ---- whole packets ------------------------------------------------------ */
 
 struct cfg {
@@ -2957,6 +3009,7 @@ main(void)
 	test_deth();
 	test_ext_hdrs();
 	test_op_hdrs();
+	test_op_mask();
 	test_pkt_round_trips();
 	test_pkt_crc_later();
 	test_pkt_truncated();

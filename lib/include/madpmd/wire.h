@@ -126,9 +126,35 @@ enum mpd_op {
 #define MPD_ATOMIC_ETH_LEN	28
 #define MPD_ATOMIC_ACK_LEN	8
 
+#define MPD_HDR_ALL		0xffu
+
+/*
+ * What an opcode is (IBA 9.2 Table 35, 9.4), beside its headers in the
+ * same table: the QP layer's requester, completer and responder classify
+ * packets by these bits, as rxe's rxe_opcode[] masks do. Exactly one
+ * class bit per opcode the codec carries; an Only opcode is both FIRST
+ * and LAST, and so is a READ request, an atomic and an ACK.
+ */
+#define MPD_OPC_SEND		0x0100u	/* SEND First..Only, +Imm, +Inv */
+#define MPD_OPC_WRITE		0x0200u	/* RDMA WRITE First..Only, +Imm */
+#define MPD_OPC_READ		0x0400u	/* RDMA READ request */
+#define MPD_OPC_ATOMIC		0x0800u	/* CmpSwap, FetchAdd */
+#define MPD_OPC_READ_RESP	0x1000u	/* RDMA READ response First..Only */
+#define MPD_OPC_ACK		0x2000u	/* Acknowledge (an ACK or a NAK) */
+#define MPD_OPC_ATOMIC_ACK	0x4000u	/* Atomic Acknowledge */
+#define MPD_OPC_FIRST		0x8000u	/* starts a message */
+#define MPD_OPC_LAST		0x10000u	/* ends one */
+/* requests the responder answers from memory, and answers the
+ * requester's completer takes */
+#define MPD_OPC_RD_ATOMIC	(MPD_OPC_READ | MPD_OPC_ATOMIC)
+#define MPD_OPC_ANSWER		(MPD_OPC_READ_RESP | MPD_OPC_ACK | \
+				 MPD_OPC_ATOMIC_ACK)
+
 /* The headers an opcode carries (MPD_HDR_*), or 0 for an opcode this
  * codec does not carry. */
 uint32_t mpd_op_hdrs(uint8_t opcode);
+/* Its headers and class (MPD_HDR_* | MPD_OPC_*); 0 likewise. */
+uint32_t mpd_op_mask(uint8_t opcode);
 
 /* RDMA Extended Transport Header (IBA 9.3.3.1) */
 struct mpd_reth {

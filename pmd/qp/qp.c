@@ -11,9 +11,9 @@
 #include <sys/mman.h>
 
 #include "madpmd/mad.h"
+#include "madpmd/page.h"
 #include "qp_priv.h"
 
-#define PAGE		4096u
 #define QP_HDR		256u	/* struct mpd_v_qp_shm, rounded */
 
 static uint32_t
@@ -84,7 +84,7 @@ hca_v_qp_layout(uint32_t qp_type, struct mpd_v_qp_cap *cap, bool has_srq,
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
 	}
-	return (end + PAGE - 1) / PAGE * PAGE;
+	return mpd_page_round(end);
 }
 
 struct hca_v_qp *
@@ -97,8 +97,8 @@ hca_v_qp_new(struct hca_v_owner *o, uint32_t handle,
 
 	if (!qp)
 		return NULL;
-	qp->swr = calloc(h->sq_wqes, sizeof(*qp->swr));
-	if (!qp->swr) {
+	qp->req.swr = calloc(h->sq_wqes, sizeof(*qp->req.swr));
+	if (!qp->req.swr) {
 		free(qp);
 		return NULL;
 	}
@@ -111,12 +111,12 @@ hca_v_qp_new(struct hca_v_owner *o, uint32_t handle,
 	qp->map = shm;
 	qp->map_len = map_len;
 	qp->shm = h;
-	qp->sq = (uint8_t *)shm + h->sq_off;
-	qp->rq = h->rq_wqes ? (uint8_t *)shm + h->rq_off : NULL;
-	qp->sq_wqes = h->sq_wqes;
-	qp->rq_wqes = h->rq_wqes;
-	qp->sq_stride = h->sq_stride;
-	qp->rq_stride = h->rq_stride;
+	qp->sq.base = (uint8_t *)shm + h->sq_off;
+	qp->rq.base = h->rq_wqes ? (uint8_t *)shm + h->rq_off : NULL;
+	qp->sq.wqes = h->sq_wqes;
+	qp->rq.wqes = h->rq_wqes;
+	qp->sq.stride = h->sq_stride;
+	qp->rq.stride = h->rq_stride;
 	qp->attr.qp_state = IBV_QPS_RESET;
 	qp->attr.cap = *cap;
 	return qp;
@@ -165,20 +165,20 @@ hca_v_qp_sends_pending(const struct hca_v_qp *qp)
 		return false;
 	/* an ACK the responder owes: a HCA sends it before the receiver
 	 * sees the completion, so before any destroy that follows */
-	if (qp->ack_pending && (st == IBV_QPS_RTR || st == IBV_QPS_RTS ||
+	if (qp->resp.ack.pending && (st == IBV_QPS_RTR || st == IBV_QPS_RTS ||
 				st == IBV_QPS_SQD || st == IBV_QPS_SQE))
 		return true;
-	if (!qp->sq_wqes)
+	if (!qp->sq.wqes)
 		return false;
 	if (st == IBV_QPS_SQD)
-		return qp->wr_cur != qp->sq_taken;
+		return qp->req.cur != qp->sq.taken;
 	if (st != IBV_QPS_RTS)
 		return false;
 	pi = __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_ACQUIRE);
 	/* a count the client cannot have posted is nothing to wait for */
-	if (pi - qp->sq_taken > qp->sq_wqes)
-		pi = qp->sq_taken;
-	return pi != qp->sq_taken || qp->wr_cur != qp->sq_taken;
+	if (pi - qp->sq.taken > qp->sq.wqes)
+		pi = qp->sq.taken;
+	return pi != qp->sq.taken || qp->req.cur != qp->sq.taken;
 }
 
 uint32_t
@@ -189,8 +189,8 @@ hca_v_cq_owed(const struct hca_verbs *v, const struct hca_v_cq *cq)
 
 	/* a QP in RESET posts nothing */
 	TAILQ_FOREACH(qp, &v->active, next)
-		if (qp->scq == cq && qp->sq_wqes)
-			n += req_owed(qp);
+		if (qp->scq == cq && qp->sq.wqes)
+			n += sq_owed(qp);
 	return n;
 }
 
@@ -215,8 +215,8 @@ set_state(struct hca_verbs *v, struct hca_v_qp *qp, uint32_t state,
 			.qpn = qp->qpn, .handle = qp->handle,
 			.qp_type = qp->type, .old_state = old,
 			.new_state = state, .cause = cause,
-			.status = cause == 1 ? qp->err_status : 0,
-			.psn = cause == 1 ? qp->err_psn : HCA_V_NO_PSN,
+			.status = cause == 1 ? qp->err.status : 0,
+			.psn = cause == 1 ? qp->err.psn : HCA_V_NO_PSN,
 			.dest_qp = qp->type == IBV_QPT_UD ? 0 :
 				   qp->attr.dest_qp_num,
 		};
@@ -247,13 +247,13 @@ deactivate(struct hca_verbs *v, struct hca_v_qp *qp)
 static void
 qp_to_error(struct hca_verbs *v, struct hca_v_qp *qp, uint32_t cause)
 {
-	qp->error_pending = false;
+	qp->err.pending = false;
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		return;
 	set_state(v, qp, IBV_QPS_ERR, cause);
-	qp->rto_at = 0;
-	qp->rnr_at = 0;
-	req_flush(v, qp);
+	qp->comp.rto_at = 0;
+	qp->comp.rnr_at = 0;
+	comp_flush(v, qp);
 	resp_flush(v, qp);
 }
 
@@ -265,20 +265,23 @@ qp_to_error(struct hca_verbs *v, struct hca_v_qp *qp, uint32_t cause)
 static void
 qp_reset(struct hca_v_qp *qp)
 {
-	qp->sq_taken = __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_ACQUIRE);
-	qp->rq_taken = __atomic_load_n(&qp->shm->rq_pi, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&qp->shm->sq_ci, qp->sq_taken, __ATOMIC_RELEASE);
-	__atomic_store_n(&qp->shm->rq_ci, qp->rq_taken, __ATOMIC_RELEASE);
-	qp->wr_done = qp->wr_cur = qp->wr_psn = qp->sq_taken;
-	qp->cur_pkt = qp->acked_pkts = qp->rd_in_flight = 0;
-	qp->rto_at = qp->rnr_at = 0;
-	qp->cur_valid = qp->cur_drop = qp->ack_pending = qp->nak_sent = false;
-	qp->wr_left = 0;
-	qp->msn = 0;
-	memset(qp->rd, 0, sizeof(qp->rd));
-	qp->rd_head = 0;
-	qp->comm_est = false;
-	qp->sq_error = false;
+	struct hca_v_swr *swr = qp->req.swr;
+	uint32_t epsn = qp->resp.epsn, psn = qp->req.psn;
+
+	qp->sq.taken = __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_ACQUIRE);
+	qp->rq.taken = __atomic_load_n(&qp->shm->rq_pi, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&qp->shm->sq_ci, qp->sq.taken, __ATOMIC_RELEASE);
+	__atomic_store_n(&qp->shm->rq_ci, qp->rq.taken, __ATOMIC_RELEASE);
+	/* the PSNs stay until RTR and RTS set them (queried before) */
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->req.swr = swr;
+	qp->req.psn = psn;
+	qp->resp.epsn = epsn;
+	qp->req.cur = qp->req.numbered = qp->sq.taken;
+	qp->comp.done = qp->sq.taken;
+	qp->comp.acked_pkts = 0;
+	qp->comp.rto_at = qp->comp.rnr_at = 0;
 }
 
 /* ---- IBA 11.2.5.2: the attributes of each transition ---- */
@@ -539,16 +542,16 @@ hca_v_qp_modify(struct hca_verbs *v, struct hca_v_qp *qp,
 	if (cur == IBV_QPS_RESET)
 		qp_reset(qp);
 	if (next == IBV_QPS_RTR && cur == IBV_QPS_INIT) {
-		qp->epsn = qp->attr.rq_psn;
-		qp->comm_est = false;
+		qp->resp.epsn = qp->attr.rq_psn;
+		qp->resp.comm_est = false;
 		if (qp->type == IBV_QPT_UD)
 			qp->mtu = qp_mtu_bytes(v->port->neighbor_mtu);
 	}
 	if (next == IBV_QPS_RTS && cur == IBV_QPS_RTR)
-		qp->sq_psn = qp->attr.sq_psn;
+		qp->req.psn = qp->attr.sq_psn;
 	if ((mask & IBV_QP_RETRY_CNT) || (mask & IBV_QP_RNR_RETRY)) {
-		qp->retry_left = qp->attr.retry_cnt;
-		qp->rnr_left = qp->attr.rnr_retry;
+		qp->comp.retry_left = qp->attr.retry_cnt;
+		qp->comp.rnr_left = qp->attr.rnr_retry;
 	}
 	set_state(v, qp, next, 0);
 	activate(v, qp);
@@ -562,10 +565,10 @@ hca_v_qp_query(const struct hca_v_qp *qp, struct mpd_v_query_qp_rep *r)
 	r->attr = qp->attr;
 	r->attr.cur_qp_state = qp->attr.qp_state;
 	r->attr.cap = qp->cap;
-	r->attr.sq_psn = qp->attr.qp_state >= IBV_QPS_RTS ? qp->sq_psn
+	r->attr.sq_psn = qp->attr.qp_state >= IBV_QPS_RTS ? qp->req.psn
 							  : qp->attr.sq_psn;
 	r->attr.sq_draining = qp->attr.qp_state == IBV_QPS_SQD &&
-			      qp->wr_done != qp->wr_cur;
+			      qp->comp.done != qp->req.cur;
 	r->sq_sig_all = qp->sq_sig_all;
 	r->qp_type = qp->type;
 }
@@ -598,7 +601,7 @@ hca_v_qp_free(struct hca_v_qp *qp)
 		return;
 	if (qp->map)
 		munmap(qp->map, qp->map_len);
-	free(qp->swr);
+	free(qp->req.swr);
 	free(qp);
 }
 
@@ -621,13 +624,6 @@ qp_of(struct hca_verbs *v, uint32_t qpn)
 	if (qpn < HCA_V_QPN_BASE || idx >= HCA_V_MAX_QPS)
 		return NULL;
 	return v->qp[idx];
-}
-
-static bool
-op_for_requester(uint8_t op)
-{
-	op &= ~MPD_TP_MASK;
-	return op >= MPD_OP_READ_RESP_FIRST && op <= MPD_OP_ATOMIC_ACK;
 }
 
 /* A packet for one QP (a group's copy too): its state, transport, keys,
@@ -682,16 +678,16 @@ qp_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 	 * before the REP leaves, so with the RTU lost this event is how its
 	 * CM learns the connection is up, as if the RTU had come.
 	 */
-	if ((st == IBV_QPS_RTR || st == IBV_QPS_RTS) && !qp->comm_est &&
+	if ((st == IBV_QPS_RTR || st == IBV_QPS_RTS) && !qp->resp.comm_est &&
 	    qp->type != IBV_QPT_UD) {
-		qp->comm_est = true;
+		qp->resp.comm_est = true;
 		qp_async(qp, IBV_EVENT_COMM_EST);
 	}
-	if (qp->type == IBV_QPT_RC && op_for_requester(pk->bth.opcode))
-		req_input(v, qp, pk, now_ns);
+	if (mpd_op_mask(pk->bth.opcode) & MPD_OPC_ANSWER)
+		comp_input(v, qp, pk, now_ns);
 	else
 		resp_input(v, qp, pk, now_ns);
-	if (qp->error_pending)
+	if (qp->err.pending)
 		qp_to_error(v, qp, 1);
 }
 
@@ -739,14 +735,14 @@ hca_verbs_poll(struct hca_verbs *v, uint64_t now_ns, struct hca_v_out *out)
 		tmp = TAILQ_NEXT(qp, next);
 		if (qp->owner->dead)
 			continue;
-		resp_poll(v, qp, out);
+		ack_poll(v, qp, out);
 		req_poll(v, qp, now_ns, out);
 		/* IBA 10.3.1: WRs posted in Error complete flushed */
 		if (qp->attr.qp_state == IBV_QPS_ERR && !qp->srq &&
 		    __atomic_load_n(&qp->shm->rq_pi, __ATOMIC_RELAXED) !=
-		    qp->rq_taken)
+		    qp->rq.taken)
 			resp_flush(v, qp);
-		if (qp->error_pending)
+		if (qp->err.pending)
 			qp_to_error(v, qp, 1);
 	}
 	/* round robin: who went first goes last next time */
@@ -767,11 +763,11 @@ hca_verbs_busy(const struct hca_verbs *v)
 		if (qp->owner->dead)
 			continue;
 		for (i = 0; i < RD_JOBS; i++)
-			if (qp->rd[i].pending)
+			if (qp->resp.rd[i].pending)
 				return true;
-		if (qp->rto_at || qp->rnr_at || qp->ack_pending ||
+		if (qp->comp.rto_at || qp->comp.rnr_at || qp->resp.ack.pending ||
 		    __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_RELAXED) !=
-		    qp->sq_taken || qp->wr_cur != qp->sq_taken)
+		    qp->sq.taken || qp->req.cur != qp->sq.taken)
 			return true;
 	}
 	return false;

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Inside the QP layer: the QP, its requester (req.c) and responder
- * (resp.c) state, the CQ writer (cq.c), the MR checks (mr.c), paths
- * (path.c), receive WRs (rq.c) and async events (async.c). qp.c owns the
- * state machine and the dispatch and calls the others; req.c and resp.c
- * call only the helpers below them, never qp.c or each other.
+ * Inside the QP layer, in rxe's shape: the QP nests the state of its
+ * requester (req.c: send WRs into packets), completer (comp.c: ACKs,
+ * NAKs, READ responses and timers into CQEs) and responder (resp.c:
+ * packets into receive WRs and memory, a state machine of checks; ack.c:
+ * what it sends back). Below them: the send and receive queues (sq.c,
+ * rq.c), the CQ writer (cq.c), the MR checks (mr.c), paths (path.c) and
+ * async events (async.c). qp.c owns the QP state machine and the
+ * dispatch and calls the others; req.c calls comp.c (a WR done as it
+ * leaves, a failed WR), resp.c calls ack.c, and none calls back up.
  */
 #ifndef NET_HCA_QP_PRIV_H
 #define NET_HCA_QP_PRIV_H
@@ -68,6 +72,60 @@ struct hca_v_rdjob {
 	bool pending;			/* responses still to send */
 };
 
+/* A work queue in the client's shared memory: it writes WQEs and the
+ * producer count, the daemon copies them off and writes the consumer's */
+struct qp_ring {
+	uint8_t *base;
+	uint32_t wqes;			/* a power of two; 0: none (SRQ) */
+	uint32_t stride;
+	uint32_t taken;			/* WQEs copied off it */
+};
+
+/* The requester (req.c): WRs taken off the send queue into packets */
+struct qp_req {
+	struct hca_v_swr *swr;		/* taken WRs, by count % sq.wqes */
+	uint32_t cur;			/* the WR being sent */
+	uint32_t cur_pkt;		/* its next packet */
+	uint32_t numbered;		/* WRs given their PSNs */
+	uint32_t psn;			/* the next PSN to give */
+	uint32_t rd_atomic;		/* READs and atomics outstanding */
+};
+
+/* The completer (comp.c): what the responder answered, timers, CQEs */
+struct qp_comp {
+	uint32_t done;			/* WRs completed: the oldest live */
+	uint32_t acked_pkts;		/* of the oldest, acknowledged */
+	uint64_t rto_at;		/* ns; 0: no timer */
+	uint64_t rnr_at;		/* ns; 0: not waiting out an RNR NAK */
+	uint8_t retry_left;
+	uint8_t rnr_left;
+	uint32_t psn;			/* the packet in hand (records) */
+};
+
+/* The responder (resp.c, ack.c): packets into receive WRs and memory */
+struct qp_resp {
+	uint32_t epsn;			/* the PSN expected next */
+	uint32_t msn;
+	bool nak_sent;			/* one NAK per sequence error */
+	struct {
+		bool pending;
+		uint8_t syn;		/* AETH syndrome */
+		uint32_t psn;
+	} ack;				/* the ACK or NAK to send */
+	struct hca_v_rwr wqe;		/* the receive a SEND fills */
+	bool wqe_valid;
+	uint32_t off;			/* its bytes so far; a WRITE's length */
+	bool drop;			/* UC: the rest of a broken message */
+	struct {
+		uint64_t va;
+		uint32_t rkey;
+		uint32_t left;
+	} write;			/* the RDMA WRITE in progress */
+	struct hca_v_rdjob rd[RD_JOBS];
+	uint32_t rd_head;		/* jobs queued, ring of RD_JOBS */
+	bool comm_est;			/* received since RTR: COMM_EST raised */
+};
+
 struct hca_v_qp {
 	TAILQ_ENTRY(hca_v_qp) next;	/* in v->active */
 	bool listed;
@@ -86,48 +144,35 @@ struct hca_v_qp {
 	void *map;
 	size_t map_len;
 	struct mpd_v_qp_shm *shm;
-	uint8_t *sq, *rq;
-	uint32_t sq_wqes, rq_wqes, sq_stride, rq_stride;
-	uint32_t sq_taken;		/* send WQEs copied off the ring */
-	uint32_t rq_taken;
-	/* requester: swr[] holds WRs taken, by count % sq_wqes */
-	struct hca_v_swr *swr;
-	uint32_t wr_done;		/* WRs completed (the oldest live) */
-	uint32_t wr_cur;		/* the WR being sent */
-	uint32_t cur_pkt;		/* its next packet */
-	uint32_t wr_psn;		/* WRs with PSNs given */
-	uint32_t sq_psn;		/* next PSN to give */
-	uint32_t acked_pkts;		/* of the oldest WR, acknowledged */
-	uint32_t rd_in_flight;		/* READs and atomics sent */
-	uint32_t rd_resp_psn;		/* next READ response expected */
-	uint64_t rto_at;		/* ns; 0: no timer */
-	uint64_t rnr_at;		/* ns; 0: not waiting out an RNR NAK */
-	uint8_t retry_left;
-	uint8_t rnr_left;
-	bool sq_error;			/* SQE/ERR: flush what is left */
-	/* responder */
-	uint32_t epsn;
-	uint32_t msn;
-	bool nak_sent;			/* one NAK per sequence error */
-	bool ack_pending;
-	uint8_t ack_syn;		/* the syndrome to send */
-	uint32_t ack_psn;
-	struct hca_v_rwr cur;		/* the receive a message fills */
-	bool cur_valid;
-	uint32_t cur_off;
-	bool cur_drop;			/* UC: rest of a broken message */
-	uint64_t wr_va;			/* RDMA WRITE in progress */
-	uint32_t wr_rkey;
-	uint32_t wr_left;
-	struct hca_v_rdjob rd[RD_JOBS];
-	uint32_t rd_head;		/* jobs queued, ring of RD_JOBS */
-	bool comm_est;			/* received since RTR: COMM_EST raised */
-	bool error_pending;		/* to ERR once the packet or poll ends */
-	uint32_t err_status;		/* ... why (enum ibv_wc_status) */
-	uint32_t err_psn;		/* ... and the packet that said it */
-	uint32_t cur_psn;		/* the requester's packet in hand */
+	struct qp_ring sq, rq;
+	struct qp_req req;
+	struct qp_comp comp;
+	struct qp_resp resp;
+	struct {
+		bool pending;		/* to ERR once the packet or poll ends */
+		uint32_t status;	/* why (enum ibv_wc_status) */
+		uint32_t psn;		/* the packet that said it */
+	} err;
 	uint32_t async_events;
 };
+
+static inline uint32_t
+qp_mtu(const struct hca_v_qp *qp)
+{
+	return qp->mtu ? qp->mtu : 256;
+}
+
+/* ---- sq.c: the send queue ---- */
+/* New WRs off the shared ring into req.swr, as far as there is room */
+void sq_take(struct hca_verbs *v, struct hca_v_qp *qp);
+/* The WR numbered n (taken, not completed) */
+static inline struct hca_v_swr *
+sq_wr(struct hca_v_qp *qp, uint32_t n)
+{
+	return &qp->req.swr[n & (qp->sq.wqes - 1)];
+}
+/* Signaled WRs posted (taken or still on the ring) and not completed */
+uint32_t sq_owed(const struct hca_v_qp *qp);
 
 /* ---- cq.c ---- */
 /* Write one completion, psn the packet that completed it (for capture
@@ -153,11 +198,11 @@ bool sge_copy(struct hca_verbs *v, uint32_t pd, const struct mpd_v_sge *sg,
 static inline void
 qp_error_at(struct hca_v_qp *qp, uint32_t status, uint32_t psn)
 {
-	if (!qp->error_pending) {
-		qp->err_status = status;
-		qp->err_psn = psn;
+	if (!qp->err.pending) {
+		qp->err.status = status;
+		qp->err.psn = psn;
 	}
-	qp->error_pending = true;
+	qp->err.pending = true;
 }
 
 static inline void
@@ -189,22 +234,65 @@ uint32_t qp_mtu_bytes(uint32_t path_mtu);
 bool qp_take_recv(struct hca_verbs *v, struct hca_v_qp *qp,
 		  struct hca_v_rwr *r, bool *bad);
 
+/* ---- comp.c: the completer ---- */
+/* The oldest PSN not acknowledged; the next to give when none is out */
+static inline uint32_t
+comp_oldest_psn(const struct hca_v_qp *qp)
+{
+	if (qp->comp.done == qp->req.numbered)
+		return qp->req.psn;
+	return psn_add(qp->req.swr[qp->comp.done & (qp->sq.wqes - 1)].first_psn,
+		       qp->comp.acked_pkts);
+}
+/* The requester sends from the oldest unacknowledged packet again */
+static inline void
+comp_rewind(struct hca_v_qp *qp)
+{
+	qp->req.cur = qp->comp.done;
+	qp->req.cur_pkt = qp->comp.acked_pkts;
+}
+/* w is done (status) and the next WR the oldest: its CQE when signaled
+ * or failed */
+void comp_wr(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_swr *w,
+	     enum ibv_wc_status status);
+/* The oldest WR failed (status), and the QP with it (IBA 10.8.3.1: RC
+ * to ERR; UD and UC to SQE, which this port treats as ERR) */
+void comp_fail(struct hca_verbs *v, struct hca_v_qp *qp,
+	       enum ibv_wc_status status);
+/* The retransmission timer runs, if it did not (RC; a WR numbered) */
+void comp_timer_start(struct hca_v_qp *qp, uint64_t now_ns);
+/* Timers (RC): false while an RNR wait runs or when the retries ran out
+ * (the QP fails); a time-out rewinds the requester */
+bool comp_timers(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns);
+/* An ACK, NAK, READ response or atomic ACK for this QP */
+void comp_input(struct hca_verbs *v, struct hca_v_qp *qp,
+		const struct mpd_pkt *pk, uint64_t now_ns);
+/* Complete every WR taken with flush errors (the QP is in ERR) */
+void comp_flush(struct hca_verbs *v, struct hca_v_qp *qp);
+
 /* ---- req.c: the requester ---- */
 void req_poll(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns,
 	      struct hca_v_out *out);
-/* an ACK, NAK, READ response or atomic ACK for this QP */
-void req_input(struct hca_verbs *v, struct hca_v_qp *qp,
-	       const struct mpd_pkt *pk, uint64_t now_ns);
-/* Complete every WR taken with flush errors (the QP is in ERR). */
-void req_flush(struct hca_verbs *v, struct hca_v_qp *qp);
-/* Signaled WRs posted (taken or still on the ring) and not completed */
-uint32_t req_owed(const struct hca_v_qp *qp);
 
 /* ---- resp.c: the responder ---- */
 void resp_input(struct hca_verbs *v, struct hca_v_qp *qp,
 		const struct mpd_pkt *pk, uint64_t now_ns);
-void resp_poll(struct hca_verbs *v, struct hca_v_qp *qp,
-	       struct hca_v_out *out);
 void resp_flush(struct hca_verbs *v, struct hca_v_qp *qp);
+
+/* ---- ack.c: what the responder sends ---- */
+static inline struct hca_v_rdjob *
+resp_rd_slot(struct hca_v_qp *qp, uint32_t n)
+{
+	return &qp->resp.rd[n % RD_JOBS];
+}
+/* An ACK (MPD_AETH_ACK | credits) for psn; never replaces a NAK queued
+ * in the same poll */
+void ack_queue(struct hca_v_qp *qp, uint8_t syn, uint32_t psn);
+/* A NAK for the PSN expected; the first one queued says it */
+void ack_nak(struct hca_v_qp *qp, uint8_t code);
+/* IBA 9.7.5.2.8: an RNR NAK with the QP's min_rnr_timer */
+void ack_rnr(struct hca_verbs *v, struct hca_v_qp *qp);
+/* READ responses, atomic ACKs, then the ACK or NAK queued */
+void ack_poll(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_out *out);
 
 #endif

@@ -5,8 +5,15 @@
  * sequence-error NAK, one behind it is a duplicate (acknowledged again, a
  * READ answered again from memory, an atomic answered with the value it
  * returned the first time); a SEND without a receive WR gets an RNR NAK.
- * ACKs are coalesced: one per QP per poll, for the last PSN that asked.
+ *
+ * As rxe's responder, a packet of a connected QP goes through steps,
+ * each a small function returning the next: the PSN, the opcode
+ * sequence, the MTU, the resources (a receive WR, a READ/atomic slot),
+ * the R_Key, the length, then the execution, the completion and the
+ * acknowledgement; a failed check names an error step, which says what
+ * the requester and the client are told. What goes back is ack.c's.
  */
+#include <endian.h>
 #include <string.h>
 
 #include "qp_priv.h"
@@ -44,7 +51,7 @@ recv_cqe(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 		}
 		if (imm) {
 			e.wc_flags |= IBV_WC_WITH_IMM;
-			e.imm_data = __builtin_bswap32(pk->imm);
+			e.imm_data = htobe32(pk->imm);	/* __be32 in the WC */
 		} else if (inv) {
 			e.wc_flags |= IBV_WC_WITH_INV;
 			e.imm_data = pk->ieth;
@@ -55,42 +62,6 @@ recv_cqe(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 	}
 	cq_push(v, qp->rcq, &e, pk->bth.se,
 		status == IBV_WC_WR_FLUSH_ERR ? HCA_V_NO_PSN : pk->bth.psn);
-}
-
-static void
-ack(struct hca_v_qp *qp, uint8_t syn, uint32_t psn)
-{
-	/* a NAK is never replaced by a later ACK in the same poll */
-	if (qp->ack_pending && (qp->ack_syn & MPD_AETH_TYPE_MASK) !=
-	    MPD_AETH_ACK)
-		return;
-	qp->ack_pending = true;
-	qp->ack_syn = syn;
-	qp->ack_psn = psn;
-}
-
-static void
-nak(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t code)
-{
-	(void)v;
-	if (qp->ack_pending && qp->ack_syn != MPD_AETH_ACK &&
-	    qp->ack_syn != (MPD_AETH_ACK | MPD_AETH_CREDITS_INVALID))
-		return;		/* the first NAK says it */
-	qp->ack_pending = true;
-	qp->ack_syn = MPD_AETH_NAK | code;
-	qp->ack_psn = qp->epsn;
-}
-
-/* IBA 9.7.5.2.8: no receive WR for a SEND; the packets behind it are
- * dropped without a word until it comes again */
-static void
-rnr_nak(struct hca_verbs *v, struct hca_v_qp *qp)
-{
-	v->port->cnt.qp_rnr_naks++;
-	qp->ack_pending = true;
-	qp->ack_syn = MPD_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 0x1f);
-	qp->ack_psn = qp->epsn;
-	qp->nak_sent = true;
 }
 
 /* ---- UD (IBA 9.8.3) ---- */
@@ -138,13 +109,14 @@ grh_area(const struct mpd_pkt *pk, uint8_t *a)
 static void
 ud_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk)
 {
-	uint8_t op = pk->bth.opcode & ~MPD_TP_MASK, grh[GRH_AREA];
+	uint32_t mask = mpd_op_mask(pk->bth.opcode);
 	uint32_t pd = qp->srq ? qp->srq->pd : qp->pd;
 	uint32_t len = (uint32_t)pk->payload_len;
+	uint8_t grh[GRH_AREA];
 	struct hca_v_rwr r;
 	bool bad;
 
-	if (op != MPD_OP_SEND_ONLY && op != MPD_OP_SEND_ONLY_IMM)
+	if (!(mask & MPD_OPC_SEND))
 		return;
 	if (!qp_take_recv(v, qp, &r, &bad)) {
 		/* IBA 9.8.3.2: no receive WR, the datagram is dropped */
@@ -169,50 +141,47 @@ ud_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk)
 		return;
 	}
 	recv_cqe(v, qp, pk, &r, IBV_WC_SUCCESS, IBV_WC_RECV, len + GRH_AREA,
-		 op == MPD_OP_SEND_ONLY_IMM, false);
+		 mask & MPD_HDR_IMM, false);
 }
 
-/* ---- RC and UC ---- */
+/* ---- RC and UC: the steps ---- */
 
-static bool
-is_first(uint8_t op)
-{
-	return op == MPD_OP_SEND_FIRST || op == MPD_OP_SEND_ONLY ||
-	       op == MPD_OP_SEND_ONLY_IMM || op == MPD_OP_SEND_ONLY_INV ||
-	       op == MPD_OP_WRITE_FIRST || op == MPD_OP_WRITE_ONLY ||
-	       op == MPD_OP_WRITE_ONLY_IMM || op == MPD_OP_READ_REQ ||
-	       op == MPD_OP_CMP_SWAP || op == MPD_OP_FETCH_ADD;
-}
+enum resp_state {
+	RESP_CHECK_PSN,
+	RESP_DUPLICATE,		/* RC: behind the PSN expected */
+	RESP_CHECK_OP_SEQ,	/* First, Middle, Last in their order */
+	RESP_CHECK_MTU,		/* all but the last packet a full MTU */
+	RESP_CHECK_RESOURCE,	/* a receive WR; a READ/atomic slot */
+	RESP_CHECK_RKEY,	/* the R_Key, its range and access */
+	RESP_CHECK_LENGTH,	/* the data fits where it goes */
+	RESP_EXECUTE,
+	RESP_COMPLETE,		/* the message's last packet: its CQE */
+	RESP_ACKNOWLEDGE,
+	RESP_ERR_INV_REQ,	/* malformed: NAK Invalid Request */
+	RESP_ERR_LOC_LEN,	/* a SEND longer than its receive WR */
+	RESP_ERR_LOC_PROT,	/* the receive WR's SGEs refused the data */
+	RESP_ERR_RWQE,		/* the client wrote a receive WQE wrong */
+	RESP_ERR_RKEY,		/* the R_Key, range or access refused */
+	RESP_NO_RWQE,		/* no receive WR: RNR NAK (RC), drop (UC) */
+	RESP_DONE,
+};
 
-static bool
-is_last(uint8_t op)
-{
-	return op != MPD_OP_SEND_FIRST && op != MPD_OP_SEND_MIDDLE &&
-	       op != MPD_OP_WRITE_FIRST && op != MPD_OP_WRITE_MIDDLE;
-}
+/* The packet in hand */
+struct resp_pkt {
+	const struct mpd_pkt *pk;
+	uint32_t mask;			/* mpd_op_mask() of its opcode */
+	uint32_t len;			/* payload bytes */
+	bool rc;
+	struct hca_v_rwr imm_wqe;	/* a WRITE with immediate's receive */
+	uint8_t *atomic;		/* an atomic's target */
+	enum resp_state state;		/* the step running */
+};
 
-static bool
-is_send(uint8_t op)
-{
-	return op <= MPD_OP_SEND_ONLY_IMM || op == MPD_OP_SEND_LAST_INV ||
-	       op == MPD_OP_SEND_ONLY_INV;
-}
-
-static bool
-has_imm(uint8_t op)
-{
-	return op == MPD_OP_SEND_LAST_IMM || op == MPD_OP_SEND_ONLY_IMM ||
-	       op == MPD_OP_WRITE_LAST_IMM || op == MPD_OP_WRITE_ONLY_IMM;
-}
-
-static struct hca_v_rdjob *
-rd_slot(struct hca_v_qp *qp, uint32_t n)
-{
-	return &qp->rd[n % RD_JOBS];
-}
+typedef enum resp_state (*resp_step)(struct hca_verbs *v, struct hca_v_qp *qp,
+				      struct resp_pkt *p);
 
 static void
-rc_error(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t code)
+rc_error(struct hca_v_qp *qp, uint8_t code)
 {
 	static const uint32_t status[] = {
 		[MPD_NAK_INV_REQ] = IBV_WC_REM_INV_REQ_ERR,
@@ -220,60 +189,252 @@ rc_error(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t code)
 		[MPD_NAK_REM_OP] = IBV_WC_REM_OP_ERR,
 	};
 
-	qp_error_at(qp, code < 4 ? status[code] : IBV_WC_GENERAL_ERR, qp->epsn);
-	nak(v, qp, code);
+	qp_error_at(qp, code < 4 ? status[code] : IBV_WC_GENERAL_ERR,
+		    qp->resp.epsn);
+	ack_nak(qp, code);
 	/* IBA 9.9.3.1.1: the responder's QP goes to error too; its NAK
-	 * leaves first (resp_poll sends it from ERR) */
+	 * leaves first (ack_poll sends it from ERR) */
 	qp_error(qp);
 }
 
-/* A READ request or an atomic, in order: checked, queued for resp_poll */
-static bool
-rd_request(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
-	   uint8_t op)
+/* IBA 9.7.5.1.2, 9.8.4: the PSN. RC: one NAK for a packet ahead, a
+ * duplicate behind; UC drops the message a lost packet broke and starts
+ * again at the next First */
+static enum resp_state
+check_psn(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
 {
-	uint32_t mtu = qp->mtu ? qp->mtu : 256, i, busy = 0;
-	struct hca_v_rdjob *j;
-	uint8_t *p;
+	struct qp_resp *r = &qp->resp;
+	uint32_t psn = p->pk->bth.psn;
+	bool first = p->mask & MPD_OPC_FIRST;
+	int32_t d = psn_diff(psn, r->epsn);
 
-	for (i = 0; i < RD_JOBS; i++)
-		busy += qp->rd[i].pending;
-	if (busy >= (qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic
-						 : 1)) {
-		rc_error(v, qp, MPD_NAK_INV_REQ);
-		return false;
+	(void)v;
+	if (p->rc && d < 0)
+		return RESP_DUPLICATE;
+	if (p->rc && d > 0) {
+		if (!r->nak_sent) {
+			r->nak_sent = true;
+			ack_nak(qp, MPD_NAK_PSN_SEQ_ERR);
+		}
+		return RESP_DONE;
 	}
-	j = rd_slot(qp, qp->rd_head);
+	if (!p->rc && d != 0) {
+		r->wqe_valid = false;
+		r->write.left = 0;
+		if (!first) {
+			r->drop = true;
+			r->epsn = psn_add(psn, 1);
+			return RESP_DONE;
+		}
+		r->epsn = psn;
+		r->drop = false;
+	}
+	r->nak_sent = false;
+	if (!p->rc && r->drop) {
+		if (!first) {
+			r->epsn = psn_add(r->epsn, 1);
+			return RESP_DONE;
+		}
+		r->drop = false;
+	}
+	return RESP_CHECK_OP_SEQ;
+}
+
+/* A duplicate READ or atomic (IBA 9.7.5.1.4): answered again */
+static void
+rd_again(struct hca_verbs *v, struct hca_v_qp *qp, const struct resp_pkt *p)
+{
+	const struct mpd_pkt *pk = p->pk;
+	bool atomic = p->mask & MPD_OPC_ATOMIC;
+	uint32_t i;
+
+	for (i = 0; i < RD_JOBS; i++) {
+		struct hca_v_rdjob *j = &qp->resp.rd[i];
+		int32_t d = psn_diff(pk->bth.psn, j->psn);
+
+		if (!j->npkts || d < 0 || (uint32_t)d >= j->npkts)
+			continue;
+		if (j->atomic != atomic)
+			return;
+		if (!j->atomic) {
+			/* from the PSN asked, for what it asks */
+			if (!mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
+				       pk->reth.dma_len,
+				       IBV_ACCESS_REMOTE_READ) && pk->reth.dma_len)
+				return;
+			j->sent = (uint32_t)d;
+			j->va = pk->reth.va - (uint64_t)d * qp_mtu(qp);
+			j->rkey = pk->reth.rkey;
+		} else {
+			j->sent = 0;
+		}
+		j->pending = true;
+		return;
+	}
+}
+
+/* IBA 9.7.5.1.4: a SEND or WRITE acknowledged again, a READ or atomic
+ * answered again */
+static enum resp_state
+duplicate(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	v->port->cnt.qp_duplicates++;
+	if (p->mask & MPD_OPC_RD_ATOMIC)
+		rd_again(v, qp, p);
+	else
+		ack_queue(qp, MPD_AETH_ACK | MPD_AETH_CREDITS_INVALID,
+			  psn_add(qp->resp.epsn, PSN_MASK));
+	return RESP_DONE;
+}
+
+/* IBA 9.7.5.1.3, 9.8.4: a packet that does not follow the one before (a
+ * Middle without a First, a First inside a message) */
+static enum resp_state
+check_op_seq(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	bool first = p->mask & MPD_OPC_FIRST;
+	bool send = p->mask & MPD_OPC_SEND;
+	bool busy = qp->resp.wqe_valid || qp->resp.write.left != 0;
+
+	(void)v;
+	if (first == busy || (!first && send != qp->resp.wqe_valid))
+		return RESP_ERR_INV_REQ;
+	return RESP_CHECK_MTU;
+}
+
+/* IBA 9.7.5.1.3: First and Middle packets carry exactly the MTU */
+static enum resp_state
+check_mtu(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	(void)v;
+	if (!(p->mask & MPD_OPC_LAST) && p->len != qp_mtu(qp))
+		return RESP_ERR_INV_REQ;
+	/* a WRITE's receive WR (with immediate) is taken after its checks */
+	return p->mask & MPD_OPC_WRITE ? RESP_CHECK_RKEY : RESP_CHECK_RESOURCE;
+}
+
+/* The receive WR a SEND fills, a WRITE with immediate consumes */
+static enum resp_state
+take_rwqe(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_rwr *r)
+{
+	bool bad;
+
+	if (qp_take_recv(v, qp, r, &bad))
+		return RESP_EXECUTE;
+	return bad ? RESP_ERR_RWQE : RESP_NO_RWQE;
+}
+
+/* IBA 9.7.5.1.6 (RNR), 9.4.4 (MaxDestRdAtomic): what the packet uses up */
+static enum resp_state
+check_resource(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	struct qp_resp *r = &qp->resp;
+	struct hca_v_rdjob *j;
+	uint32_t i, busy = 0;
+
+	if (p->mask & MPD_OPC_SEND) {
+		if (!r->wqe_valid) {
+			enum resp_state s = take_rwqe(v, qp, &r->wqe);
+
+			if (s != RESP_EXECUTE)
+				return s;
+			r->wqe_valid = true;
+			r->off = 0;
+		}
+		return RESP_CHECK_LENGTH;
+	}
+	if (p->mask & MPD_OPC_WRITE)
+		return p->mask & MPD_HDR_IMM ? take_rwqe(v, qp, &p->imm_wqe)
+					     : RESP_EXECUTE;
+	for (i = 0; i < RD_JOBS; i++)
+		busy += r->rd[i].pending;
+	if (busy >= (qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic
+						 : 1))
+		return RESP_ERR_INV_REQ;
+	j = resp_rd_slot(qp, r->rd_head);
 	memset(j, 0, sizeof(*j));
-	j->psn = pk->bth.psn;
-	if (op == MPD_OP_READ_REQ) {
-		if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ) ||
+	j->psn = p->pk->bth.psn;
+	return RESP_CHECK_RKEY;
+}
+
+/* IBA 9.7.4.1.3, 10.6.3: the R_Key names a region of the QP's PD that
+ * holds the range with the access the operation needs, on a QP that
+ * allows it. A WRITE's First packet starts the cursor its others use. */
+static enum resp_state
+check_rkey(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	const struct mpd_pkt *pk = p->pk;
+	uint32_t access = qp->attr.qp_access_flags;
+
+	if (p->mask & MPD_OPC_WRITE) {
+		if (!(p->mask & MPD_HDR_RETH))
+			return RESP_CHECK_LENGTH;
+		if (!(access & IBV_ACCESS_REMOTE_WRITE) ||
 		    (pk->reth.dma_len &&
 		     !mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
-				pk->reth.dma_len, IBV_ACCESS_REMOTE_READ))) {
-			rc_error(v, qp, MPD_NAK_REM_ACCESS);
-			return false;
-		}
+				pk->reth.dma_len, IBV_ACCESS_REMOTE_WRITE)))
+			return RESP_ERR_RKEY;
+		qp->resp.write.va = pk->reth.va;
+		qp->resp.write.rkey = pk->reth.rkey;
+		qp->resp.write.left = pk->reth.dma_len;
+		qp->resp.off = pk->reth.dma_len;	/* for the CQE */
+		return RESP_CHECK_LENGTH;
+	}
+	if (p->mask & MPD_OPC_READ) {
+		if (!(access & IBV_ACCESS_REMOTE_READ) ||
+		    (pk->reth.dma_len &&
+		     !mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
+				pk->reth.dma_len, IBV_ACCESS_REMOTE_READ)))
+			return RESP_ERR_RKEY;
+		return RESP_EXECUTE;
+	}
+	if (!(access & IBV_ACCESS_REMOTE_ATOMIC) ||
+	    !(p->atomic = mr_lookup(v, pk->atomic.rkey, qp->pd, pk->atomic.va,
+				    8, IBV_ACCESS_REMOTE_ATOMIC)))
+		return RESP_ERR_RKEY;
+	if (pk->atomic.va & 7)
+		return RESP_ERR_INV_REQ;	/* IBA 9.4.5: 8-byte aligned */
+	return RESP_EXECUTE;
+}
+
+/* The data fits: a SEND in its receive WR, a WRITE in the DMA length
+ * its First packet gave (the Last packet ends it exactly) */
+static enum resp_state
+check_length(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	struct qp_resp *r = &qp->resp;
+
+	(void)v;
+	if (p->mask & MPD_OPC_SEND)
+		return r->off + (uint64_t)p->len > r->wqe.len ?
+		       RESP_ERR_LOC_LEN : RESP_EXECUTE;
+	if (p->len > r->write.left ||
+	    ((p->mask & MPD_OPC_LAST) && p->len != r->write.left)) {
+		r->write.left = 0;
+		return RESP_ERR_INV_REQ;
+	}
+	return RESP_CHECK_RESOURCE;
+}
+
+/* A READ or atomic: queued for ack_poll to answer; an atomic done now,
+ * against the client's own accesses too */
+static enum resp_state
+exec_rd_atomic(struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	struct qp_resp *r = &qp->resp;
+	struct hca_v_rdjob *j = resp_rd_slot(qp, r->rd_head);
+	uint32_t mtu = qp_mtu(qp);
+	const struct mpd_pkt *pk = p->pk;
+
+	if (p->mask & MPD_OPC_READ) {
 		j->va = pk->reth.va;
 		j->rkey = pk->reth.rkey;
 		j->len = pk->reth.dma_len;
 		j->npkts = j->len ? (j->len + mtu - 1) / mtu : 1;
 	} else {
-		uint64_t *a;
+		uint64_t *a = (uint64_t *)(void *)p->atomic;
 
-		if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC) ||
-		    !(p = mr_lookup(v, pk->atomic.rkey, qp->pd, pk->atomic.va,
-				    8, IBV_ACCESS_REMOTE_ATOMIC))) {
-			rc_error(v, qp, MPD_NAK_REM_ACCESS);
-			return false;
-		}
-		if (pk->atomic.va & 7) {
-			rc_error(v, qp, MPD_NAK_INV_REQ);
-			return false;
-		}
-		/* atomic against the client's own accesses too */
-		a = (uint64_t *)(void *)p;
-		if (op == MPD_OP_CMP_SWAP) {
+		if (pk->bth.opcode == MPD_OP_CMP_SWAP) {
 			uint64_t expect = pk->atomic.compare;
 
 			__atomic_compare_exchange_n(a, &expect,
@@ -289,329 +450,187 @@ rd_request(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 		j->npkts = 1;
 	}
 	j->pending = true;
-	qp->rd_head++;
-	qp->epsn = psn_add(qp->epsn, j->npkts);
-	qp->msn = (qp->msn + 1) & PSN_MASK;
-	return true;
+	r->rd_head++;
+	r->epsn = psn_add(r->epsn, j->npkts);
+	r->msn = (r->msn + 1) & PSN_MASK;
+	return RESP_DONE;
 }
 
-/* A duplicate READ or atomic (IBA 9.7.5.1.4): answered again */
-static void
-rd_duplicate(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
-	     uint8_t op)
+static enum resp_state
+execute(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
 {
-	uint32_t i, mtu = qp->mtu ? qp->mtu : 256;
-
-	for (i = 0; i < RD_JOBS; i++) {
-		struct hca_v_rdjob *j = &qp->rd[i];
-		int32_t d = psn_diff(pk->bth.psn, j->psn);
-
-		if (!j->npkts || d < 0 || (uint32_t)d >= j->npkts)
-			continue;
-		if (j->atomic != (op != MPD_OP_READ_REQ))
-			return;
-		if (!j->atomic) {
-			/* from the PSN asked, for what it asks */
-			if (!mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
-				       pk->reth.dma_len,
-				       IBV_ACCESS_REMOTE_READ) && pk->reth.dma_len)
-				return;
-			j->sent = (uint32_t)d;
-			j->va = pk->reth.va - (uint64_t)d * mtu;
-			j->rkey = pk->reth.rkey;
-		} else {
-			j->sent = 0;
-		}
-		j->pending = true;
-		return;
-	}
-}
-
-static void
-cur_fail(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
-	 enum ibv_wc_status st, uint8_t code)
-{
-	if (qp->cur_valid)
-		recv_cqe(v, qp, pk, &qp->cur, st, IBV_WC_RECV, 0, false, false);
-	qp->cur_valid = false;
-	if (qp->type == IBV_QPT_RC)
-		rc_error(v, qp, code);
-	else
-		qp->cur_drop = true;
-}
-
-static void
-conn_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk)
-{
-	uint8_t op = pk->bth.opcode & ~MPD_TP_MASK;
+	struct qp_resp *r = &qp->resp;
 	uint32_t pd = qp->srq ? qp->srq->pd : qp->pd;
-	uint32_t mtu = qp->mtu ? qp->mtu : 256;
-	uint32_t len = (uint32_t)pk->payload_len;
-	bool rc = qp->type == IBV_QPT_RC, bad;
-	int32_t d = psn_diff(pk->bth.psn, qp->epsn);
+	uint8_t *dst;
 
-	if (rc && d < 0) {
-		v->port->cnt.qp_duplicates++;
-		if (op == MPD_OP_READ_REQ || op == MPD_OP_CMP_SWAP ||
-		    op == MPD_OP_FETCH_ADD)
-			rd_duplicate(v, qp, pk, op);
-		else
-			ack(qp, MPD_AETH_ACK | MPD_AETH_CREDITS_INVALID,
-			    psn_add(qp->epsn, PSN_MASK));
-		return;
+	if (p->mask & MPD_OPC_RD_ATOMIC)
+		return exec_rd_atomic(qp, p);
+	if (p->mask & MPD_OPC_SEND) {
+		if (p->len && !sge_copy(v, pd, r->wqe.sg, r->wqe.num_sge,
+					r->off, (uint8_t *)p->pk->payload,
+					p->len, true))
+			return RESP_ERR_LOC_PROT;
+		r->off += p->len;
+		return RESP_COMPLETE;
 	}
-	if (rc && d > 0) {
-		/* IBA 9.7.5.1.2: one NAK until the sequence is whole */
-		if (!qp->nak_sent) {
-			qp->nak_sent = true;
-			nak(v, qp, MPD_NAK_PSN_SEQ_ERR);
+	if (p->len) {
+		/* the region checked at the First packet may have gone */
+		dst = mr_lookup(v, r->write.rkey, qp->pd, r->write.va, p->len,
+				IBV_ACCESS_REMOTE_WRITE);
+		if (!dst) {
+			r->write.left = 0;
+			return p->rc ? RESP_ERR_RKEY : RESP_DONE;
 		}
-		return;
+		memcpy(dst, p->pk->payload, p->len);
 	}
-	if (!rc && d != 0) {
-		/* IBA 9.8.4: UC drops the message a lost packet broke and
-		 * starts again at the next first packet */
-		qp->cur_valid = false;
-		qp->wr_left = 0;
-		if (!is_first(op)) {
-			qp->cur_drop = true;
-			qp->epsn = psn_add(pk->bth.psn, 1);
-			return;
-		}
-		qp->epsn = pk->bth.psn;
-		qp->cur_drop = false;
-	}
-	qp->nak_sent = false;
-	if (!rc && qp->cur_drop) {
-		if (!is_first(op)) {
-			qp->epsn = psn_add(qp->epsn, 1);
-			return;
-		}
-		qp->cur_drop = false;
-	}
-	/* IBA 9.7.5.1.3 / 9.8.4: a packet that does not follow the one
-	 * before (a middle without a first, a first inside a message) */
-	if (is_first(op) == (qp->cur_valid || qp->wr_left != 0) ||
-	    (!is_first(op) && is_send(op) != qp->cur_valid)) {
-		cur_fail(v, qp, pk, IBV_WC_REM_INV_REQ_ERR, MPD_NAK_INV_REQ);
-		return;
-	}
-	if (!is_last(op) && len != mtu) {
-		cur_fail(v, qp, pk, IBV_WC_REM_INV_REQ_ERR, MPD_NAK_INV_REQ);
-		return;
-	}
-	if (op == MPD_OP_READ_REQ || op == MPD_OP_CMP_SWAP ||
-	    op == MPD_OP_FETCH_ADD) {
-		rd_request(v, qp, pk, op);
-		return;
-	}
-	if (is_send(op)) {
-		if (!qp->cur_valid) {
-			if (!qp_take_recv(v, qp, &qp->cur, &bad)) {
-				if (bad) {
-					rc_error(v, qp, MPD_NAK_REM_OP);
-				} else if (rc) {
-					rnr_nak(v, qp);
-				} else {
-					qp->cur_drop = !is_last(op);
-					qp->epsn = psn_add(qp->epsn, 1);
-				}
-				return;
-			}
-			qp->cur_valid = true;
-			qp->cur_off = 0;
-		}
-		if (qp->cur_off + (uint64_t)len > qp->cur.len) {
-			cur_fail(v, qp, pk, IBV_WC_LOC_LEN_ERR, MPD_NAK_INV_REQ);
-			return;
-		}
-		if (len && !sge_copy(v, pd, qp->cur.sg, qp->cur.num_sge,
-				     qp->cur_off, (uint8_t *)pk->payload, len,
-				     true)) {
-			cur_fail(v, qp, pk, IBV_WC_LOC_PROT_ERR, MPD_NAK_REM_OP);
-			return;
-		}
-		qp->cur_off += len;
-		if (is_last(op)) {
-			recv_cqe(v, qp, pk, &qp->cur, IBV_WC_SUCCESS,
-				 IBV_WC_RECV, qp->cur_off, has_imm(op),
-				 op == MPD_OP_SEND_LAST_INV ||
-				 op == MPD_OP_SEND_ONLY_INV);
-			qp->cur_valid = false;
-			qp->msn = (qp->msn + 1) & PSN_MASK;
-		}
-	} else {
-		struct hca_v_rwr r;
-		uint8_t *p = NULL;
-
-		if (op == MPD_OP_WRITE_FIRST || op == MPD_OP_WRITE_ONLY ||
-		    op == MPD_OP_WRITE_ONLY_IMM) {
-			if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE) ||
-			    (pk->reth.dma_len &&
-			     !mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
-					pk->reth.dma_len,
-					IBV_ACCESS_REMOTE_WRITE))) {
-				if (rc)
-					rc_error(v, qp, MPD_NAK_REM_ACCESS);
-				else
-					qp->cur_drop = !is_last(op);
-				return;
-			}
-			qp->wr_va = pk->reth.va;
-			qp->wr_rkey = pk->reth.rkey;
-			qp->wr_left = pk->reth.dma_len;
-			qp->cur_off = pk->reth.dma_len;	/* for the CQE */
-		}
-		if (len > qp->wr_left || (is_last(op) && len != qp->wr_left)) {
-			qp->wr_left = 0;
-			cur_fail(v, qp, pk, IBV_WC_REM_INV_REQ_ERR,
-				 MPD_NAK_INV_REQ);
-			return;
-		}
-		/* with immediate data: a receive WR first, so that an RNR
-		 * NAK leaves nothing half done (the retry writes again) */
-		if (has_imm(op) && !qp_take_recv(v, qp, &r, &bad)) {
-			if (bad) {
-				rc_error(v, qp, MPD_NAK_REM_OP);
-			} else if (rc) {
-				rnr_nak(v, qp);
-				qp->wr_left = 0;
-			} else {
-				qp->wr_left = 0;
-				qp->epsn = psn_add(qp->epsn, 1);
-			}
-			return;
-		}
-		if (len) {
-			p = mr_lookup(v, qp->wr_rkey, qp->pd, qp->wr_va, len,
-				      IBV_ACCESS_REMOTE_WRITE);
-			if (!p) {
-				qp->wr_left = 0;
-				if (rc)
-					rc_error(v, qp, MPD_NAK_REM_ACCESS);
-				return;
-			}
-			memcpy(p, pk->payload, len);
-		}
-		qp->wr_va += len;
-		qp->wr_left -= len;
-		if (is_last(op)) {
-			if (has_imm(op))
-				recv_cqe(v, qp, pk, &r, IBV_WC_SUCCESS,
-					 IBV_WC_RECV_RDMA_WITH_IMM,
-					 qp->cur_off, true, false);
-			qp->msn = (qp->msn + 1) & PSN_MASK;
-		}
-	}
-	qp->epsn = psn_add(qp->epsn, 1);
-	if (rc && pk->bth.ack_req)
-		ack(qp, MPD_AETH_ACK | MPD_AETH_CREDITS_INVALID,
-		    psn_add(qp->epsn, PSN_MASK));
+	r->write.va += p->len;
+	r->write.left -= p->len;
+	return RESP_COMPLETE;
 }
+
+/* The message's last packet: the receive WR's CQE (a SEND, a WRITE
+ * with immediate), the MSN one more */
+static enum resp_state
+complete(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	struct qp_resp *r = &qp->resp;
+
+	if (!(p->mask & MPD_OPC_LAST))
+		return RESP_ACKNOWLEDGE;
+	if (p->mask & MPD_OPC_SEND) {
+		recv_cqe(v, qp, p->pk, &r->wqe, IBV_WC_SUCCESS, IBV_WC_RECV,
+			 r->off, p->mask & MPD_HDR_IMM,
+			 p->mask & MPD_HDR_IETH);
+		r->wqe_valid = false;
+	} else if (p->mask & MPD_HDR_IMM) {
+		recv_cqe(v, qp, p->pk, &p->imm_wqe, IBV_WC_SUCCESS,
+			 IBV_WC_RECV_RDMA_WITH_IMM, r->off, true, false);
+	}
+	r->msn = (r->msn + 1) & PSN_MASK;
+	return RESP_ACKNOWLEDGE;
+}
+
+/* The next PSN expected; on RC an ACK when the packet asked */
+static enum resp_state
+acknowledge(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	struct qp_resp *r = &qp->resp;
+
+	(void)v;
+	r->epsn = psn_add(r->epsn, 1);
+	if (p->rc && p->pk->bth.ack_req)
+		ack_queue(qp, MPD_AETH_ACK | MPD_AETH_CREDITS_INVALID,
+			  psn_add(r->epsn, PSN_MASK));
+	return RESP_DONE;
+}
+
+/* ---- RC and UC: the errors ---- */
+
+/* The message in progress fails, why as its state says: its receive WR
+ * completes with that status; RC NAKs (the code) and goes to ERR, UC
+ * drops the rest of the message */
+static enum resp_state
+err_msg(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	static const struct {
+		uint8_t status;		/* enum ibv_wc_status */
+		uint8_t code;		/* MPD_NAK_* */
+	} why[] = {
+		[RESP_ERR_INV_REQ] = { IBV_WC_REM_INV_REQ_ERR, MPD_NAK_INV_REQ },
+		[RESP_ERR_LOC_LEN] = { IBV_WC_LOC_LEN_ERR, MPD_NAK_INV_REQ },
+		[RESP_ERR_LOC_PROT] = { IBV_WC_LOC_PROT_ERR, MPD_NAK_REM_OP },
+	};
+
+	if (qp->resp.wqe_valid)
+		recv_cqe(v, qp, p->pk, &qp->resp.wqe, why[p->state].status,
+			 IBV_WC_RECV, 0, false, false);
+	qp->resp.wqe_valid = false;
+	if (p->rc)
+		rc_error(qp, why[p->state].code);
+	else
+		qp->resp.drop = true;
+	return RESP_DONE;
+}
+
+/* A receive WQE the client wrote wrong: the QP goes to ERR, UC too */
+static enum resp_state
+err_rwqe(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	(void)v;
+	(void)p;
+	rc_error(qp, MPD_NAK_REM_OP);
+	return RESP_DONE;
+}
+
+/* IBA 9.7.5.1.5: RC NAKs Remote Access Error; UC drops the message */
+static enum resp_state
+err_rkey(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	(void)v;
+	if (p->rc)
+		rc_error(qp, MPD_NAK_REM_ACCESS);
+	else
+		qp->resp.drop = !(p->mask & MPD_OPC_LAST);
+	return RESP_DONE;
+}
+
+/* IBA 9.7.5.2.8: no receive WR. RC sends an RNR NAK and takes the
+ * message again when it comes; UC drops it (IBA 9.8.4) */
+static enum resp_state
+no_rwqe(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
+{
+	qp->resp.write.left = 0;
+	if (p->rc) {
+		ack_rnr(v, qp);
+		return RESP_DONE;
+	}
+	qp->resp.drop = !(p->mask & MPD_OPC_LAST);
+	qp->resp.epsn = psn_add(qp->resp.epsn, 1);
+	return RESP_DONE;
+}
+
+static const resp_step steps[RESP_DONE] = {
+	[RESP_CHECK_PSN] = check_psn,
+	[RESP_DUPLICATE] = duplicate,
+	[RESP_CHECK_OP_SEQ] = check_op_seq,
+	[RESP_CHECK_MTU] = check_mtu,
+	[RESP_CHECK_RESOURCE] = check_resource,
+	[RESP_CHECK_RKEY] = check_rkey,
+	[RESP_CHECK_LENGTH] = check_length,
+	[RESP_EXECUTE] = execute,
+	[RESP_COMPLETE] = complete,
+	[RESP_ACKNOWLEDGE] = acknowledge,
+	[RESP_ERR_INV_REQ] = err_msg,
+	[RESP_ERR_LOC_LEN] = err_msg,
+	[RESP_ERR_LOC_PROT] = err_msg,
+	[RESP_ERR_RWQE] = err_rwqe,
+	[RESP_ERR_RKEY] = err_rkey,
+	[RESP_NO_RWQE] = no_rwqe,
+};
 
 void
 resp_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 	   uint64_t now_ns)
 {
+	struct resp_pkt p = {
+		.pk = pk,
+		.mask = mpd_op_mask(pk->bth.opcode),
+		.len = (uint32_t)pk->payload_len,
+		.rc = qp->type == IBV_QPT_RC,
+	};
+	enum resp_state s = RESP_CHECK_PSN;
+
 	(void)now_ns;
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		return;
-	if (qp->type == IBV_QPT_UD)
+	if (qp->type == IBV_QPT_UD) {
 		ud_input(v, qp, pk);
-	else
-		conn_input(v, qp, pk);
-}
-
-/* ---- what the responder sends ---- */
-
-static bool
-rd_send(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_rdjob *j,
-	struct hca_v_out *out)
-{
-	uint32_t mtu = qp->mtu ? qp->mtu : 256;
-
-	while (out->room && j->sent < j->npkts) {
-		uint32_t k = j->sent, off = k * mtu, len = 0;
-		const uint8_t *payload = NULL;
-		struct mpd_pkt pk;
-		uint8_t op;
-
-		if (!qp_headers(v, qp, &qp->attr.ah, qp->attr.dest_qp_num, &pk))
-			return false;
-		if (j->atomic) {
-			op = MPD_OP_ATOMIC_ACK;
-			pk.atomic_orig = j->orig;
-		} else if (j->npkts == 1) {
-			op = MPD_OP_READ_RESP_ONLY;
-		} else if (k == 0) {
-			op = MPD_OP_READ_RESP_FIRST;
-		} else if (k + 1 < j->npkts) {
-			op = MPD_OP_READ_RESP_MIDDLE;
-		} else {
-			op = MPD_OP_READ_RESP_LAST;
-		}
-		if (!j->atomic) {
-			len = j->len - off < mtu ? j->len - off : mtu;
-			if (len) {
-				/* the region may have gone since: answered
-				 * with a NAK instead */
-				payload = mr_lookup(v, j->rkey, qp->pd,
-						    j->va + off, len,
-						    IBV_ACCESS_REMOTE_READ);
-				if (!payload) {
-					j->pending = false;
-					qp->ack_pending = true;
-					qp->ack_syn = MPD_AETH_NAK |
-						      MPD_NAK_REM_ACCESS;
-					qp->ack_psn = psn_add(j->psn, k);
-					return true;
-				}
-			}
-		}
-		pk.bth.opcode = MPD_TP_RC | op;
-		pk.bth.psn = psn_add(j->psn, k);
-		pk.aeth.syndrome = MPD_AETH_ACK | MPD_AETH_CREDITS_INVALID;
-		pk.aeth.msn = qp->msn;
-		if (!out->emit(out->ctx, &pk, payload, len))
-			return false;
-		out->room--;
-		v->port->cnt.qp_pkts_out++;
-		j->sent++;
+		return;
 	}
-	if (j->sent == j->npkts)
-		j->pending = false;
-	return !j->pending;
-}
-
-void
-resp_poll(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_out *out)
-{
-	struct mpd_pkt pk;
-	uint32_t i;
-
-	if (qp->type != IBV_QPT_RC)
-		return;
-	/* answers in PSN order: READs and atomics, oldest first, before
-	 * an ACK for a later PSN */
-	for (i = 0; i < RD_JOBS; i++) {
-		struct hca_v_rdjob *j = rd_slot(qp, qp->rd_head + i);
-
-		if (j->pending && !rd_send(v, qp, j, out))
-			return;
+	while (s != RESP_DONE) {
+		p.state = s;
+		s = steps[s](v, qp, &p);
 	}
-	if (!qp->ack_pending || !out->room)
-		return;
-	if (!qp_headers(v, qp, &qp->attr.ah, qp->attr.dest_qp_num, &pk))
-		return;
-	pk.bth.opcode = MPD_TP_RC | MPD_OP_ACK;
-	pk.bth.psn = qp->ack_psn;
-	pk.aeth.syndrome = qp->ack_syn;
-	pk.aeth.msn = qp->msn;
-	if (!out->emit(out->ctx, &pk, NULL, 0))
-		return;
-	out->room--;
-	v->port->cnt.qp_pkts_out++;
-	qp->ack_pending = false;
 }
 
 void
@@ -622,10 +641,10 @@ resp_flush(struct hca_verbs *v, struct hca_v_qp *qp)
 	bool bad;
 
 	memset(&none, 0, sizeof(none));
-	if (qp->cur_valid)
-		recv_cqe(v, qp, &none, &qp->cur, IBV_WC_WR_FLUSH_ERR,
+	if (qp->resp.wqe_valid)
+		recv_cqe(v, qp, &none, &qp->resp.wqe, IBV_WC_WR_FLUSH_ERR,
 			 IBV_WC_RECV, 0, false, false);
-	qp->cur_valid = false;
+	qp->resp.wqe_valid = false;
 	/* an SRQ's WRs are not this QP's to flush (IBA 10.2.9.5) */
 	if (qp->srq) {
 		qp_async(qp, IBV_EVENT_QP_LAST_WQE_REACHED);

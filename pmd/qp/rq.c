@@ -69,17 +69,17 @@ qp_take_recv(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_rwr *r,
 		return true;
 	}
 	pi = __atomic_load_n(&qp->shm->rq_pi, __ATOMIC_ACQUIRE);
-	if (pi == qp->rq_taken || pi - qp->rq_taken > qp->rq_wqes)
+	if (pi == qp->rq.taken || pi - qp->rq.taken > qp->rq.wqes)
 		return false;
-	if (!read_rwqe(v, qp->pd, qp->rq + (size_t)(qp->rq_taken &
-		       (qp->rq_wqes - 1)) * qp->rq_stride, qp->cap.max_recv_sge,
+	if (!read_rwqe(v, qp->pd, qp->rq.base + (size_t)(qp->rq.taken &
+		       (qp->rq.wqes - 1)) * qp->rq.stride, qp->cap.max_recv_sge,
 		       r)) {
 		*bad = true;
 		v->port->cnt.qp_bad_wqes++;
 		return false;
 	}
-	qp->rq_taken++;
-	__atomic_store_n(&qp->shm->rq_ci, qp->rq_taken, __ATOMIC_RELEASE);
+	qp->rq.taken++;
+	__atomic_store_n(&qp->shm->rq_ci, qp->rq.taken, __ATOMIC_RELEASE);
 	return true;
 }
 

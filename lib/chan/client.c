@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The client side of the control channel (madpmd/chan.h): finding the
- * node, connecting to its socket, HELLO with the memfd and eventfd, and
- * request/reply on the socket.
+ * The client side of the control channel (madpmd/chan.h), shared by
+ * lib/umad, lib/verbs and lib/rdmacm: finding the node, connecting to
+ * its socket, HELLO with the memfd and eventfd, and request/reply on the
+ * socket.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,15 +18,22 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <unistd.h>
 
-#include "umad_priv.h"
+#include "chan_client.h"
 
-int umad_priv_debug;
+#define CHAN_DBG(...)							\
+	do {								\
+		if (mpd_chan_debug)					\
+			mpd_chan_warn(__func__, __VA_ARGS__);		\
+	} while (0)
 
-static atomic_bool once_done[UMAD_ONCE_MAX];
+int mpd_chan_debug;
+
+static atomic_bool once_done[MPD_CHAN_ONCE_MAX];
 
 void
-umad_priv_warn(const char *fn, const char *fmt, ...)
+mpd_chan_warn(const char *fn, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -36,7 +45,7 @@ umad_priv_warn(const char *fn, const char *fmt, ...)
 }
 
 void
-umad_once(enum umad_once kind, const char *fmt, ...)
+mpd_chan_once(enum mpd_chan_once kind, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -63,14 +72,14 @@ valid_name(const char *s)
 {
 	size_t len = strlen(s);
 
-	if (!len || len >= UMAD_NODE_MAX || s[0] == '.' || strchr(s, '/'))
+	if (!len || len >= MPD_CHAN_NODE_MAX || s[0] == '.' || strchr(s, '/'))
 		return false;
 	return true;
 }
 
 /* "<node> <node_guid> <num_ports>"; false for anything else. */
 static bool
-parse_node_line(char *line, struct umad_node *n)
+parse_node_line(char *line, struct mpd_chan_node *n)
 {
 	char *save = NULL, *name, *guid, *ports, *end;
 	unsigned long long g;
@@ -95,13 +104,13 @@ parse_node_line(char *line, struct umad_node *n)
 	return true;
 }
 
-enum umad_lookup
-umad_node_lookup(const char *ca_name, struct umad_node *n)
+enum mpd_chan_lookup
+mpd_chan_node_lookup(const char *ca_name, struct mpd_chan_node *n)
 {
-	enum umad_lookup res = UMAD_NODE_NO_FABRIC;
+	enum mpd_chan_lookup res = MPD_CHAN_NODE_NO_FABRIC;
 	const char *want = ca_name;
-	char path[UMAD_PATH_MAX + 16], line[512];
-	struct umad_node cand;
+	char path[MPD_CHAN_PATH_MAX + 16], line[512];
+	struct mpd_chan_node cand;
 	FILE *f;
 
 	memset(n, 0, sizeof(*n));
@@ -116,25 +125,25 @@ umad_node_lookup(const char *ca_name, struct umad_node *n)
 	if (want && !valid_name(want)) {
 		/* cannot be a node of any fabric; say "unknown" if one runs */
 		snprintf(path, sizeof(path), "%s/%s", n->run_dir, MPD_CHAN_NODES);
-		return access(path, F_OK) == 0 ? UMAD_NODE_UNKNOWN :
-						 UMAD_NODE_NO_FABRIC;
+		return access(path, F_OK) == 0 ? MPD_CHAN_NODE_UNKNOWN :
+						 MPD_CHAN_NODE_NO_FABRIC;
 	}
 	snprintf(path, sizeof(path), "%s/%s", n->run_dir, MPD_CHAN_NODES);
 	f = fopen(path, "re");
 	if (!f)
-		return UMAD_NODE_NO_FABRIC;
+		return MPD_CHAN_NODE_NO_FABRIC;
 	while (fgets(line, sizeof(line), f)) {
 		memset(&cand, 0, sizeof(cand));
 		if (!parse_node_line(line, &cand))
 			continue;
-		res = UMAD_NODE_UNKNOWN;
+		res = MPD_CHAN_NODE_UNKNOWN;
 		if (want && strcmp(cand.name, want))
 			continue;
 		memcpy(n->name, cand.name, sizeof(n->name));
 		n->node_guid = cand.node_guid;
 		n->num_ports = cand.num_ports;
 		n->sw = cand.sw;
-		res = UMAD_NODE_FOUND;
+		res = MPD_CHAN_NODE_FOUND;
 		break;
 	}
 	fclose(f);
@@ -152,18 +161,18 @@ close_fds(int *fds, int n)
 }
 
 int
-umad_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds,
+mpd_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds,
 	       int max_fds, int *nfds)
 {
 	union {
-		char buf[CMSG_SPACE(UMAD_CHAN_MAX_FDS * sizeof(int))];
+		char buf[CMSG_SPACE(MPD_CHAN_MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} cbuf;
 	struct mpd_chan_msg rep;
 	struct iovec iov;
 	struct msghdr mh;
 	struct cmsghdr *c;
-	int got[UMAD_CHAN_MAX_FDS], ngot, i;
+	int got[MPD_CHAN_MAX_FDS], ngot, i;
 	ssize_t n;
 
 	if (nfds)
@@ -203,7 +212,7 @@ umad_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds,
 
 				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int),
 				       sizeof(int));
-				if (ngot < UMAD_CHAN_MAX_FDS)
+				if (ngot < MPD_CHAN_MAX_FDS)
 					got[ngot++] = fd;
 				else
 					close(fd);
@@ -233,11 +242,11 @@ umad_chan_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds,
 }
 
 static int
-chan_connect(const struct umad_node *n, int port_num, char *sock_path,
+chan_connect(const struct mpd_chan_node *n, int port_num, char *sock_path,
 	     size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = UMAD_CTL_TIMEOUT_S };
+	struct timeval tv = { .tv_sec = MPD_CHAN_CTL_TIMEOUT_S };
 	char file[32];
 	int fd, rc, err;
 
@@ -265,8 +274,8 @@ chan_connect(const struct umad_node *n, int port_num, char *sock_path,
 }
 
 int
-umad_map_rx(int memfd, uint32_t shm_size, void **shm,
-	    struct mpd_ring_view *rx)
+mpd_chan_map_rx(int memfd, uint32_t shm_size, void **shm,
+		struct mpd_ring_view *rx)
 {
 	const uint64_t span = sizeof(struct mpd_chan_ring) + MPD_CHAN_RING_SIZE;
 	struct mpd_chan_shm hdr;
@@ -277,10 +286,10 @@ umad_map_rx(int memfd, uint32_t shm_size, void **shm,
 	*shm = NULL;
 	if (shm_size < sizeof(hdr) || fstat(memfd, &st) != 0 ||
 	    (uint64_t)st.st_size < shm_size)
-		return EPROTO;
+		return -EPROTO;
 	p = mmap(NULL, shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
 	if (p == MAP_FAILED)
-		return errno;
+		return -errno;
 	memcpy(&hdr, p, sizeof(hdr));
 	r = (struct mpd_chan_ring *)((uint8_t *)p + hdr.rx_off);
 	if (hdr.magic != MPD_CHAN_MAGIC || hdr.version != MPD_CHAN_VERSION ||
@@ -289,14 +298,14 @@ umad_map_rx(int memfd, uint32_t shm_size, void **shm,
 	    r->size != MPD_CHAN_RING_SIZE ||
 	    mpd_ring_attach(rx, r, MPD_CHAN_RING_SIZE)) {
 		munmap(p, shm_size);
-		return EPROTO;
+		return -EPROTO;
 	}
 	*shm = p;
 	return 0;
 }
 
 void
-umad_hello_close(struct umad_hello *h)
+mpd_chan_session_close(struct mpd_chan_session *h)
 {
 	if (h->sock >= 0)
 		close(h->sock);
@@ -317,7 +326,7 @@ umad_hello_close(struct umad_hello *h)
 /* HELLO's fds (madpmd/chan.h): the memfd, the wake-up socketpair, the
  * doorbell pipe. */
 static int
-take_fds(struct umad_hello *h, int *fds, int nfds)
+take_fds(struct mpd_chan_session *h, int *fds, int nfds)
 {
 	struct stat st;
 	int i;
@@ -343,9 +352,9 @@ take_fds(struct umad_hello *h, int *fds, int nfds)
 }
 
 int
-umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
+mpd_chan_hello(const struct mpd_chan_node *n, int port_num, struct mpd_chan_session *h)
 {
-	char path[UMAD_PATH_MAX + 2 * UMAD_NODE_MAX];
+	char path[MPD_CHAN_PATH_MAX + 2 * MPD_CHAN_NODE_MAX];
 	struct mpd_chan_msg m;
 	int fds[5], nfds, rc;
 
@@ -356,24 +365,24 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 	/* no socket for a port past the first: a port nobody serves, as
 	 * hello refuses one (the node's first port says if a fabric runs) */
 	if (port_num > 1 && (rc == -ENOENT || rc == -ECONNREFUSED)) {
-		UMAD_DBG("%s: nothing serves port %d at %s", n->name, port_num,
+		CHAN_DBG("%s: nothing serves port %d at %s", n->name, port_num,
 			 path);
 		return -EINVAL;
 	}
 	if (rc == -EACCES || rc == -EPERM) {
-		umad_once(UMAD_ONCE_NO_FABRIC,
+		mpd_chan_once(MPD_CHAN_ONCE_NO_FABRIC,
 			  "cannot connect to %s: %s (run as the daemon's user, or restart madpmd with --umad-mode 0666, or 0660 and join the socket's group)",
 			  path, strerror(-rc));
 		return -EIO;
 	}
 	if (rc == -ENAMETOOLONG) {
-		umad_once(UMAD_ONCE_NO_FABRIC,
+		mpd_chan_once(MPD_CHAN_ONCE_NO_FABRIC,
 			  "the socket path %s is too long for a UNIX socket (set MADPMD_RUN_DIR to a shorter directory)",
 			  path);
 		return -EIO;
 	}
 	if (rc < 0) {
-		umad_once(UMAD_ONCE_NO_FABRIC,
+		mpd_chan_once(MPD_CHAN_ONCE_NO_FABRIC,
 			  "no fabric running: nothing listens at %s (start madpmd, or set MADPMD_RUN_DIR)",
 			  path);
 		return -EIO;
@@ -385,9 +394,9 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 	m.u.hello_req.version = MPD_CHAN_VERSION;
 	m.u.hello_req.port_num = (uint32_t)port_num;
 	m.u.hello_req.pid = (uint32_t)getpid();
-	rc = umad_chan_call(h->sock, &h->seq, &m, fds, 5, &nfds);
+	rc = mpd_chan_call(h->sock, &h->seq, &m, fds, 5, &nfds);
 	if (rc < 0) {
-		umad_once(UMAD_ONCE_PROTOCOL,
+		mpd_chan_once(MPD_CHAN_ONCE_PROTOCOL,
 			  "the daemon at %s did not answer HELLO (%s); is it a madpmd of this version?",
 			  path, strerror(-rc));
 		goto fail;
@@ -395,17 +404,17 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 	if (m.status) {
 		close_fds(fds, nfds);
 		if (m.status == EINVAL) {
-			UMAD_DBG("%s: port %d refused", n->name, port_num);
-			umad_hello_close(h);
+			CHAN_DBG("%s: port %d refused", n->name, port_num);
+			mpd_chan_session_close(h);
 			return -EINVAL;
 		}
-		umad_once(UMAD_ONCE_PROTOCOL, "the daemon at %s refused HELLO: %s",
+		mpd_chan_once(MPD_CHAN_ONCE_PROTOCOL, "the daemon at %s refused HELLO: %s",
 			  path, strerror(m.status));
 		/* a share of the port taken (the process's sessions, the
 		 * user's, the port's, memory): said as itself */
 		if (m.status == EMFILE || m.status == EUSERS ||
 		    m.status == ENOMEM) {
-			umad_hello_close(h);
+			mpd_chan_session_close(h);
 			return -(int)m.status;
 		}
 		goto fail;
@@ -413,14 +422,14 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 	if ((nfds != 3 && nfds != 5) || m.len < sizeof(m.u.hello_rep) ||
 	    m.u.hello_rep.version != MPD_CHAN_VERSION) {
 		close_fds(fds, nfds);
-		umad_once(UMAD_ONCE_PROTOCOL,
+		mpd_chan_once(MPD_CHAN_ONCE_PROTOCOL,
 			  "the daemon at %s answered HELLO with channel version %u and %d fds, not %u and 3 or 5",
 			  path, m.u.hello_rep.version, nfds, MPD_CHAN_VERSION);
 		goto fail;
 	}
 	if (take_fds(h, fds, nfds) < 0) {
 		close_fds(fds, nfds);
-		umad_once(UMAD_ONCE_PROTOCOL,
+		mpd_chan_once(MPD_CHAN_ONCE_PROTOCOL,
 			  "the daemon at %s sent HELLO fds that are not its shared memory, socket and pipe",
 			  path);
 		goto fail;
@@ -430,21 +439,21 @@ umad_chan_hello(const struct umad_node *n, int port_num, struct umad_hello *h)
 	h->rep.port.node_desc[sizeof(h->rep.port.node_desc) - 1] = '\0';
 	return 0;
 fail:
-	umad_hello_close(h);
+	mpd_chan_session_close(h);
 	return -EIO;
 }
 
 int
-umad_port_info(const struct umad_node *n, int port_num,
+mpd_chan_port_query(const struct mpd_chan_node *n, int port_num,
 	       struct mpd_chan_port_info *pi)
 {
-	struct umad_hello h;
+	struct mpd_chan_session h;
 	int rc;
 
-	rc = umad_chan_hello(n, port_num, &h);
+	rc = mpd_chan_hello(n, port_num, &h);
 	if (rc < 0)
 		return rc;
 	*pi = h.rep.port;
-	umad_hello_close(&h);
+	mpd_chan_session_close(&h);
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "umad_priv.h"
+#include "chan_client.h"
 
 /* Read the socket empty: the writes it held (0 when it held none). */
 static uint64_t
@@ -40,7 +40,7 @@ efd_clear(int efd, bool may_block)
 }
 
 void
-umad_pipe_kick(int fd)
+mpd_chan_kick(int fd)
 {
 	static const uint8_t one = 1;
 	ssize_t n;
@@ -52,7 +52,7 @@ umad_pipe_kick(int fd)
 }
 
 static void
-efd_signal(struct umad_rx_wake *w)
+efd_signal(struct mpd_chan_rx_wake *w)
 {
 	static const uint8_t one = 1;
 	ssize_t n;
@@ -67,7 +67,7 @@ efd_signal(struct umad_rx_wake *w)
  * daemon counted and we have not read yet: it counts before it writes,
  * so a write that has not landed is read next time). */
 bool
-umad_rx_settle(struct umad_rx_wake *w, const struct mpd_ring_view *rx)
+mpd_chan_rx_settle(struct mpd_chan_rx_wake *w, const struct mpd_ring_view *rx)
 {
 	uint64_t kicks = __atomic_load_n(&w->shm->rx_kicks, __ATOMIC_ACQUIRE);
 
@@ -89,7 +89,7 @@ umad_rx_settle(struct umad_rx_wake *w, const struct mpd_ring_view *rx)
 /* Only a write of our own not cleared since says so for sure (a daemon's
  * write we have not read may be counted and not landed yet). */
 void
-umad_rx_left_queued(struct umad_rx_wake *w)
+mpd_chan_rx_left_queued(struct mpd_chan_rx_wake *w)
 {
 	if (!w->efd_mine)
 		efd_signal(w);

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -22,7 +23,7 @@
 static int
 map_rx(struct cma_chan *c, int memfd, uint32_t shm_size)
 {
-	int rc = umad_map_rx(memfd, shm_size, &c->shm, &c->rx);
+	int rc = -mpd_chan_map_rx(memfd, shm_size, &c->shm, &c->rx);
 
 	if (!rc)
 		c->shm_size = shm_size;
@@ -32,22 +33,22 @@ map_rx(struct cma_chan *c, int memfd, uint32_t shm_size)
 struct cma_chan *
 cma_chan_open(void)
 {
-	struct umad_node node;
-	struct umad_hello h;
+	struct mpd_chan_node node;
+	struct mpd_chan_session h;
 	struct cma_chan *c;
 	int rc;
 
-	switch (umad_node_lookup(NULL, &node)) {
-	case UMAD_NODE_FOUND:
+	switch (mpd_chan_node_lookup(NULL, &node)) {
+	case MPD_CHAN_NODE_FOUND:
 		break;
-	case UMAD_NODE_UNKNOWN:
-		umad_once(UMAD_ONCE_UNKNOWN_NODE,
+	case MPD_CHAN_NODE_UNKNOWN:
+		mpd_chan_once(MPD_CHAN_ONCE_UNKNOWN_NODE,
 			  "no node \"%s\" in %s/%s (set MADPMD_NODE to a node of the fabric)",
 			  node.name, node.run_dir, MPD_CHAN_NODES);
 		errno = ENODEV;
 		return NULL;
 	default:
-		umad_once(UMAD_ONCE_NO_FABRIC,
+		mpd_chan_once(MPD_CHAN_ONCE_NO_FABRIC,
 			  "no fabric running: no node listed in %s/%s (start madpmd, or set MADPMD_RUN_DIR)",
 			  node.run_dir, MPD_CHAN_NODES);
 		errno = ENODEV;
@@ -59,17 +60,17 @@ cma_chan_open(void)
 		return NULL;
 	}
 	/* says why on stderr itself */
-	rc = umad_chan_hello(&node, 1, &h);
+	rc = mpd_chan_hello(&node, 1, &h);
 	if (rc < 0) {
 		free(c);
-		errno = umad_hello_errno(rc);
+		errno = mpd_chan_hello_errno(rc);
 		return NULL;
 	}
 	rc = map_rx(c, h.memfd, h.rep.shm_size);
 	if (rc) {
 		if (c->shm)
 			munmap(c->shm, c->shm_size);
-		umad_hello_close(&h);
+		mpd_chan_session_close(&h);
 		free(c);
 		errno = rc;
 		return NULL;
@@ -91,7 +92,7 @@ cma_chan_open(void)
 		if (c->ch.fd >= 0)
 			close(c->ch.fd);
 		munmap(c->shm, c->shm_size);
-		umad_hello_close(&h);
+		mpd_chan_session_close(&h);
 		free(c);
 		errno = rc;
 		return NULL;
@@ -153,12 +154,12 @@ why_gone(struct cma_chan *c)
 	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 	close(fd);
 	if (rc < 0) {
-		umad_once(UMAD_ONCE_NO_FABRIC,
+		mpd_chan_once(MPD_CHAN_ONCE_NO_FABRIC,
 			  "the daemon at %s is gone (rdma_cm calls fail with EIO)",
 			  c->path);
 		return EIO;
 	}
-	umad_once(UMAD_ONCE_PROTOCOL,
+	mpd_chan_once(MPD_CHAN_ONCE_PROTOCOL,
 		  "the daemon at %s does not serve rdma_cm (rdma_cm calls fail with ENOSYS); is it a madpmd with the CM?",
 		  c->path);
 	return ENOSYS;
@@ -174,7 +175,7 @@ cma_call(struct cma_chan *c, struct mpd_chan_msg *m)
 		rc = c->dead;
 		goto out;
 	}
-	rc = umad_chan_call(c->sock, &c->seq, m, NULL, 0, NULL);
+	rc = mpd_chan_call(c->sock, &c->seq, m, NULL, 0, NULL);
 	if (rc == -ETIMEDOUT) {
 		/* a daemon that does not answer: its late reply is skipped */
 		rc = EIO;
@@ -219,10 +220,10 @@ void
 cma_chan_rearm(struct cma_chan *c)
 {
 	if (c->queued || !mpd_ring_empty(&c->rx)) {
-		umad_rx_left_queued(&c->wake);
+		mpd_chan_rx_left_queued(&c->wake);
 		return;
 	}
-	umad_rx_settle(&c->wake, &c->rx);
+	mpd_chan_rx_settle(&c->wake, &c->rx);
 }
 
 int

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "madpmd/clock.h"
 #include "rdmacm_priv.h"
 
 #define ID_BUCKETS	256
@@ -255,15 +256,6 @@ take_out(struct cma_chan *c, struct cma_id *p, struct cma_chan *to)
 	return n;
 }
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void
 wait_a_little(struct cma_id *p)
 {
@@ -366,14 +358,14 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	pthread_mutex_unlock(&p->mut);
 	/* the events the daemon counted and we have not seen are dropped as
 	 * they come; those handed out must be acked */
-	deadline = now_ms() + CMA_DRAIN_WAIT_MS;
+	deadline = mpd_mono_ms() + CMA_DRAIN_WAIT_MS;
 	for (;;) {
 		bool all_seen;
 
 		pthread_mutex_lock(&tbl_lock);
 		pthread_mutex_lock(&p->mut);
 		all_seen = (int32_t)(p->seen - reported) >= 0 ||
-			   now_ms() >= deadline;
+			   mpd_mono_ms() >= deadline;
 		done = all_seen && (int32_t)(p->completed - p->seen) >= 0;
 		if (done)
 			unlist(p);

@@ -29,7 +29,7 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "../umad/umad_priv.h"	/* the channel client: nodes, HELLO */
+#include "../chan/chan_client.h"
 
 #define CMA_EXPORT	__attribute__((visibility("default")))
 
@@ -72,9 +72,9 @@ struct cma_chan {
 	size_t shm_size;
 	pthread_mutex_t rx_lock;	/* rx, wake, queued */
 	struct mpd_ring_view rx;
-	struct umad_rx_wake wake;
+	struct mpd_chan_rx_wake wake;
 	struct cma_rec *queued, **queued_tail;
-	char path[UMAD_PATH_MAX + 2 * UMAD_NODE_MAX];
+	char path[MPD_CHAN_PATH_MAX + 2 * MPD_CHAN_NODE_MAX];
 };
 
 static inline struct cma_chan *

@@ -17,13 +17,13 @@ main(int argc, char **argv)
 {
 	struct mpd_chan_port_info pi;
 	const char *want = argc > 1 ? argv[1] : NULL;
-	struct umad_node n;
+	struct mpd_chan_node n;
 	int rc;
 
-	switch (umad_node_lookup(want, &n)) {
-	case UMAD_NODE_FOUND:
+	switch (mpd_chan_node_lookup(want, &n)) {
+	case MPD_CHAN_NODE_FOUND:
 		break;
-	case UMAD_NODE_UNKNOWN:
+	case MPD_CHAN_NODE_UNKNOWN:
 		fprintf(stderr, "madpmd-addr: no node \"%s\" in %s/%s\n",
 			n.name, n.run_dir, MPD_CHAN_NODES);
 		return 1;
@@ -32,7 +32,7 @@ main(int argc, char **argv)
 			n.run_dir, MPD_CHAN_NODES);
 		return 1;
 	}
-	rc = umad_port_info(&n, 1, &pi);
+	rc = mpd_chan_port_query(&n, 1, &pi);
 	if (rc < 0) {
 		fprintf(stderr, "madpmd-addr: the daemon of node \"%s\" (%s) does not answer for port 1: %s\n",
 			n.name, n.run_dir,

@@ -362,19 +362,19 @@ undo:
 
 /* The node's ports as the daemon has them now: how many answered. */
 static unsigned int
-fetch_ports(const struct umad_node *n, struct sysfs_port *ports,
+fetch_ports(const struct mpd_chan_node *n, struct sysfs_port *ports,
 	    unsigned int nports)
 {
-	struct umad_hello h;
+	struct mpd_chan_session h;
 	unsigned int p, up = 0;
 
 	for (p = 1; p <= nports; p++) {
 		/* a switch's one port: port 0 */
-		ports[p].up = umad_chan_hello(n, n->sw ? 0 : (int)p, &h) == 0;
+		ports[p].up = mpd_chan_hello(n, n->sw ? 0 : (int)p, &h) == 0;
 		if (!ports[p].up)
 			continue;
 		ports[p].pi = h.rep.port;
-		umad_hello_close(&h);
+		mpd_chan_session_close(&h);
 		up++;
 	}
 	return up;
@@ -404,7 +404,7 @@ read_table(const char *path, char *buf, size_t size)
  * command's PID through a pidfd and stops with it.
  */
 static void
-watch(pid_t cmd, const struct umad_node *n, struct sysfs_port *ports,
+watch(pid_t cmd, const struct mpd_chan_node *n, struct sysfs_port *ports,
       unsigned int nports)
 {
 	/* a line a port: a large fabric's table fits */
@@ -468,12 +468,12 @@ setup(void)
 {
 	static struct sysfs_port ports[MAX_PORTS + 1];
 	static char dir[UMAD_PATH_MAX];
-	static struct umad_node n;
+	static struct mpd_chan_node n;
 	pid_t self = getpid(), child;
 	unsigned int nports;
 	int status;
 
-	if (umad_node_lookup(NULL, &n) != UMAD_NODE_FOUND)
+	if (mpd_chan_node_lookup(NULL, &n) != MPD_CHAN_NODE_FOUND)
 		return -1;	/* madpmd-run checked; the tool will say */
 	nports = n.num_ports < MAX_PORTS ? n.num_ports : MAX_PORTS;
 	if (!fetch_ports(&n, ports, nports))

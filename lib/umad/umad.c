@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "madpmd/clock.h"
 #include "madpmd/mad.h"
 #include "madpmd/rmpp.h"
 #include "madpmd/run_delay.h"
@@ -43,7 +44,7 @@ struct umad_sess {
 	uint32_t agents;		/* bit n: agent n registered */
 	uint32_t rmpp_agents;		/* bit n: ... with rmpp_version 1 */
 	unsigned int refs;		/* table's + callers'; under tbl_lock */
-	char node[UMAD_NODE_MAX];
+	char node[MPD_CHAN_NODE_MAX];
 	int port_num;
 	uint64_t spin_ns;		/* umad_recv() spins this long first */
 	uint64_t spin_off_until;	/* ns: preempted while spinning */
@@ -57,7 +58,7 @@ struct umad_sess {
 	int doorbell_rd;		/* kept: no SIGPIPE */
 	uint8_t gids[8][16];		/* RoCE GIDs the daemon resolved */
 	unsigned int ngids;		/* under ctl_lock */
-	struct umad_rx_wake wake;	/* the port fd, under rx_lock */
+	struct mpd_chan_rx_wake wake;	/* the port fd, under rx_lock */
 };
 
 /* How long umad_recv() and umad_poll() spin on the ring before sleeping in
@@ -203,7 +204,7 @@ attach_ring(struct umad_sess *s, uint32_t off, struct mpd_ring_view *v)
 }
 
 static int
-map_shm(struct umad_sess *s, const struct umad_hello *h)
+map_shm(struct umad_sess *s, const struct mpd_chan_session *h)
 {
 	const uint64_t span = sizeof(struct mpd_chan_ring) + MPD_CHAN_RING_SIZE;
 	struct mpd_chan_shm hdr;
@@ -236,17 +237,17 @@ map_shm(struct umad_sess *s, const struct umad_hello *h)
 
 /* ---- the eventfd: readable exactly when records are queued --------------- */
 
-/* The rules are madpmd/chan.h's "Wake-ups" (umad_wake.c). rx_lock held. */
+/* The rules are madpmd/chan.h's "Wake-ups" (lib/chan/wake.c). rx_lock held. */
 static bool
 rx_settle(struct umad_sess *s)
 {
-	return umad_rx_settle(&s->wake, &s->rx);
+	return mpd_chan_rx_settle(&s->wake, &s->rx);
 }
 
 static void
 rx_left_queued(struct umad_sess *s)
 {
-	umad_rx_left_queued(&s->wake);
+	mpd_chan_rx_left_queued(&s->wake);
 }
 
 static bool
@@ -266,26 +267,14 @@ sess_dead(struct umad_sess *s)
 static bool
 sess_dead_lazy(struct umad_sess *s)
 {
-	struct timespec ts;
-	uint64_t now;
+	uint64_t now = mpd_mono_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (now - __atomic_load_n(&s->alive_at, __ATOMIC_RELAXED) < 1000000u)
 		return false;
 	if (sess_dead(s))
 		return true;
 	__atomic_store_n(&s->alive_at, now, __ATOMIC_RELAXED);
 	return false;
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -320,15 +309,6 @@ sess_wait(struct umad_sess *s, int timeout_ms)
 	}
 	errno = ETIMEDOUT;
 	return -ETIMEDOUT;
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static inline void
@@ -388,7 +368,7 @@ spin(struct umad_sess *s)
 
 	if (!s->spin_ns)
 		return false;
-	now = now_ns();
+	now = mpd_mono_ns();
 	cpu = sched_getcpu();
 	/* on the lcore's own CPU the answer comes only once we let it run
 	 * (madpmd/chan.h, "Sharing a CPU"); while its CPU is not known, a
@@ -421,7 +401,7 @@ spin(struct umad_sess *s)
 			else
 				cpu_relax();
 		}
-	} while (!got && now_ns() < end);
+	} while (!got && mpd_mono_ns() < end);
 	__atomic_sub_fetch(&h->rx_awake, 1, __ATOMIC_SEQ_CST);
 	/* a record the daemon saw us awake for, and did not wake us */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -436,7 +416,8 @@ spin(struct umad_sess *s)
 static int
 sess_wait_rec(struct umad_sess *s, int timeout_ms)
 {
-	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+	int64_t deadline = timeout_ms > 0 ?
+			   (int64_t)mpd_mono_ms() + timeout_ms : 0;
 	int left = timeout_ms, rc, old;
 	bool empty;
 
@@ -454,7 +435,7 @@ sess_wait_rec(struct umad_sess *s, int timeout_ms)
 		if (!empty)
 			return 0;
 		if (timeout_ms > 0) {
-			int64_t d = deadline - now_ms();
+			int64_t d = deadline - (int64_t)mpd_mono_ms();
 
 			if (d <= 0) {
 				errno = ETIMEDOUT;
@@ -485,24 +466,24 @@ umad_done(void)
 }
 
 static int
-open_lookup(const char *ca_name, struct umad_node *n)
+open_lookup(const char *ca_name, struct mpd_chan_node *n)
 {
-	switch (umad_node_lookup(ca_name, n)) {
-	case UMAD_NODE_FOUND:
+	switch (mpd_chan_node_lookup(ca_name, n)) {
+	case MPD_CHAN_NODE_FOUND:
 		return 0;
-	case UMAD_NODE_UNKNOWN:
-		umad_once(UMAD_ONCE_UNKNOWN_NODE,
+	case MPD_CHAN_NODE_UNKNOWN:
+		mpd_chan_once(MPD_CHAN_ONCE_UNKNOWN_NODE,
 			  "no node \"%s\" in %s/%s (pick a listed one with madpmd-run --node, MADPMD_NODE or the CA name)",
 			  n->name, n->run_dir, MPD_CHAN_NODES);
 		return -ENODEV;
-	case UMAD_NODE_NO_FABRIC:
+	case MPD_CHAN_NODE_NO_FABRIC:
 	default:
 		if (n->name[0])
-			umad_once(UMAD_ONCE_NO_FABRIC,
+			mpd_chan_once(MPD_CHAN_ONCE_NO_FABRIC,
 				  "no fabric running: nothing listens at %s/%s/%s (start madpmd, or set MADPMD_RUN_DIR)",
 				  n->run_dir, n->name, MPD_CHAN_SOCK);
 		else
-			umad_once(UMAD_ONCE_NO_FABRIC,
+			mpd_chan_once(MPD_CHAN_ONCE_NO_FABRIC,
 				  "no fabric running: no node listed in %s/%s (start madpmd, or set MADPMD_RUN_DIR)",
 				  n->run_dir, MPD_CHAN_NODES);
 		return -EIO;
@@ -513,8 +494,8 @@ UMAD_EXPORT int
 umad_open_port(const char *ca_name, int portnum)
 {
 	struct umad_sess *s = NULL;
-	struct umad_hello h;
-	struct umad_node n;
+	struct mpd_chan_session h;
+	struct mpd_chan_node n;
 	int rc, fl;
 
 	UMAD_DBG("ca %s port %d", ca_name ? ca_name : "(null)", portnum);
@@ -523,12 +504,12 @@ umad_open_port(const char *ca_name, int portnum)
 		return rc;
 	if (portnum < 0 || (unsigned int)portnum > n.num_ports)
 		return -EINVAL;
-	rc = umad_chan_hello(&n, portnum, &h);
+	rc = mpd_chan_hello(&n, portnum, &h);
 	if (rc < 0)
 		return rc;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		umad_hello_close(&h);
+		mpd_chan_session_close(&h);
 		return -EIO;
 	}
 	s->sock = h.sock;
@@ -551,7 +532,7 @@ umad_open_port(const char *ca_name, int portnum)
 	s->wake.efd = s->efd;
 	s->wake.shm = s->shm;
 	if (rc < 0) {
-		umad_once(UMAD_ONCE_PROTOCOL,
+		mpd_chan_once(MPD_CHAN_ONCE_PROTOCOL,
 			  "the daemon of node %s sent shared memory this library cannot use (%s)",
 			  n.name, strerror(-rc));
 		goto fail;
@@ -617,7 +598,7 @@ ring_put_share(struct umad_sess *s, enum mpd_chan_share share,
 	 * with its TID waits (ib_umad_write()'s is_duplicate()) */
 	if (share == MPD_CHAN_SHARE_OUT) {
 		key = umad_tid_key(data, hdr->agent_id);
-		now = now_ms();
+		now = (int64_t)mpd_mono_ms();
 		if (umad_tids_busy(&s->tids, key, now))
 			return -EEXIST;
 	}
@@ -639,7 +620,7 @@ ring_put_share(struct umad_sess *s, enum mpd_chan_share share,
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (s->doorbell >= 0 &&
 	    __atomic_load_n(&h->doorbell_armed, __ATOMIC_ACQUIRE))
-		umad_pipe_kick(s->doorbell);
+		mpd_chan_kick(s->doorbell);
 	return 0;
 }
 
@@ -661,8 +642,8 @@ ring_send(struct umad_sess *s, enum mpd_chan_share share,
 			return rc;
 		/* full: the daemon's lcore drains it; wait a little */
 		if (!deadline)
-			deadline = now_ms() + UMAD_SEND_WAIT_MS;
-		else if (now_ms() >= deadline)
+			deadline = (int64_t)mpd_mono_ms() + UMAD_SEND_WAIT_MS;
+		else if ((int64_t)mpd_mono_ms() >= deadline)
 			return -ENOMEM;
 		if (sess_dead(s))
 			return -EPIPE;
@@ -699,7 +680,7 @@ sess_resolve(struct umad_sess *s, const struct ib_user_mad *mad)
 		m.type = MPD_CHAN_RESOLVE;
 		m.len = sizeof(m.u.resolve_req);
 		memcpy(m.u.resolve_req.gid, mad->addr.gid, 16);
-		rc = umad_chan_call(s->sock, &s->seq, &m, NULL, 0, NULL);
+		rc = mpd_chan_call(s->sock, &s->seq, &m, NULL, 0, NULL);
 		rc = rc < 0 ? EIO : m.status;
 		if (!rc)
 			memcpy(s->gids[s->ngids++ % 8], mad->addr.gid, 16);
@@ -789,7 +770,7 @@ umad_send(int portid, int agentid, void *umad, int length, int timeout_ms,
 	mad->timeout_ms = (uint32_t)timeout_ms;
 	mad->retries = (uint32_t)retries;
 	mad->agent_id = (uint32_t)agentid;
-	if (umad_priv_debug > 1)
+	if (mpd_chan_debug > 1)
 		umad_dump(mad);
 	s = sess_get(portid);
 	if (!s)
@@ -979,7 +960,7 @@ ctl_register(struct umad_sess *s, const struct mpd_chan_register_req *req,
 	m.u.reg_req = *req;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_mutex_lock(&s->ctl_lock);
-	rc = umad_chan_call(s->sock, &s->seq, &m, NULL, 0, NULL);
+	rc = mpd_chan_call(s->sock, &s->seq, &m, NULL, 0, NULL);
 	if (!rc && !m.status && (m.len < sizeof(m.u.reg_rep) ||
 				 m.u.reg_rep.agent_id >= MPD_CHAN_MAX_AGENTS))
 		rc = -EPROTO;
@@ -1159,7 +1140,7 @@ umad_unregister(int portid, int agentid)
 	m.u.unreg_req.agent_id = (uint32_t)agentid;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_mutex_lock(&s->ctl_lock);
-	rc = umad_chan_call(s->sock, &s->seq, &m, NULL, 0, NULL);
+	rc = mpd_chan_call(s->sock, &s->seq, &m, NULL, 0, NULL);
 	if (!rc && !m.status)
 		__atomic_fetch_and(&s->agents, ~(1u << agentid),
 				   __ATOMIC_RELEASE);

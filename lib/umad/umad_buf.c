@@ -98,8 +98,8 @@ UMAD_EXPORT int
 umad_debug(int level)
 {
 	if (level >= 0)
-		umad_priv_debug = level;
-	return umad_priv_debug;
+		mpd_chan_debug = level;
+	return mpd_chan_debug;
 }
 
 UMAD_EXPORT void
@@ -114,7 +114,7 @@ umad_addr_dump(ib_mad_addr_t *addr)
 		gid[2 * i + 1] = hex[addr->gid[i] & 0xf];
 	}
 	gid[2 * i] = '\0';
-	umad_priv_warn(__func__,
+	mpd_chan_warn(__func__,
 		       "qpn %u qkey 0x%x lid %u sl %u\n"
 		       "grh_present %u gid_index %u hop_limit %u traffic_class %u flow_label 0x%x pkey_index 0x%x\n"
 		       "Gid 0x%s",
@@ -129,7 +129,7 @@ umad_dump(void *umad)
 {
 	struct ib_user_mad *mad = umad;
 
-	umad_priv_warn(__func__, "agent id %u status %x timeout %u",
+	mpd_chan_warn(__func__, "agent id %u status %x timeout %u",
 		       mad->agent_id, mad->status, mad->timeout_ms);
 	umad_addr_dump(&mad->addr);
 }

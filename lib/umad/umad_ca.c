@@ -81,9 +81,9 @@ release_ca(umad_ca_t *ca)
 
 /* The selected node, if there is one and its name fits a CA name. */
 static bool
-selected_node(struct umad_node *n)
+selected_node(struct mpd_chan_node *n)
 {
-	if (umad_node_lookup(NULL, n) != UMAD_NODE_FOUND)
+	if (mpd_chan_node_lookup(NULL, n) != MPD_CHAN_NODE_FOUND)
 		return false;
 	return strlen(n->name) < UMAD_CA_NAME_LEN;
 }
@@ -91,7 +91,7 @@ selected_node(struct umad_node *n)
 UMAD_EXPORT int
 umad_get_cas_names(char cas[][UMAD_CA_NAME_LEN], int max)
 {
-	struct umad_node n;
+	struct mpd_chan_node n;
 
 	UMAD_DBG("max %d", max);
 	if (!cas || max < 1 || !selected_node(&n))
@@ -101,7 +101,7 @@ umad_get_cas_names(char cas[][UMAD_CA_NAME_LEN], int max)
 }
 
 static int
-get_ca(const struct umad_node *n, umad_ca_t *ca)
+get_ca(const struct mpd_chan_node *n, umad_ca_t *ca)
 {
 	struct mpd_chan_port_info pi;
 	bool first = true;
@@ -120,7 +120,7 @@ get_ca(const struct umad_node *n, umad_ca_t *ca)
 	if (n->sw)
 		p = last = 0;
 	for (; p <= last; p++) {
-		rc = umad_port_info(n, p, &pi);
+		rc = mpd_chan_port_query(n, p, &pi);
 		if (rc == -EINVAL)
 			continue;	/* a port the daemon does not serve */
 		if (rc < 0)
@@ -157,10 +157,10 @@ fail:
 UMAD_EXPORT int
 umad_get_ca(const char *ca_name, umad_ca_t *ca)
 {
-	struct umad_node n;
+	struct mpd_chan_node n;
 
 	UMAD_DBG("ca_name %s", ca_name ? ca_name : "(null)");
-	if (!ca || umad_node_lookup(ca_name, &n) != UMAD_NODE_FOUND)
+	if (!ca || mpd_chan_node_lookup(ca_name, &n) != MPD_CHAN_NODE_FOUND)
 		return -ENODEV;
 	return get_ca(&n, ca);
 }
@@ -178,13 +178,13 @@ umad_release_ca(umad_ca_t *ca)
 UMAD_EXPORT int
 umad_get_ca_portguids(const char *ca_name, __be64 *portguids, int max)
 {
-	struct umad_node n;
+	struct mpd_chan_node n;
 	umad_ca_t ca;
 	int ports = 0, i;
 
 	UMAD_DBG("ca name %s max port guids %d", ca_name ? ca_name : "(null)",
 		 max);
-	if (umad_node_lookup(ca_name, &n) != UMAD_NODE_FOUND)
+	if (mpd_chan_node_lookup(ca_name, &n) != MPD_CHAN_NODE_FOUND)
 		return -ENODEV;
 	if (get_ca(&n, &ca) < 0)
 		return -1;
@@ -206,17 +206,17 @@ UMAD_EXPORT int
 umad_get_port(const char *ca_name, int portnum, umad_port_t *port)
 {
 	struct mpd_chan_port_info pi;
-	struct umad_node n;
+	struct mpd_chan_node n;
 	int rc;
 
 	UMAD_DBG("ca_name %s portnum %d", ca_name ? ca_name : "(null)",
 		 portnum);
-	if (!port || umad_node_lookup(ca_name, &n) != UMAD_NODE_FOUND)
+	if (!port || mpd_chan_node_lookup(ca_name, &n) != MPD_CHAN_NODE_FOUND)
 		return -ENODEV;
 	/* libibumad reads the port's sysfs files: no such port is -EIO */
 	if (portnum < 0 || (unsigned int)portnum > n.num_ports)
 		return -EIO;
-	rc = umad_port_info(&n, portnum, &pi);
+	rc = mpd_chan_port_query(&n, portnum, &pi);
 	if (rc < 0)
 		return -EIO;
 	fill_port(port, n.name, &pi);
@@ -236,10 +236,10 @@ umad_release_port(umad_port_t *port)
 UMAD_EXPORT int
 umad_get_issm_path(const char *ca_name, int portnum, char path[], int max)
 {
-	struct umad_node n;
+	struct mpd_chan_node n;
 
 	UMAD_DBG("ca %s port %d", ca_name ? ca_name : "(null)", portnum);
-	if (umad_node_lookup(ca_name, &n) != UMAD_NODE_FOUND)
+	if (mpd_chan_node_lookup(ca_name, &n) != MPD_CHAN_NODE_FOUND)
 		return -ENODEV;
 	if (portnum < 0 || (unsigned int)portnum > n.num_ports)
 		return -EINVAL;
@@ -260,7 +260,7 @@ UMAD_EXPORT struct umad_device_node *
 umad_get_ca_device_list(void)
 {
 	struct umad_device_node *node;
-	struct umad_node n;
+	struct mpd_chan_node n;
 	size_t len;
 
 	if (!selected_node(&n)) {

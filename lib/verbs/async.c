@@ -3,7 +3,7 @@
  * Async events: records of kind MPD_CHAN_REC_ASYNC in the device
  * session's receive ring, whose eventfd is the context's async_fd
  * (madpmd/verbs.h). The fd follows the ring as a umad port fd does
- * (umad_wake.c): readable exactly when records are queued.
+ * (lib/chan/wake.c): readable exactly when records are queued.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -108,7 +108,7 @@ take(struct mpd_verbs_ctx *c, struct ibv_async_event *ev)
 		if (rc < 0)
 			return -1;
 		if (rc == 0) {
-			if (umad_rx_settle(&c->wake, &c->rx))
+			if (mpd_chan_rx_settle(&c->wake, &c->rx))
 				return 0;
 			continue;
 		}
@@ -121,9 +121,9 @@ take(struct mpd_verbs_ctx *c, struct ibv_async_event *ev)
 		if (!got)
 			continue;
 		if (mpd_ring_empty(&c->rx))
-			umad_rx_settle(&c->wake, &c->rx);
+			mpd_chan_rx_settle(&c->wake, &c->rx);
 		else
-			umad_rx_left_queued(&c->wake);
+			mpd_chan_rx_left_queued(&c->wake);
 		return 1;
 	}
 }

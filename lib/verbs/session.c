@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -18,7 +19,7 @@
 static int
 map_rx(struct mpd_verbs_ctx *c, int memfd, uint32_t shm_size)
 {
-	int rc = umad_map_rx(memfd, shm_size, &c->shm, &c->rx);
+	int rc = -mpd_chan_map_rx(memfd, shm_size, &c->shm, &c->rx);
 
 	if (!rc)
 		c->shm_size = shm_size;
@@ -28,15 +29,15 @@ map_rx(struct mpd_verbs_ctx *c, int memfd, uint32_t shm_size)
 int
 mpd_v_sess_open(struct mpd_verbs_ctx *c)
 {
-	struct umad_hello h;
+	struct mpd_chan_session h;
 	int rc, fd;
 
-	rc = umad_chan_hello(&c->vdev->node, 1, &h);
+	rc = mpd_chan_hello(&c->vdev->node, 1, &h);
 	if (rc < 0)
-		return umad_hello_errno(rc);
+		return mpd_chan_hello_errno(rc);
 	rc = map_rx(c, h.memfd, h.rep.shm_size);
 	if (rc) {
-		umad_hello_close(&h);
+		mpd_chan_session_close(&h);
 		return rc;
 	}
 	/*
@@ -51,7 +52,7 @@ mpd_v_sess_open(struct mpd_verbs_ctx *c)
 		rc = errno;
 		if (fd >= 0)
 			close(fd);
-		umad_hello_close(&h);
+		mpd_chan_session_close(&h);
 		return rc;
 	}
 	c->ctl_sock[0] = h.sock;
@@ -99,7 +100,7 @@ mpd_v_call(struct mpd_verbs_ctx *c, struct mpd_chan_msg *m, int *fd)
 	int fds[4], nfds = 0, rc, i;
 
 	pthread_mutex_lock(&c->ctl_lock);
-	rc = umad_chan_call(c->ctl_sock[0], &c->ctl_seq[0], m, fds, 4, &nfds);
+	rc = mpd_chan_call(c->ctl_sock[0], &c->ctl_seq[0], m, fds, 4, &nfds);
 	pthread_mutex_unlock(&c->ctl_lock);
 	if (rc < 0)
 		return EIO;

@@ -11,7 +11,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "../umad/umad_priv.h"	/* the channel client: nodes, HELLO */
+#include "../chan/chan_client.h"
 #include "vring.h"		/* CQ and work queue rings */
 
 #define VERBS_EXPORT	__attribute__((visibility("default")))
@@ -19,7 +19,7 @@
 /* A device: one node of the fabric (a CA and its ports). */
 struct mpd_verbs_device {
 	struct ibv_device dev;		/* what the application sees */
-	struct umad_node node;
+	struct mpd_chan_node node;
 	/* the list that made it, and each context opened on it: a device
 	 * outlives ibv_free_device_list() while a context uses it, as
 	 * rdma-core's does (pyverbs frees the list at once) */
@@ -66,7 +66,7 @@ struct mpd_verbs_ctx {
 	int db_rd;			/* a reader of it we keep: no SIGPIPE */
 	pthread_mutex_t rx_lock;	/* rx and wake */
 	struct mpd_ring_view rx;
-	struct umad_rx_wake wake;	/* wake.efd is under the async_fd */
+	struct mpd_chan_rx_wake wake;	/* wake.efd is under the async_fd */
 	pthread_mutex_t obj_lock;	/* objs, skips, channels' CQ lists */
 	struct mpd_v_objref *objs;
 	struct mpd_v_skip *skips;

@@ -4,7 +4,7 @@
  * connection rate. Every rdma_cm call of librdmacm over madpmd is a
  * request and its reply on the session's SOCK_SEQPACKET socket (struct
  * mpd_chan_msg each way, madpmd/chan.h), the caller blocked in recvmsg()
- * meanwhile, as umad_chan_call() does.
+ * meanwhile, as mpd_chan_call() (lib/chan/client.c) does.
  *
  *   bench_chan_rtt pair [-s | -x] [-n count]
  *       two forked processes over a socketpair: one sends a message and
@@ -36,19 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "madpmd/clock.h"
 #include "madpmd/chan.h"
 #include "lat_log.h"
 
 #define WARM	1000
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* A reply into m, the fds it carries closed: 0 or -1 */
 static int
@@ -124,16 +116,16 @@ measure(const char *mode, int sock, uint32_t type, unsigned long n)
 	for (i = 0; i < WARM; i++)
 		if (call(sock, &m, type, &seq))
 			goto fail;
-	start = now_ns();
+	start = mpd_mono_ns();
 	for (i = 0; i < n; i++) {
-		t0 = now_ns();
+		t0 = mpd_mono_ns();
 		if (call(sock, &m, type, &seq))
 			goto fail;
-		t = now_ns();
+		t = mpd_mono_ns();
 		if (lat_add(&log, t - t0))
 			goto fail;
 	}
-	t = now_ns() - start;
+	t = mpd_mono_ns() - start;
 	lat_sort(&log);
 	printf("mode=%s n=%lu rate=%.0f p50_us=%.2f p99_us=%.2f\n", mode, n,
 	       (double)n * 1e9 / (double)t, lat_pct_us(&log, 50),

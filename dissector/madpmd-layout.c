@@ -137,16 +137,19 @@ static const value_string selector_vals[] = {
 	{ 0, NULL }
 };
 
-static const value_string port_state_vals[] = {
+/* PortInfo's PortState and PortPhysicalState (IBA 14.2.5.6 Table 155),
+ * named as the kernel's sysfs names them; packet-madpmd.c's port events
+ * show the same */
+const value_string madpmd_port_state_vals[] = {
 	{ 0, "No state change" }, { 1, "Down" }, { 2, "Initialize" },
 	{ 3, "Armed" }, { 4, "Active" },
 	{ 0, NULL }
 };
 
-static const value_string phys_state_vals[] = {
+const value_string madpmd_phys_state_vals[] = {
 	{ 0, "No state change" }, { 1, "Sleep" }, { 2, "Polling" },
 	{ 3, "Disabled" }, { 4, "PortConfigurationTraining" },
-	{ 5, "LinkUp" }, { 6, "LinkErrorRecovery" }, { 7, "Phy Test" },
+	{ 5, "LinkUp" }, { 6, "LinkErrorRecovery" }, { 7, "PhyTest" },
 	{ 0, NULL }
 };
 
@@ -236,8 +239,8 @@ static const struct {
 	{ ".mtucap", mtu_vals }, { ".rate", rate_vals },
 	{ ".mtuselector", selector_vals }, { ".rateselector", selector_vals },
 	{ ".pktlifeselector", selector_vals },
-	{ ".portstate", port_state_vals },
-	{ ".portphysstate", phys_state_vals },
+	{ ".portstate", madpmd_port_state_vals },
+	{ ".portphysstate", madpmd_phys_state_vals },
 	{ ".linkdowndefaultstate", link_down_vals },
 	{ ".linkwidthactive", width_vals },
 	{ ".linkspeedactive", speed_vals },

@@ -105,6 +105,9 @@ proto_item *madpmd_layout_dissect(const struct madpmd_lhf *lh, tvbuff_t *tvb,
 	G_GNUC_PRINTF(6, 7);
 const char *madpmd_layout_title(const struct madpmd_lhf *lh);
 int madpmd_layout_len(const struct madpmd_lhf *lh);
+/* PortState and PortPhysicalState names, for every field showing them */
+extern const value_string madpmd_port_state_vals[];
+extern const value_string madpmd_phys_state_vals[];
 
 /* ---- madpmd-stats.c -------------------------------------------------- */
 struct madpmd_rtt_tap {

@@ -173,19 +173,6 @@ static const value_string qp_cause_vals[] = {
 	{ 0, NULL }
 };
 
-static const value_string port_state_vals[] = {
-	{ 0, "No state change" }, { 1, "Down" }, { 2, "Initialize" },
-	{ 3, "Armed" }, { 4, "Active" },
-	{ 0, NULL }
-};
-
-static const value_string phys_state_vals[] = {
-	{ 0, "No state change" }, { 1, "Sleep" }, { 2, "Polling" },
-	{ 3, "Disabled" }, { 4, "PortConfigurationTraining" },
-	{ 5, "LinkUp" }, { 6, "LinkErrorRecovery" }, { 7, "PhyTest" },
-	{ 0, NULL }
-};
-
 /* ---- the node and port of a frame ----------------------------------- */
 
 /*
@@ -596,7 +583,7 @@ dissect_port_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	proto_tree_add_item(t, hf_port_guid, tvb, off + 20, 8, ENC_BIG_ENDIAN);
 	col_add_fstr(pinfo->cinfo, COL_INFO,
 		     "Port event: %s, LID %u%s%s%s%s", val_to_str_const(ns,
-		     port_state_vals, "?"), lid,
+		     madpmd_port_state_vals, "?"), lid,
 		     ch & MPD_REC_PORT_ISSM_SET ? ", IsSM set" : "",
 		     ch & MPD_REC_PORT_ISSM_CLR ? ", IsSM cleared" : "",
 		     ch & MPD_REC_PORT_SM_CHANGE ? ", SM changed" : "",
@@ -936,12 +923,12 @@ register_record_fields(void)
 		  "madpmd.port.changes.rereg", FT_BOOLEAN, 8, NULL,
 		  MPD_REC_PORT_REREG, NULL, HFILL } },
 		{ &hf_port_oldstate, { "Old PortState", "madpmd.port.oldstate",
-		  FT_UINT8, BASE_DEC, VALS(port_state_vals), 0, NULL, HFILL } },
+		  FT_UINT8, BASE_DEC, VALS(madpmd_port_state_vals), 0, NULL, HFILL } },
 		{ &hf_port_newstate, { "New PortState", "madpmd.port.newstate",
-		  FT_UINT8, BASE_DEC, VALS(port_state_vals), 0, NULL, HFILL } },
+		  FT_UINT8, BASE_DEC, VALS(madpmd_port_state_vals), 0, NULL, HFILL } },
 		{ &hf_port_physstate, { "PortPhysicalState",
 		  "madpmd.port.physstate", FT_UINT8, BASE_DEC,
-		  VALS(phys_state_vals), 0, NULL, HFILL } },
+		  VALS(madpmd_phys_state_vals), 0, NULL, HFILL } },
 		{ &hf_port_oldlid, { "Old LID", "madpmd.port.oldlid", FT_UINT16,
 		  BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_port_newlid, { "New LID", "madpmd.port.newlid", FT_UINT16,

@@ -15,6 +15,7 @@
 
 #include <endian.h>
 
+#include "madpmd/page.h"
 #include "verbs_priv.h"
 
 #define VERBS_VENDOR_ID		0x1af4	/* a virtual device's */
@@ -27,7 +28,7 @@ ibv_get_device_list(int *num_devices)
 {
 	struct mpd_verbs_device *d;
 	struct ibv_device **list;
-	enum umad_lookup rc;
+	enum mpd_chan_lookup rc;
 
 	if (num_devices)
 		*num_devices = 0;
@@ -39,8 +40,8 @@ ibv_get_device_list(int *num_devices)
 		errno = ENOMEM;
 		return NULL;
 	}
-	rc = umad_node_lookup(NULL, &d->node);
-	if (rc != UMAD_NODE_FOUND) {
+	rc = mpd_chan_node_lookup(NULL, &d->node);
+	if (rc != MPD_CHAN_NODE_FOUND) {
 		/* no fabric: no device, as with no HCA in the machine */
 		free(d);
 		return list;
@@ -111,14 +112,14 @@ ctx_port_info(struct mpd_verbs_ctx *c, unsigned int port_num,
 {
 	unsigned int i = port_num - 1;
 	struct mpd_chan_msg m;
-	struct umad_hello h;
+	struct mpd_chan_session h;
 	int rc = 0;
 
 	if (port_num < 1 || port_num > c->vdev->node.num_ports)
 		return EINVAL;
 	pthread_mutex_lock(&c->ctl_lock);
 	if (c->ctl_sock[i] < 0) {
-		if (umad_chan_hello(&c->vdev->node, (int)port_num, &h) < 0) {
+		if (mpd_chan_hello(&c->vdev->node, (int)port_num, &h) < 0) {
 			rc = EIO;
 			goto out;
 		}
@@ -127,12 +128,12 @@ ctx_port_info(struct mpd_verbs_ctx *c, unsigned int port_num,
 		c->ctl_seq[i] = h.seq;
 		/* the session's rings are for MADs: not ours to keep */
 		h.sock = -1;
-		umad_hello_close(&h);
+		mpd_chan_session_close(&h);
 		goto out;
 	}
 	memset(&m, 0, sizeof(m));
 	m.type = MPD_CHAN_PORT_INFO;
-	if (umad_chan_call(c->ctl_sock[i], &c->ctl_seq[i], &m, NULL, 0,
+	if (mpd_chan_call(c->ctl_sock[i], &c->ctl_seq[i], &m, NULL, 0,
 			   NULL) < 0 || m.status) {
 		rc = EIO;
 		goto out;
@@ -367,7 +368,7 @@ ibv_query_device(struct ibv_context *context,
 	device_attr->vendor_part_id = VERBS_PART_ID;
 	device_attr->hw_ver = 1;
 	/* MRs are mapped in whole 4 KiB pages (madpmd/verbs.h) */
-	device_attr->page_size_cap = 4096;
+	device_attr->page_size_cap = mpd_page_size();
 	/* what the daemon enforces (madpmd/verbs.h): objects of each kind
 	 * are a process's share of the port, all its contexts together */
 	device_attr->max_mr_size = MPD_V_MAX_MR_SIZE;

@@ -3,7 +3,8 @@
  * Memory regions: the daemon reads and writes registered memory itself
  * (one-sided operations reach a client that does not run), so REG_MR
  * hands back a memfd that the library maps over the application's pages
- * [addr & ~4095, round_up(addr + length)), their contents copied in
+ * [addr rounded down, addr + length rounded up to pages), their contents
+ * copied in
  * first (madpmd/verbs.h).
  *
  * - When the last MR of such a range goes, its pages become private
@@ -40,9 +41,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "madpmd/page.h"
 #include "verbs_priv.h"
 
-#define PAGE	4096ull
 
 struct mpd_v_mr;
 
@@ -352,8 +353,8 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
 		return NULL;
 	}
 	c = mpd_verbs_ctx(pd->context);
-	lo = a & ~(PAGE - 1);
-	hi = (a + length + PAGE - 1) & ~(PAGE - 1);
+	lo = a & ~(uint64_t)(mpd_page_size() - 1);
+	hi = mpd_page_round(a + length);
 	mr = calloc(1, sizeof(*mr));
 	if (!mr) {
 		errno = ENOMEM;

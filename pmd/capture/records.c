@@ -264,7 +264,7 @@ hca_rec_prepare(struct hca_recorder *rc)
 		return 0;
 	rc->pool = hca_rec_pool_create();
 	if (!rc->pool)
-		return -ENOMEM;
+		return ENOMEM;
 	snprintf(name, sizeof(name), "hca_rec_%u", rc->node_id);
 	/* many producers (lcore, control thread), one consumer */
 	rc->ring = rte_ring_create(name, REC_RING_SIZE, SOCKET_ID_ANY,

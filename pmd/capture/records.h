@@ -60,7 +60,7 @@ void hca_rec_cm(struct hca_recorder *r, struct hca_port *p,
  * one. Call after anything that may change them. */
 void hca_rec_port_check(struct hca_recorder *r, struct hca_port *p);
 /* Make the ring records wait in (once, before the first enable, without
- * the port lock: it allocates). 0 or a negative errno. */
+ * the port lock: it allocates). 0 or ENOMEM. */
 int hca_rec_prepare(struct hca_recorder *r);
 /* Start or stop making records; port lock held. */
 void hca_rec_enable(struct hca_recorder *r, const struct hca_port *p, bool on);

@@ -29,10 +29,10 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 
+#include "madpmd/clock.h"
 #include "chan_priv.h"
 
 #define RING_HDR	((uint32_t)sizeof(struct mpd_chan_ring))
-#define PAGE		4096u
 #define TAG_LISTEN	((uint64_t)-1)
 #define TAG_INOTIFY	((uint64_t)-2)
 #define SEND_BUDGET	8	/* records per session per turn */
@@ -44,21 +44,6 @@
 static const struct hca_chan_service *const services[] = {
 	&hca_chan_umad, &hca_chan_verbs, &hca_chan_cm,
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static size_t
-round_page(size_t n)
-{
-	return (n + PAGE - 1) & ~(size_t)(PAGE - 1);
-}
 
 static void
 session_free(struct hca_session *s)
@@ -131,11 +116,12 @@ sessions_of(const struct hca_chan *ch, const struct hca_session *s,
 static int
 session_shm(struct hca_session *s, int *memfd)
 {
-	size_t rx_off = round_page(PAGE + RING_HDR + MPD_CHAN_RING_SIZE);
+	size_t page = mpd_page_size();
+	size_t rx_off = mpd_page_round(page + RING_HDR + MPD_CHAN_RING_SIZE);
 	struct mpd_chan_shm *hdr;
 	uint8_t *base;
 
-	s->shm_size = round_page(rx_off + RING_HDR + MPD_CHAN_RING_SIZE);
+	s->shm_size = mpd_page_round(rx_off + RING_HDR + MPD_CHAN_RING_SIZE);
 	*memfd = memfd_create("madpmd-umad", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (*memfd < 0)
 		return errno;
@@ -153,12 +139,12 @@ session_shm(struct hca_session *s, int *memfd)
 	hdr = s->shm;
 	hdr->magic = MPD_CHAN_MAGIC;
 	hdr->version = MPD_CHAN_VERSION;
-	hdr->tx_off = PAGE;
+	hdr->tx_off = (uint32_t)page;
 	hdr->rx_off = (uint32_t)rx_off;
-	mpd_ring_init((struct mpd_chan_ring *)(base + PAGE), MPD_CHAN_RING_SIZE);
+	mpd_ring_init((struct mpd_chan_ring *)(base + page), MPD_CHAN_RING_SIZE);
 	mpd_ring_init((struct mpd_chan_ring *)(base + rx_off),
 		      MPD_CHAN_RING_SIZE);
-	if (mpd_ring_attach(&s->tx, (struct mpd_chan_ring *)(base + PAGE),
+	if (mpd_ring_attach(&s->tx, (struct mpd_chan_ring *)(base + page),
 			    MPD_CHAN_RING_SIZE) != 0 ||
 	    mpd_ring_attach(&s->rx, (struct mpd_chan_ring *)(base + rx_off),
 			    MPD_CHAN_RING_SIZE) != 0)
@@ -349,7 +335,7 @@ reserve_make(void)
 static bool
 refuse_one(struct hca_chan *ch)
 {
-	uint64_t now = now_ms();
+	uint64_t now = mpd_mono_ms();
 	int fd;
 
 	pthread_mutex_lock(&reserve_lock);
@@ -410,7 +396,7 @@ accept_client(struct hca_chan *ch)
 	s->refs = 1;
 	s->pid = cred.pid;
 	s->uid = cred.uid;
-	s->hello_deadline = now_ms() + CHAN_HELLO_MS;
+	s->hello_deadline = mpd_mono_ms() + CHAN_HELLO_MS;
 	ev.data.ptr = s;
 	if (epoll_ctl(ch->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		session_free(s);
@@ -449,7 +435,7 @@ static void
 housekeeping(struct hca_chan *ch)
 {
 	struct hca_session *s, *tmp;
-	uint64_t now = now_ms();
+	uint64_t now = mpd_mono_ms();
 
 	while ((s = TAILQ_FIRST(&ch->pending)) != NULL &&
 	       s->hello_deadline <= now) {
@@ -590,7 +576,7 @@ hca_chan_start(struct hca_chan **pc, const struct hca_chan_cfg *cfg)
 		return 0;	/* no channel asked for */
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
-		return -ENOMEM;
+		return ENOMEM;
 	ch->cfg = *cfg;
 	if (!ch->cfg.node_type)
 		ch->cfg.node_type = MPD_NODE_TYPE_CA;
@@ -637,7 +623,7 @@ hca_chan_start(struct hca_chan **pc, const struct hca_chan_cfg *cfg)
 fail:
 	unlink(ch->sock_path);
 	chan_free(ch);
-	return -EIO;
+	return EIO;
 }
 
 void

@@ -17,7 +17,7 @@
 #include <rte_spinlock.h>
 
 #include "../capture/records.h"
-#include "../cm/cm.h"
+#include "../cm/cm_agent.h"
 #include "../mad/mad_layer.h"
 #include "../node/node.h"
 #include "../qp/qp.h"
@@ -86,7 +86,7 @@ hca_doorbells_drain(int doorbells, int doorbell)
 	} while (n == 16);
 }
 
-/* 0 (also when run_dir is empty: no channel, *pc NULL) or -EIO. */
+/* 0 (also when run_dir is empty: no channel, *pc NULL), ENOMEM or EIO. */
 int hca_chan_start(struct hca_chan **pc, const struct hca_chan_cfg *cfg);
 void hca_chan_stop(struct hca_chan *ch);
 

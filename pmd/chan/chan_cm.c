@@ -84,8 +84,10 @@ unlock(struct hca_chan *ch)
 		chan_doorbell_ring(&ch->cfg);
 }
 
+/* A port without the CM (a switch's port 0) fails every request at once
+ * (chan.c asks before the handler runs) */
 static int
-cm_ready(struct hca_chan *ch)
+cm_ready(const struct hca_chan *ch)
 {
 	return ch->cfg.cm ? 0 : ENODEV;
 }
@@ -113,10 +115,8 @@ cm_create_id(struct hca_chan *ch, struct hca_session *s,
 {
 	const struct mpd_cm_create_id_req *r = &m->u.cm_create_id_req;
 	uint32_t h = 0;
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	if (!id_share_ok(ch, s)) {
 		unlock(ch);
@@ -137,10 +137,8 @@ cm_destroy_id(struct hca_chan *ch, struct hca_session *s,
 	      struct mpd_chan_msg *m)
 {
 	uint32_t h = m->u.cm_id_req.id, n = 0;
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_destroy(cma_of(ch), owner(s), h, hca_cm_now(), &n);
 	unlock(ch);
@@ -155,10 +153,8 @@ static int
 cm_bind(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	const struct mpd_cm_bind_req *r = &m->u.cm_bind_req;
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_bind(cma_of(ch), owner(s), r->id, &r->addr);
 	unlock(ch);
@@ -170,10 +166,8 @@ static int
 cm_resolve_addr(struct hca_chan *ch, struct hca_session *s,
 		struct mpd_chan_msg *m)
 {
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_resolve_addr(cma_of(ch), owner(s),
 				  &m->u.cm_resolve_addr_req);
@@ -186,10 +180,8 @@ static int
 cm_resolve_route(struct hca_chan *ch, struct hca_session *s,
 		 struct mpd_chan_msg *m)
 {
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_resolve_route(cma_of(ch), owner(s),
 				   &m->u.cm_resolve_route_req);
@@ -206,10 +198,8 @@ cm_query(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	struct mpd_cm_id_info info;
 	uint32_t h = m->u.cm_id_req.id;
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_query(cma_of(ch), owner(s), h, &info);
 	unlock(ch);
@@ -227,10 +217,8 @@ id_arg_op(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m,
 		    uint32_t))
 {
 	const struct mpd_cm_id_req *r = &m->u.cm_id_req;
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = op(cma_of(ch), owner(s), r->id, r->arg);
 	unlock(ch);
@@ -258,10 +246,8 @@ conn_op(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m,
 		  const struct mpd_cm_conn_param *, uint64_t))
 {
 	const struct mpd_cm_conn_req *r = &m->u.cm_conn_req;
-	int rc = cm_ready(ch);
+	int rc = conn_param_ok(&r->param);
 
-	if (!rc)
-		rc = conn_param_ok(&r->param);
 	if (rc)
 		return rc;
 	lock(ch);
@@ -287,10 +273,8 @@ static int
 cm_reject(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	const struct mpd_cm_reject_req *r = &m->u.cm_reject_req;
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	if (r->private_data_len > MPD_CM_REJ_PDATA_LEN)
 		return EINVAL;
 	lock(ch);
@@ -305,10 +289,8 @@ static int
 cm_disconnect(struct hca_chan *ch, struct hca_session *s,
 	      struct mpd_chan_msg *m)
 {
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_disconnect(cma_of(ch), owner(s), m->u.cm_id_req.id,
 				hca_cm_now());
@@ -323,10 +305,8 @@ cm_init_qp_attr(struct hca_chan *ch, struct hca_session *s,
 {
 	const struct mpd_cm_qp_attr_req r = m->u.cm_qp_attr_req;
 	struct mpd_cm_qp_attr_rep rep;
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_init_qp_attr(cma_of(ch), owner(s), r.id, r.qp_state,
 				  &rep);
@@ -348,10 +328,8 @@ static int
 cm_set_option(struct hca_chan *ch, struct hca_session *s,
 	      struct mpd_chan_msg *m)
 {
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_set_option(cma_of(ch), owner(s), &m->u.cm_option_req);
 	unlock(ch);
@@ -364,10 +342,8 @@ cm_migrate_id(struct hca_chan *ch, struct hca_session *s,
 	      struct mpd_chan_msg *m)
 {
 	uint32_t h = m->u.cm_id_req.id, n = 0;
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_migrate(cma_of(ch), owner(s), h, &n);
 	unlock(ch);
@@ -382,10 +358,8 @@ static int
 cm_establish(struct hca_chan *ch, struct hca_session *s,
 	     struct mpd_chan_msg *m)
 {
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_establish(cma_of(ch), owner(s), m->u.cm_id_req.id);
 	unlock(ch);
@@ -397,10 +371,8 @@ static int
 cm_join_mcast(struct hca_chan *ch, struct hca_session *s,
 	      struct mpd_chan_msg *m)
 {
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_join(cma_of(ch), owner(s), &m->u.cm_join_req);
 	unlock(ch);
@@ -414,10 +386,8 @@ cm_leave_mcast(struct hca_chan *ch, struct hca_session *s,
 {
 	const struct mpd_cm_join_req r = m->u.cm_join_req;
 	uint32_t n = 0;
-	int rc = cm_ready(ch);
+	int rc;
 
-	if (rc)
-		return rc;
 	lock(ch);
 	rc = hca_cma_leave(cma_of(ch), owner(s), &r, &n);
 	unlock(ch);
@@ -464,4 +434,5 @@ static const struct hca_chan_handler cm_handlers[] = {
 const struct hca_chan_service hca_chan_cm = {
 	.rec_kind = MPD_CHAN_REC_CM,
 	.handlers = cm_handlers,
+	.ready = cm_ready,
 };

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "madpmd/chan.h"
+#include "madpmd/page.h"
 #include "madpmd/ring.h"
 #include "chan.h"
 

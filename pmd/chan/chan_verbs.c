@@ -20,9 +20,9 @@
 #include <infiniband/verbs.h>
 #include <rte_log.h>
 
+#include "madpmd/clock.h"
 #include "chan_priv.h"
 
-#define PAGE	4096u
 
 enum vobj_kind {
 	VOBJ_FREE = 0,
@@ -44,15 +44,6 @@ struct chan_vobj {
 	struct mr_map *old;		/* VOBJ_MR: a mapping merged away */
 	uint64_t units;			/* queue or CQ entries it holds */
 };
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void
 v_async(struct hca_v_owner *o, const struct mpd_v_async_rec *r)
@@ -428,7 +419,8 @@ v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	const struct mpd_v_reg_mr_req *r = &m->u.v_reg_mr_req;
 	struct chan_vobj *pd = obj(s, r->pd, VOBJ_PD);
-	uint64_t page = r->addr & ~(uint64_t)(PAGE - 1);
+	uint64_t page_mask = mpd_page_size() - 1;
+	uint64_t page = r->addr & ~page_mask;
 	uint64_t end = r->addr + r->length;
 	struct mr_map *mm = NULL;
 	struct hca_v_mr *mr;
@@ -459,7 +451,7 @@ v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	if (r->merge_hi) {
 		/* page aligned, holding the new MR, and no live mapping of
 		 * the session only partly inside */
-		if (((r->merge_lo | r->merge_hi) & (PAGE - 1)) ||
+		if (((r->merge_lo | r->merge_hi) & page_mask) ||
 		    r->merge_lo > page || r->merge_hi < end ||
 		    r->merge_hi - r->merge_lo > 2 * MPD_V_MAX_MR_SIZE ||
 		    !merge_ok(s, r->merge_lo, r->merge_hi))
@@ -479,7 +471,7 @@ v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 			free(mr);
 			return ENOMEM;
 		}
-		mm->len = ((end + PAGE - 1) & ~(uint64_t)(PAGE - 1)) - page;
+		mm->len = ((end + page_mask) & ~page_mask) - page;
 		mm->page_va = page;
 		mm->refs = 1;
 		mm->pid = s->pid;
@@ -622,8 +614,7 @@ cq_size(uint32_t cqe, uint32_t *ncqe)
 	while (n <= cqe)
 		n <<= 1;
 	*ncqe = n;
-	return (256 + (size_t)n * sizeof(struct mpd_v_cqe) + PAGE - 1) &
-	       ~(size_t)(PAGE - 1);
+	return mpd_page_round(256 + (size_t)n * sizeof(struct mpd_v_cqe));
 }
 
 static int
@@ -780,7 +771,7 @@ v_create_srq(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	      (uint32_t)sizeof(struct mpd_v_sge);
 	if (sge > MPD_V_MAX_SGE)
 		sge = MPD_V_MAX_SGE;
-	len = (256 + (size_t)wqes * stride + PAGE - 1) & ~(size_t)(PAGE - 1);
+	len = mpd_page_round(256 + (size_t)wqes * stride);
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return ENOMEM;
@@ -914,7 +905,7 @@ v_modify_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	const struct mpd_v_modify_qp_req *r = &m->u.v_modify_qp_req;
 	struct chan_vobj *o = obj(s, r->handle, VOBJ_QP);
-	uint64_t now = mono_ns();
+	uint64_t now = mpd_mono_ns();
 	int rc;
 
 	if (!o)

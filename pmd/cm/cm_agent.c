@@ -10,9 +10,10 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "madpmd/clock.h"
 #include "madpmd/mad.h"
 #include "madpmd/records.h"
-#include "cm.h"
+#include "cm_agent.h"
 
 struct hca_cm_out {
 	struct hca_mad_desc d;
@@ -22,10 +23,7 @@ struct hca_cm_out {
 uint64_t
 hca_cm_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return mpd_mono_ns();
 }
 
 static struct hca_cm *
@@ -57,7 +55,7 @@ ibcm_send(void *ctx, const struct hca_mad_desc *d, const uint8_t *mad)
 	queue(ctx, d, mad);
 }
 
-static int
+static enum hca_ibcm_verdict
 ibcm_event(void *ctx, struct hca_ibcm_conn *c, const struct hca_ibcm_event *ev)
 {
 	struct hca_cm *cm = ctx;
@@ -165,7 +163,7 @@ hca_cm_create(struct hca_cm **pcm, struct hca_port *port,
 	*pcm = NULL;
 	cm = calloc(1, sizeof(*cm));
 	if (!cm)
-		return -ENOMEM;
+		return ENOMEM;
 	cm->q = calloc(HCA_CM_SENDQ, sizeof(*cm->q));
 	cm->port = port;
 	cm->ml = ml;
@@ -195,7 +193,7 @@ fail:
 	hca_mad_client_fini(&cm->mc);
 	free(cm->q);
 	free(cm);
-	return -ENOMEM;
+	return ENOMEM;
 }
 
 void

@@ -11,8 +11,8 @@
  * The CM's timers run on CLOCK_MONOTONIC, read here: the MAD layer's
  * deliver carries no time, and requests come from the channel's thread.
  */
-#ifndef NET_HCA_CM_H
-#define NET_HCA_CM_H
+#ifndef NET_HCA_CM_AGENT_H
+#define NET_HCA_CM_AGENT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,7 +40,7 @@ struct hca_cm {
 	uint64_t q_dropped;
 };
 
-/* At probe, before anyone else can reach the port: 0 or -ENOMEM. */
+/* At probe, before anyone else can reach the port: 0 or ENOMEM. */
 int hca_cm_create(struct hca_cm **pcm, struct hca_port *port,
 		  struct hca_mad_layer *ml, struct hca_recorder *rec);
 /* Port lock held by the caller or nobody else running. */

@@ -14,6 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include "madpmd/mad.h"
+#include "madpmd/rand.h"
 #include "cma.h"
 
 #define GEN_SHIFT	14
@@ -23,18 +24,6 @@ _Static_assert((1u << GEN_SHIFT) == HCA_CMA_MAX_IDS, "handle slot bits");
 #define PORT_LO		32768	/* inet_get_local_port_range() */
 #define PORT_HI		60999
 #define SIDR_TIMEOUT_MS	4096	/* cma.c: 1 << (CMA_CM_RESPONSE_TIMEOUT - 8) */
-
-static uint64_t
-rnd(struct hca_cma *cma)
-{
-	uint64_t x = cma->rnd;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	cma->rnd = x;
-	return x;
-}
 
 int
 hca_cma_init(struct hca_cma *cma, struct hca_port *port,
@@ -49,12 +38,12 @@ hca_cma_init(struct hca_cma *cma, struct hca_port *port,
 	cma->io = io;
 	cma->io_ctx = io_ctx;
 	cma->rnd = seed | 1;
-	cma->next_gen = (uint32_t)rnd(cma);
+	cma->next_gen = (uint32_t)mpd_xorshift64(&cma->rnd);
 	TAILQ_INIT(&cma->free);
 	cma->ids = calloc(HCA_CMA_MAX_IDS, sizeof(*cma->ids));
 	if (!cma->ids || hca_cma_mc_init(cma) != 0) {
 		hca_cma_fini(cma);
-		return -ENOMEM;
+		return ENOMEM;
 	}
 	for (i = 0; i < HCA_CMA_MAX_IDS; i++)
 		TAILQ_INSERT_TAIL(&cma->free, &cma->ids[i], next);
@@ -218,7 +207,7 @@ bind_port(struct hca_cma *cma, struct hca_cma_id *id, uint16_t port)
 		id->bound = true;
 		return 0;
 	}
-	port = (uint16_t)(PORT_LO + rnd(cma) % span);
+	port = (uint16_t)(PORT_LO + mpd_xorshift64(&cma->rnd) % span);
 	for (i = 0; i < span; i++) {
 		if (!port_taken(cma, NULL, id->ps, port, false)) {
 			id->src.port = port;
@@ -1215,8 +1204,10 @@ path_from_conn(const struct hca_ibcm_conn *c, struct mpd_cm_path_rec *p)
 	p->packet_life_time = c->ack_timeout ? c->ack_timeout - 1 : 0;
 }
 
-/* A REQ or SIDR_REQ for a listen: a child id, and CONNECT_REQUEST. */
-static int
+/* A REQ or SIDR_REQ for a listen: a child id, and CONNECT_REQUEST; or
+ * refused (no such listen, a bad cma header), or dropped unanswered for
+ * the peer to retry (a full backlog, no memory, an owner gone). */
+static enum hca_ibcm_verdict
 request(struct hca_cma *cma, struct hca_ibcm_conn *c,
 	const struct hca_ibcm_event *ev)
 {
@@ -1231,15 +1222,15 @@ request(struct hca_cma *cma, struct hca_ibcm_conn *c,
 
 	if (!l->used || l->state != HCA_CMA_LISTEN || !l->owner ||
 	    l->owner->dead || ud != (l->qp_type == IBV_QPT_UD))
-		return EINVAL;
+		return HCA_IBCM_REJECT;
 	if (!hdr_addrs(pdata, &src, &dst))
-		return EINVAL;
+		return HCA_IBCM_REJECT;
 	/* the backlog is full: drop it, the peer's retry may find room */
 	if (l->pending >= l->backlog)
-		return -ENOMEM;
+		return HCA_IBCM_DROP;
 	id = id_alloc(cma, l->owner, l->ps, l->qp_type);
 	if (!id)
-		return -ENOMEM;
+		return HCA_IBCM_DROP;
 	hca_port_neigh(cma->port, &self);
 	id->src = src;
 	id->src.port = l->src.port;
@@ -1282,9 +1273,9 @@ request(struct hca_cma *cma, struct hca_ibcm_conn *c,
 		id->conn = NULL;
 		backlog_leave(cma, id);
 		id_free(cma, id);
-		return -ENOMEM;
+		return HCA_IBCM_DROP;
 	}
-	return 0;
+	return HCA_IBCM_TAKE;
 }
 
 static void
@@ -1345,7 +1336,7 @@ sidr_answer(struct hca_cma *cma, struct hca_cma_id *id,
 	emit(cma, id, &e);
 }
 
-int
+enum hca_ibcm_verdict
 hca_cma_cm_event(struct hca_cma *cma, struct hca_ibcm_conn *c,
 		 const struct hca_ibcm_event *ev)
 {
@@ -1355,7 +1346,7 @@ hca_cma_cm_event(struct hca_cma *cma, struct hca_ibcm_conn *c,
 	    ev->type == HCA_IBCM_EV_SIDR_REQ_RECEIVED)
 		return request(cma, c, ev);
 	if (!id || !id->used || id->conn != c)
-		return 0;
+		return HCA_IBCM_TAKE;
 	switch (ev->type) {
 	case HCA_IBCM_EV_REQ_ERROR:
 	case HCA_IBCM_EV_REP_ERROR:
@@ -1399,5 +1390,5 @@ hca_cma_cm_event(struct hca_cma *cma, struct hca_ibcm_conn *c,
 	default:
 		break;	/* MRA: the CM extended its timer */
 	}
-	return 0;
+	return HCA_IBCM_TAKE;
 }

@@ -179,7 +179,7 @@ int hca_cma_init(struct hca_cma *cma, struct hca_port *port,
 void hca_cma_fini(struct hca_cma *cma);
 
 /* The IB CM's events for connections the ids own (hca_ibcm_ops.event) */
-int hca_cma_cm_event(struct hca_cma *cma, struct hca_ibcm_conn *c,
+enum hca_ibcm_verdict hca_cma_cm_event(struct hca_cma *cma, struct hca_ibcm_conn *c,
 		     const struct hca_ibcm_event *ev);
 /* An SA agent's answer or handed-back query (status set) */
 void hca_cma_sa_input(struct hca_cma *cma, const struct hca_mad_desc *d,
@@ -237,7 +237,7 @@ int hca_cma_join(struct hca_cma *cma, struct hca_cma_owner *o,
 int hca_cma_leave(struct hca_cma *cma, struct hca_cma_owner *o,
 		  const struct mpd_cm_join_req *r, uint32_t *events);
 
-/* ---- route.c: addresses and routes, from the fabric's tables ---- */
+/* ---- cma_route.c: addresses and routes, from the fabric's tables ---- */
 
 /* A multicast address: IPv4 224/4 (also IPv4-mapped), IPv6 ff00::/8 */
 bool hca_cma_addr_mcast(const struct mpd_cm_addr *a);
@@ -263,7 +263,7 @@ void hca_cma_roce_path(const struct hca_port *p, const uint8_t sgid[16],
 		       const uint8_t dgid[16], uint8_t tos,
 		       struct mpd_cm_path_rec *path);
 
-/* ---- mcast.c: joins, their MGIDs and the SA's MCMemberRecords ---- */
+/* ---- cma_mcast.c: joins, their MGIDs and the SA's MCMemberRecords ---- */
 
 int hca_cma_mc_init(struct hca_cma *cma);
 void hca_cma_mc_fini(struct hca_cma *cma);

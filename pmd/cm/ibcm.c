@@ -6,11 +6,14 @@
  * the connection it names; anything that fits no state is dropped and
  * counted.
  */
+#include <endian.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "madpmd/mad.h"
+#include "madpmd/rand.h"
 #include "ibcm.h"
 
 #define NS_PER_MS	1000000ull
@@ -43,22 +46,10 @@ hca_ibcm_state_name(enum hca_ibcm_state s)
 	       state_names[s] : "?";
 }
 
-static uint64_t
-rnd(struct hca_ibcm *cm)
-{
-	uint64_t x = cm->rnd;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	cm->rnd = x;
-	return x;
-}
-
 uint32_t
 hca_ibcm_psn(struct hca_ibcm *cm)
 {
-	return (uint32_t)(rnd(cm) >> 20) & 0xffffff;
+	return (uint32_t)(mpd_xorshift64(&cm->rnd) >> 20) & 0xffffff;
 }
 
 int
@@ -72,8 +63,8 @@ hca_ibcm_init(struct hca_ibcm *cm, const struct hca_ibcm_ops *ops, void *ctx,
 	cm->ctx = ctx;
 	cm->ca_guid = ca_guid;
 	cm->rnd = seed | 1;
-	cm->next_gen = (uint32_t)rnd(cm);
-	cm->tid = rnd(cm) & 0xffffffffu;
+	cm->next_gen = (uint32_t)mpd_xorshift64(&cm->rnd);
+	cm->tid = mpd_xorshift64(&cm->rnd) & 0xffffffffu;
 	cm->next_timer_ns = UINT64_MAX;
 	TAILQ_INIT(&cm->used);
 	TAILQ_INIT(&cm->free);
@@ -82,7 +73,7 @@ hca_ibcm_init(struct hca_ibcm *cm, const struct hca_ibcm_ops *ops, void *ctx,
 	cm->listen = calloc(HCA_IBCM_MAX_LISTENS, sizeof(*cm->listen));
 	if (!cm->conn || !cm->listen) {
 		hca_ibcm_fini(cm);
-		return -ENOMEM;
+		return ENOMEM;
 	}
 	for (i = 0; i < HCA_IBCM_MAX_CONNS; i++)
 		TAILQ_INSERT_TAIL(&cm->free, &cm->conn[i], next);
@@ -189,16 +180,16 @@ enter_timewait(struct hca_ibcm *cm, struct hca_ibcm_conn *c, uint64_t now_ns)
 	timer_set(cm, c, now_ns, c->timewait_ms);
 }
 
-static int
+static enum hca_ibcm_verdict
 emit(struct hca_ibcm *cm, struct hca_ibcm_conn *c, struct hca_ibcm_event *ev)
 {
 	if (!c->owner && ev->type != HCA_IBCM_EV_REQ_RECEIVED &&
 	    ev->type != HCA_IBCM_EV_SIDR_REQ_RECEIVED)
-		return 0;
+		return HCA_IBCM_TAKE;
 	return cm->ops->event(cm->ctx, c, ev);
 }
 
-static int
+static void
 emit_simple(struct hca_ibcm *cm, struct hca_ibcm_conn *c,
 	    enum hca_ibcm_event_type t)
 {
@@ -206,7 +197,7 @@ emit_simple(struct hca_ibcm *cm, struct hca_ibcm_conn *c,
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = t;
-	return emit(cm, c, &ev);
+	emit(cm, c, &ev);
 }
 
 /* ---- sending ------------------------------------------------------------ */
@@ -333,9 +324,16 @@ mra_out(struct hca_ibcm *cm, struct hca_ibcm_conn *c, uint8_t msg)
 	send_to(cm, &c->addr, mad);
 }
 
+/* RTU and DREP carry the same fields: the two IDs and private data
+ * (IBA 12.6.9, 12.6.11) */
+_Static_assert(sizeof(struct mpd_cm_rtu) == sizeof(struct mpd_cm_drep) &&
+	       offsetof(struct mpd_cm_rtu, private_data) ==
+	       offsetof(struct mpd_cm_drep, private_data),
+	       "RTU and DREP differ");
+
 static void
-rtu_out(struct hca_ibcm *cm, struct hca_ibcm_conn *c, const uint8_t *pdata,
-	uint8_t len)
+ids_out(struct hca_ibcm *cm, struct hca_ibcm_conn *c, uint16_t attr,
+	const struct mpd_layout *layout, const uint8_t *pdata, uint8_t len)
 {
 	struct mpd_cm_rtu r;
 	uint8_t mad[MPD_MAD_LEN];
@@ -345,24 +343,22 @@ rtu_out(struct hca_ibcm *cm, struct hca_ibcm_conn *c, const uint8_t *pdata,
 	r.remote_comm_id = c->remote_id;
 	if (len)
 		memcpy(r.private_data, pdata, len);
-	build(MPD_ATTR_CM_RTU, c->tid, &mpd_cm_rtu_layout, &r, mad);
+	build(attr, c->tid, layout, &r, mad);
 	send_to(cm, &c->addr, mad);
+}
+
+static void
+rtu_out(struct hca_ibcm *cm, struct hca_ibcm_conn *c, const uint8_t *pdata,
+	uint8_t len)
+{
+	ids_out(cm, c, MPD_ATTR_CM_RTU, &mpd_cm_rtu_layout, pdata, len);
 }
 
 static void
 drep_out(struct hca_ibcm *cm, struct hca_ibcm_conn *c, const uint8_t *pdata,
 	 uint8_t len)
 {
-	struct mpd_cm_drep r;
-	uint8_t mad[MPD_MAD_LEN];
-
-	memset(&r, 0, sizeof(r));
-	r.local_comm_id = c->local_id;
-	r.remote_comm_id = c->remote_id;
-	if (len)
-		memcpy(r.private_data, pdata, len);
-	build(MPD_ATTR_CM_DREP, c->tid, &mpd_cm_drep_layout, &r, mad);
-	send_to(cm, &c->addr, mad);
+	ids_out(cm, c, MPD_ATTR_CM_DREP, &mpd_cm_drep_layout, pdata, len);
 }
 
 static void
@@ -750,7 +746,7 @@ req_in(struct hca_ibcm *cm, const struct hca_mad_desc *from, uint64_t tid,
 	struct mpd_cm_req *q = &ev.m.req;
 	struct hca_ibcm_conn *c;
 	void *l;
-	int rc;
+	enum hca_ibcm_verdict verdict;
 
 	memset(&ev, 0, sizeof(ev));
 	mpd_layout_decode(&mpd_cm_req_layout, data, MPD_CM_DATA_LEN, q);
@@ -818,10 +814,10 @@ req_in(struct hca_ibcm *cm, const struct hca_mad_desc *from, uint64_t tid,
 	ev.type = HCA_IBCM_EV_REQ_RECEIVED;
 	ev.from = from;
 	ev.listen = l;
-	rc = emit(cm, c, &ev);
-	if (rc == 0 && c->owner)
+	verdict = emit(cm, c, &ev);
+	if (verdict == HCA_IBCM_TAKE && c->owner)
 		return;
-	if (rc != -ENOMEM)
+	if (verdict != HCA_IBCM_DROP)
 		rej_conn(cm, c, HCA_IBCM_REJ_CONSUMER, NULL, 0);
 	c->owner = NULL;
 	conn_free(cm, c);
@@ -1054,7 +1050,7 @@ sidr_req_in(struct hca_ibcm *cm, const struct hca_mad_desc *from,
 	struct mpd_cm_sidr_req *q = &ev.m.sidr_req;
 	struct hca_ibcm_conn *c;
 	void *l;
-	int rc;
+	enum hca_ibcm_verdict verdict;
 
 	memset(&ev, 0, sizeof(ev));
 	mpd_layout_decode(&mpd_cm_sidr_req_layout, data, MPD_CM_DATA_LEN, q);
@@ -1086,10 +1082,10 @@ sidr_req_in(struct hca_ibcm *cm, const struct hca_mad_desc *from,
 	ev.type = HCA_IBCM_EV_SIDR_REQ_RECEIVED;
 	ev.from = from;
 	ev.listen = l;
-	rc = emit(cm, c, &ev);
-	if (rc == 0 && c->owner)
+	verdict = emit(cm, c, &ev);
+	if (verdict == HCA_IBCM_TAKE && c->owner)
 		return;
-	if (rc != -ENOMEM)
+	if (verdict != HCA_IBCM_DROP)
 		hca_ibcm_send_sidr_rep(cm, c, MPD_CM_SIDR_REJECT, 0, 0, NULL,
 				       0);
 	c->owner = NULL;
@@ -1158,8 +1154,8 @@ hca_ibcm_input(struct hca_ibcm *cm, const struct hca_mad_desc *from,
 	}
 	cm->st.received++;
 	/* the peer's CM is on QP1, with the GSI Q_Key (IBA 13.5.1) */
-	addr.qpn = __builtin_bswap32(1);
-	addr.qkey = __builtin_bswap32(MPD_QP1_QKEY);
+	addr.qpn = htobe32(1);
+	addr.qkey = htobe32(MPD_QP1_QKEY);
 	addr.status = 0;
 	switch (mpd_mad_attr_id(mad)) {
 	case MPD_ATTR_CM_REQ:

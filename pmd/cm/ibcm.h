@@ -92,18 +92,24 @@ struct hca_ibcm_event {
 	} m;
 };
 
+/* What the owner does with a new connection (REQ, SIDR_REQ) */
+enum hca_ibcm_verdict {
+	HCA_IBCM_TAKE,		/* it set c->owner */
+	HCA_IBCM_REJECT,	/* REJ, consumer defined; SIDR_REP REJECT */
+	HCA_IBCM_DROP,		/* unanswered: the peer retries, as the
+				 * kernel's full backlog makes it */
+};
+
 struct hca_ibcm_ops {
 	/* A MAD to send (256 bytes) to addr. */
 	void (*send)(void *ctx, const struct hca_mad_desc *addr,
 		     const uint8_t *mad);
 	/* An event for c's owner. For REQ_RECEIVED and SIDR_REQ_RECEIVED
-	 * c is new and ownerless: the handler sets the owner (0), asks for
-	 * the request to be dropped unanswered (-ENOMEM: the peer retries,
-	 * as the kernel's backlog does), or refuses it (else: REJ,
-	 * consumer defined, or SIDR_REP REJECT). Other events go to owned
-	 * connections only. */
-	int (*event)(void *ctx, struct hca_ibcm_conn *c,
-		     const struct hca_ibcm_event *ev);
+	 * c is new and ownerless: the handler's verdict says what becomes
+	 * of it. Other events go to owned connections only, and return
+	 * HCA_IBCM_TAKE. */
+	enum hca_ibcm_verdict (*event)(void *ctx, struct hca_ibcm_conn *c,
+				       const struct hca_ibcm_event *ev);
 };
 
 /* What the owner gives to send a REQ (active side) */
@@ -209,7 +215,7 @@ struct hca_ibcm {
 	struct hca_ibcm_stats st;
 };
 
-/* 0 or -ENOMEM; seed makes IDs and PSNs differ between runs. */
+/* 0 or ENOMEM; seed makes IDs and PSNs differ between runs. */
 int hca_ibcm_init(struct hca_ibcm *cm, const struct hca_ibcm_ops *ops,
 		  void *ctx, uint64_t ca_guid, uint64_t seed);
 void hca_ibcm_fini(struct hca_ibcm *cm);

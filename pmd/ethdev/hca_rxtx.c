@@ -1,31 +1,33 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The port's data path. tx_burst is the port's receiver: every frame from
- * the wire goes through the node's checks and then the MAD layer; an
- * answer is built in the same mbuf and queued for rx_burst, the port's
- * transmitter, which also carries what the clients send. The port lock is
- * held for the MAD work only: wake-ups owed to clients are written after
- * it is released.
+ * The port's data path, and where the port does its work. The application
+ * (the madpmd launcher, testpmd) is the cable: it gives the port what the
+ * wire brings with rte_eth_tx_burst() and takes what the port sends with
+ * rte_eth_rx_burst().
+ *
+ * - hca_tx_burst() is the port's receiver: every frame from the wire goes
+ *   through the node's checks, then the MAD layer or the QP layer; an
+ *   answer is built in the same mbuf and queued for rx_burst.
+ * - hca_rx_burst() is the port's transmitter and its main loop, as a
+ *   vdev without hardware has one (net_null, net_memif do their work in
+ *   their bursts too): what the port sent itself, the answers queued,
+ *   then port_poll(): the MAD layer's timers, the CM, the clients' send
+ *   rings and the QP layer's send queues, in that order.
+ *
+ * The port lock is held for that work only: wake-ups owed to clients are
+ * written after it is released.
  */
 #include <string.h>
 
 #include <ethdev_driver.h>
-#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "madpmd/clock.h"
 #include "madpmd/mad.h"
 #include "hca.h"
 
 #define BURST	32	/* frames handled per lock hold */
-
-static uint64_t
-now_ns(void)
-{
-	uint64_t t = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
-
-	return t / hz * 1000000000ull + t % hz * 1000000000ull / hz;
-}
 
 /* The wake-ups the channel owes and the completion events the QP layer
  * raised, taken under the lock: written after. */
@@ -196,7 +198,7 @@ tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
 {
 	struct rte_mbuf *out[BURST], *drop[BURST];
 	uint16_t i, nout = 0, ndrop = 0, sent;
-	uint64_t now = now_ns();
+	uint64_t now = mpd_mono_ns();
 
 	rte_spinlock_lock(&hi->lock);
 	hca_crc_lazy_update(hi);
@@ -296,6 +298,53 @@ port_quiet(struct hca_internals *hi)
 	return quiet;
 }
 
+/*
+ * The port's work, lock held (its frames into bufs, at most room): a
+ * SetPortInfo's trap, the MAD layer's time-outs and RMPP, the CM's MADs,
+ * the clients' send rings, the QP layer's send queues and timers, then
+ * the port events a client's Set made. Returns the frames made.
+ */
+static uint16_t
+port_poll(struct hca_internals *hi, struct rte_mempool *mp,
+	  struct rte_mbuf **bufs, uint16_t room)
+{
+	struct data_ctx e = { hi, mp, bufs, 0 };
+	struct hca_mad_out out = { .emit = emit_frame, .ctx = &e, .room = room };
+	struct mpd_pkt tpk;
+	uint8_t tmad[MPD_MAD_LEN];
+	uint64_t now;
+
+	rte_spinlock_lock(&hi->lock);
+	hca_crc_lazy_update(hi);
+	if (hi->port.cap_mask != hi->port.cap_told &&
+	    hca_sma_cap_trap(&hi->port, &tpk, tmad) &&
+	    out.emit(out.ctx, &tpk, tmad))
+		out.room--;
+	/* most ports of a fabric have no client: read no clock */
+	if (port_quiet(hi)) {
+		rte_spinlock_unlock(&hi->lock);
+		return e.n;
+	}
+	now = mpd_mono_ns();
+	hca_mad_poll(&hi->ml, now, &out);
+	if (hi->cm && out.room)
+		hca_cm_poll(hi->cm, now, &out);
+	hca_chan_send_burst(hi->chan, now, &out);
+	if (out.room) {
+		struct data_ctx d = { hi, mp, bufs + e.n, 0 };
+		struct hca_v_out vout = { emit_data, &d, out.room };
+
+		hca_verbs_poll(&hi->verbs, now, &vout);
+		e.n = (uint16_t)(e.n + d.n);
+	}
+	/* a client's Set(PortInfo) to its own port moves it too */
+	hca_rec_port_check(&hi->rec, &hi->port);
+	if (hi->chan)
+		hca_chan_port_events(hi->chan);
+	unlock_and_wake(hi);
+	return e.n;
+}
+
 uint16_t
 hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 {
@@ -327,48 +376,8 @@ hca_rx_burst(void *q, struct rte_mbuf **bufs, uint16_t n)
 		rte_spinlock_unlock(&hi->lock);
 	}
 	/* then what the port's clients send, and the MAD layer's timers */
-	if (got < n && hi->chan && rxq->mp && !hca_still_quiet(hi)) {
-		struct data_ctx e = { hi, rxq->mp, bufs + got, 0 };
-		struct hca_mad_out out = {
-			.emit = emit_frame, .ctx = &e, .room = n - got,
-		};
-		struct mpd_pkt tpk;
-		uint8_t tmad[MPD_MAD_LEN];
-		uint64_t now;
-
-		rte_spinlock_lock(&hi->lock);
-		hca_crc_lazy_update(hi);
-		if (hi->port.cap_mask != hi->port.cap_told &&
-		    hca_sma_cap_trap(&hi->port, &tpk, tmad) &&
-		    out.emit(out.ctx, &tpk, tmad))
-			out.room--;
-		/* most ports of a fabric have no client: read no clock */
-		if (port_quiet(hi)) {
-			rte_spinlock_unlock(&hi->lock);
-			got += e.n;
-			goto done;
-		}
-		now = now_ns();
-		hca_mad_poll(&hi->ml, now, &out);
-		if (hi->cm && out.room)
-			hca_cm_poll(hi->cm, now, &out);
-		hca_chan_send_burst(hi->chan, now, &out);
-		if (out.room) {
-			struct data_ctx d = { hi, rxq->mp, bufs + got + e.n,
-					      0 };
-			struct hca_v_out vout = { emit_data, &d, out.room };
-
-			hca_verbs_poll(&hi->verbs, now, &vout);
-			e.n = (uint16_t)(e.n + d.n);
-		}
-		/* a client's Set(PortInfo) to its own port moves it too */
-		hca_rec_port_check(&hi->rec, &hi->port);
-		if (hi->chan)
-			hca_chan_port_events(hi->chan);
-		unlock_and_wake(hi);
-		got += e.n;
-	}
-done:
+	if (got < n && hi->chan && rxq->mp && !hca_still_quiet(hi))
+		got += port_poll(hi, rxq->mp, bufs + got, n - got);
 	if (!got)
 		return 0;
 	/* made before a dpdk-dumpcap came to look: whole for it */

@@ -986,20 +986,15 @@ hca_probe(struct rte_vdev_device *vdev)
 	if (!hi->egress || !hi->loop) {
 		HCA_LOG(ERR, "%s: cannot create the egress rings: %s", name,
 			rte_strerror(rte_errno));
-		rte_ring_free(hi->egress);
-		rte_ring_free(hi->loop);
-		rte_eth_dev_release_port(dev);
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto free_rings;
 	}
 	dev->data->mac_addrs = &hi->mac;
 	if (intr_alloc(dev) != 0) {
 		HCA_LOG(ERR, "%s: cannot make the rx interrupt: %s", name,
 			strerror(errno));
-		intr_free(dev);
-		rte_ring_free(hi->egress);
-		rte_ring_free(hi->loop);
-		rte_eth_dev_release_port(dev);
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto free_intr;
 	}
 	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
 	dev->dev_ops = &hca_ops;
@@ -1027,13 +1022,8 @@ hca_probe(struct rte_vdev_device *vdev)
 		.doorbells = hi->doorbells,
 	};
 	if (hca_chan_start(&hi->chan, &chan_cfg) != 0) {
-		hca_cm_destroy(hi->cm);
-		hi->cm = NULL;
-		intr_free(dev);
-		rte_ring_free(hi->egress);
-		rte_ring_free(hi->loop);
-		rte_eth_dev_release_port(dev);
-		return -EIO;
+		rc = -EIO;
+		goto free_cm;
 	}
 	rte_eth_dev_probing_finish(dev);
 	HCA_LOG(INFO, "%s: port %u node '%s' link=%s node_guid 0x%016" PRIx64
@@ -1041,6 +1031,19 @@ hca_probe(struct rte_vdev_device *vdev)
 		hi->port.node_desc, hi->port.link == MPD_LINK_IB ? "ib" : "roce",
 		hi->port.node_guid, hi->port.port_guid);
 	return 0;
+
+free_cm:
+	hca_cm_destroy(hi->cm);
+	hi->cm = NULL;
+free_intr:
+	intr_free(dev);
+free_rings:
+	rte_ring_free(hi->egress);
+	rte_ring_free(hi->loop);
+	/* mac_addrs lives in dev_private: not for rte_free */
+	dev->data->mac_addrs = NULL;
+	rte_eth_dev_release_port(dev);
+	return rc;
 }
 
 static int
@@ -1225,7 +1228,7 @@ rte_pmd_hca_records_enable(uint16_t port_id, int on)
 	/* the ring is made without the lock: it allocates */
 	rc = on ? hca_rec_prepare(&hi->rec) : 0;
 	if (rc)
-		return rc;
+		return -rc;
 	rte_spinlock_lock(&hi->lock);
 	hca_rec_enable(&hi->rec, &hi->port, on != 0);
 	rte_spinlock_unlock(&hi->lock);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "capsock.h"
+#include "madpmd/clock.h"
 #include "madpmd/pcapng.h"
 
 #define REQ_MAX		1024
@@ -80,15 +81,6 @@ struct pending {
 	uint64_t deadline;		/* ms */
 	char buf[REQ_MAX];
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* Read what the client sent: 1 with the line in buf, 0 for more to come,
  * -1 when it closed, failed or sent more than a line holds. */
@@ -231,7 +223,7 @@ accept_one(struct pending *c, int *n)
 		drop_pending(c, n, 0, "too many capture clients sending their request at once");
 	c[*n].fd = fd;
 	c[*n].n = 0;
-	c[*n].deadline = now_ms() + REQ_TIMEOUT_MS;
+	c[*n].deadline = mpd_mono_ms() + REQ_TIMEOUT_MS;
 	(*n)++;
 }
 
@@ -255,7 +247,7 @@ accept_loop(void *arg)
 		}
 		if (poll(p, (nfds_t)n + 1, 100) < 0)
 			continue;
-		now = now_ms();
+		now = mpd_mono_ms();
 		/* from the end: dropping one moves the last into its place */
 		for (i = n - 1; i >= 0; i--) {
 			int rc = p[i + 1].revents ? read_more(&c[i]) : 0;

@@ -41,7 +41,7 @@ hca_mad_client_init(struct hca_mad_client *c,
 	c->id = id;
 	if (mad_out_pool_init(c) != 0 || mad_xfer_pool_init(c) != 0) {
 		hca_mad_client_fini(c);
-		return -ENOMEM;
+		return ENOMEM;
 	}
 	return 0;
 }

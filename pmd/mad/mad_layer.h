@@ -158,7 +158,7 @@ struct hca_mad_agent_req {
 void hca_mad_layer_init(struct hca_mad_layer *ml, struct hca_port *p);
 void hca_mad_layer_init_mgmt(struct hca_mad_layer *ml, struct hca_port *p);
 
-/* A client's pools: 0 or -ENOMEM. No lock: before it is attached. */
+/* A client's pools: 0 or ENOMEM. No lock: before it is attached. */
 int hca_mad_client_init(struct hca_mad_client *c,
 			const struct hca_mad_client_ops *ops, uint32_t pid,
 			uint32_t id);

@@ -25,7 +25,7 @@ mad_out_pool_init(struct hca_mad_client *c)
 
 	c->out = calloc(HCA_MAD_CLIENT_OUT, sizeof(*c->out));
 	if (!c->out)
-		return -ENOMEM;
+		return ENOMEM;
 	for (i = 0; i + 1 < HCA_MAD_CLIENT_OUT; i++)
 		c->out[i].next = &c->out[i + 1];
 	c->out_free = &c->out[0];

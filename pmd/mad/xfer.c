@@ -32,13 +32,13 @@ mad_xfer_pool_init(struct hca_mad_client *c)
 
 	c->xfer = calloc(HCA_MAD_CLIENT_XFERS, sizeof(*c->xfer));
 	if (!c->xfer)
-		return -ENOMEM;
+		return ENOMEM;
 	/* address space only: pages come as transfers touch them */
 	a = mmap(NULL, (size_t)HCA_MAD_XFER_SLOTS * HCA_MAD_XFER_SLOT,
 		 PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (a == MAP_FAILED)
-		return -ENOMEM;
+		return ENOMEM;
 	c->arena = a;
 	return 0;
 }

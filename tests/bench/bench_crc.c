@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "madpmd/clock.h"
 #include "madpmd/wire.h"
 #include "crc_priv.h"
 
@@ -38,15 +39,6 @@ static uint8_t *ring;
 static size_t stride;
 static volatile uint32_t sink;
 
-static double
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static unsigned long
 calls_per_run(size_t len)
 {
@@ -64,11 +56,11 @@ time32(crc32_fn fn, size_t len)
 
 	for (rep = 0; rep < REPS; rep++) {
 		uint32_t acc = 0;
-		double t0 = now_ns(), dt;
+		double t0 = (double)mpd_mono_ns(), dt;
 
 		for (i = 0; i < n; i++)
 			acc ^= fn(0, ring + (i % NPKT) * stride, len);
-		dt = now_ns() - t0;
+		dt = (double)mpd_mono_ns() - t0;
 		sink ^= acc;
 		if (dt / (double)n < r.ns)
 			r.ns = dt / (double)n;
@@ -86,11 +78,11 @@ time16(crc16_fn fn, size_t len)
 
 	for (rep = 0; rep < REPS; rep++) {
 		uint32_t acc = 0;
-		double t0 = now_ns(), dt;
+		double t0 = (double)mpd_mono_ns(), dt;
 
 		for (i = 0; i < n; i++)
 			acc ^= fn(ring + (i % NPKT) * stride, len);
-		dt = now_ns() - t0;
+		dt = (double)mpd_mono_ns() - t0;
 		sink ^= acc;
 		if (dt / (double)n < r.ns)
 			r.ns = dt / (double)n;
@@ -107,11 +99,11 @@ big32(crc32_fn fn, const uint8_t *big)
 	int rep, i;
 
 	for (rep = 0; rep < REPS; rep++) {
-		double t0 = now_ns(), dt;
+		double t0 = (double)mpd_mono_ns(), dt;
 
 		for (i = 0; i < 64; i++)
 			sink ^= fn(0, big, BIG_LEN);
-		dt = (now_ns() - t0) / 64;
+		dt = ((double)mpd_mono_ns() - t0) / 64;
 		if (dt < best)
 			best = dt;
 	}
@@ -125,11 +117,11 @@ big16(crc16_fn fn, const uint8_t *big)
 	int rep, i;
 
 	for (rep = 0; rep < REPS; rep++) {
-		double t0 = now_ns(), dt;
+		double t0 = (double)mpd_mono_ns(), dt;
 
 		for (i = 0; i < 64; i++)
 			sink ^= fn(big, BIG_LEN);
-		dt = (now_ns() - t0) / 64;
+		dt = ((double)mpd_mono_ns() - t0) / 64;
 		if (dt < best)
 			best = dt;
 	}

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "madpmd/clock.h"
 #include "madpmd/ring.h"
 #include "lat_log.h"
 
@@ -81,15 +82,6 @@ shm_size(void)
 {
 	return offsetof(struct shm, ring) +
 	       NRINGS * (sizeof(struct mpd_chan_ring) + RING_SIZE);
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static inline void
@@ -229,7 +221,7 @@ ping(struct mpd_ring_view *out, uint64_t *sent_ns, uint32_t slot, uint32_t seq)
 	memset(msg, 0, sizeof(msg));
 	memcpy(msg, &slot, sizeof(slot));
 	memcpy(msg + 4, &seq, sizeof(seq));
-	sent_ns[slot] = now_ns();
+	sent_ns[slot] = mpd_mono_ns();
 	while ((rc = mpd_ring_put(out, KIND_PING, msg, MSG_LEN, NULL, 0)) ==
 	       -ENOSPC)
 		cpu_relax();
@@ -253,7 +245,7 @@ run_window(struct mpd_ring_view *out, struct mpd_ring_view *in, int window,
 	uint32_t len, kind, slot, seq = 0;
 	int i, rc = -1, measuring = 0;
 
-	t_meas = now_ns() + (uint64_t)warm_ms * 1000000u;
+	t_meas = mpd_mono_ns() + (uint64_t)warm_ms * 1000000u;
 	t_end = t_meas + (uint64_t)(secs * 1e9);
 	for (i = 0; i < window; i++)
 		if (ping(out, sent_ns, (uint32_t)i, seq++))
@@ -267,7 +259,7 @@ run_window(struct mpd_ring_view *out, struct mpd_ring_view *in, int window,
 			cpu_relax();
 			continue;
 		}
-		t = now_ns();
+		t = mpd_mono_ns();
 		memcpy(&slot, data, sizeof(slot));
 		mpd_ring_consume(in);
 		if (slot >= (uint32_t)window)

@@ -26,6 +26,7 @@
 
 #include <infiniband/umad.h>
 
+#include "madpmd/clock.h"
 #include "lat_log.h"
 
 #define MAD_LEN		256
@@ -65,15 +66,6 @@ struct bench {
 	uint64_t errors;
 	int spin;		/* receive by polling with timeout 0 */
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void
 put_be16(uint8_t *p, uint16_t v)
@@ -142,7 +134,7 @@ send_slot(struct bench *b, int i, int window)
 	s->tid = (++b->gen & 0xffffff) << 8 | (uint32_t)i;
 	put_be32(m + 8, 0);
 	put_be32(m + 12, s->tid);
-	s->sent_ns = now_ns();
+	s->sent_ns = mpd_mono_ns();
 	s->busy = 1;
 	if (umad_send(b->fd, b->cls == CLASS_SUBN_LID ? b->agent_lid : b->agent,
 		      b->sbuf, MAD_LEN, SEND_TIMEOUT_MS, 0) < 0) {
@@ -169,15 +161,15 @@ recv_one(struct bench *b, uint64_t *ns, int *ok)
 
 	if (b->spin) {
 		/* the data path alone, without the fd's wake-up */
-		t = now_ns() + (uint64_t)RECV_TIMEOUT_MS * 1000000u;
+		t = mpd_mono_ns() + (uint64_t)RECV_TIMEOUT_MS * 1000000u;
 		do {
 			len = MAD_LEN;
 			rc = umad_recv(b->fd, b->rbuf, &len, 0);
-		} while (rc == -EWOULDBLOCK && now_ns() < t);
+		} while (rc == -EWOULDBLOCK && mpd_mono_ns() < t);
 	} else {
 		rc = umad_recv(b->fd, b->rbuf, &len, RECV_TIMEOUT_MS);
 	}
-	t = now_ns();
+	t = mpd_mono_ns();
 	if (rc < 0) {
 		fprintf(stderr, "bench_umad: umad_recv: %s\n", strerror(-rc));
 		return -1;
@@ -236,7 +228,7 @@ run_window(struct bench *b, int window, double secs, int warm_ms)
 	int i, ok, rc = -1, measuring = 0;
 
 	memset(b->slots, 0, sizeof(b->slots));
-	t0 = now_ns();
+	t0 = mpd_mono_ns();
 	t_meas = t0 + (uint64_t)warm_ms * 1000000u;
 	t_end = t_meas + (uint64_t)(secs * 1e9);
 	t_last = t_meas;
@@ -251,7 +243,7 @@ run_window(struct bench *b, int window, double secs, int warm_ms)
 			goto cleanup;
 		if (i == -2)
 			continue;
-		t_last = now_ns();
+		t_last = mpd_mono_ns();
 		if (!measuring && t_last >= t_meas) {
 			/* what was sent in the warm-up counts from here on */
 			measuring = 1;

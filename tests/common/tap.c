@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "madpmd/rand.h"
 #include "tap.h"
 
 static int tap_n, tap_failed;
@@ -70,13 +71,7 @@ tap_seed(void)
 uint64_t
 rnd64(void)
 {
-	uint64_t x = rng_state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	rng_state = x;
-	return x;
+	return mpd_xorshift64(&rng_state);
 }
 
 uint64_t

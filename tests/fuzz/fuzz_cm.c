@@ -67,7 +67,7 @@ cm_send(void *ctx, const struct hca_mad_desc *addr, const uint8_t *mad)
 	s->nq++;
 }
 
-static int
+static enum hca_ibcm_verdict
 cm_event(void *ctx, struct hca_ibcm_conn *c, const struct hca_ibcm_event *ev)
 {
 	struct side *s = ctx;
@@ -76,12 +76,12 @@ cm_event(void *ctx, struct hca_ibcm_conn *c, const struct hca_ibcm_event *ev)
 	(void)ev;
 	for (i = 0; i < s->nconn; i++)
 		if (s->conn[i] == c)
-			return 0;
+			return HCA_IBCM_TAKE;
 	if (s->nconn == CONNS)
-		return -1;	/* refused: REJ */
+		return HCA_IBCM_REJECT;
 	s->conn[s->nconn++] = c;
 	c->owner = &owner_tag;
-	return 0;
+	return HCA_IBCM_TAKE;
 }
 
 static const struct hca_ibcm_ops ops = {

@@ -67,10 +67,12 @@
 
 #include <infiniband/umad.h>
 
+#include "madpmd/clock.h"
 #include "madpmd/chan.h"
 #include "madpmd/mad.h"
 #include "madpmd/ring.h"
 #include "madpmd/rmpp.h"
+#include "raw_chan.h"
 
 #define OUI		0x006d70u	/* vendor MADs of ours */
 #define VCLASS_RMPP	0x30	/* vendor range 2: RMPP transfers */
@@ -80,21 +82,6 @@
 #define GSI_QP		1
 #define MAX_DATA	((int)MPD_RMPP_MAX_MSG)
 #define UMAD_HDR	((uint32_t)sizeof(struct ib_user_mad))
-
-static uint64_t
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static uint64_t
-now_ms(void)
-{
-	return now_us() / 1000u;
-}
 
 static void
 sleep_ms(unsigned int ms)
@@ -288,37 +275,6 @@ raw_connect(const char *node)
 	return fd;
 }
 
-/* One request and its reply (with up to 2 fds): the status, or -1 when
- * the daemon closed the connection. */
-static int
-raw_call(int sock, uint32_t *seq, struct mpd_chan_msg *m, int *fds)
-{
-	union {
-		char buf[CMSG_SPACE(5 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
-
-	m->seq = ++*seq;
-	if (send(sock, m, sizeof(*m), MSG_NOSIGNAL) != (ssize_t)sizeof(*m))
-		return -1;
-	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(*m))
-		return -1;
-	/* the memfd, the wake-up socketpair's two ends and (when the daemon
-	 * has them) the doorbell pipe's */
-	cm = CMSG_FIRSTHDR(&mh);
-	if (fds && cm && cm->cmsg_type == SCM_RIGHTS &&
-	    (cm->cmsg_len == CMSG_LEN(3 * sizeof(int)) ||
-	     cm->cmsg_len == CMSG_LEN(5 * sizeof(int))))
-		memcpy(fds, CMSG_DATA(cm),
-		       cm->cmsg_len - CMSG_LEN(0));
-	return m->status;
-}
-
 static void
 hello_msg(struct mpd_chan_msg *m)
 {
@@ -362,7 +318,7 @@ raw_open(struct raw *c, const char *node)
 	if (c->sock < 0)
 		return -1;
 	hello_msg(&m);
-	if (raw_call(c->sock, &c->seq, &m, fds) != 0 || fds[0] < 0)
+	if (raw_chan_call(c->sock, &c->seq, &m, fds, 5) != 0 || fds[0] < 0)
 		goto fail;
 	c->port = m.u.hello_rep.port;
 	c->share_out = m.u.hello_rep.share_out;
@@ -402,7 +358,7 @@ raw_register(struct raw *c, uint8_t cls, uint8_t ver, uint8_t qpn)
 	m.u.reg_req.mgmt_class = cls;
 	m.u.reg_req.class_version = ver;
 	m.u.reg_req.qpn = qpn;
-	rc = raw_call(c->sock, &c->seq, &m, NULL);
+	rc = raw_chan_call(c->sock, &c->seq, &m, NULL, 0);
 	return rc ? -1 : (int)m.u.reg_rep.agent_id;
 }
 
@@ -455,7 +411,7 @@ raw_alive(const struct raw *c)
 static int
 raw_recv(struct raw *c, struct ib_user_mad *h, uint8_t *mad, int ms)
 {
-	uint64_t end = now_ms() + (uint64_t)ms;
+	uint64_t end = mpd_mono_ms() + (uint64_t)ms;
 	const uint8_t *d;
 	uint32_t len, kind;
 	int rc;
@@ -475,7 +431,7 @@ raw_recv(struct raw *c, struct ib_user_mad *h, uint8_t *mad, int ms)
 			mpd_ring_consume(&c->rx);
 			continue;
 		}
-		if (now_ms() >= end)
+		if (mpd_mono_ms() >= end)
 			return rc < 0 ? -1 : 0;
 		sleep_ms(1);
 	}
@@ -488,12 +444,12 @@ raw_recv(struct raw *c, struct ib_user_mad *h, uint8_t *mad, int ms)
 static int
 closed_within(int fd, int ms)
 {
-	uint64_t t0 = now_ms();
+	uint64_t t0 = mpd_mono_ms();
 	char buf[sizeof(struct mpd_chan_msg)];
 
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
-		int left = ms - (int)(now_ms() - t0);
+		int left = ms - (int)(mpd_mono_ms() - t0);
 		ssize_t n;
 
 		if (left <= 0 || poll(&p, 1, left) <= 0)
@@ -501,7 +457,7 @@ closed_within(int fd, int ms)
 		/* a refusal may come first; then the hang-up */
 		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EAGAIN))
-			return (int)(now_ms() - t0);
+			return (int)(mpd_mono_ms() - t0);
 	}
 }
 
@@ -544,7 +500,7 @@ mode_sock(const char *what)
 	} else if (!strcmp(what, "hello2") || !strcmp(what, "badlen") ||
 		   !strcmp(what, "unknown")) {
 		hello_msg(&m);
-		if (raw_call(fd, &seq, &m, fds) != 0 || fds[0] < 0) {
+		if (raw_chan_call(fd, &seq, &m, fds, 5) != 0 || fds[0] < 0) {
 			fprintf(stderr, "chan_attack: HELLO refused\n");
 			return 2;
 		}
@@ -627,13 +583,13 @@ mode_silent(int want, int secs)
 {
 	struct sockaddr_un sa;
 	unsigned long connects = 0, busy = 0, closed = 0;
-	uint64_t end = now_ms() + (uint64_t)secs * 1000u;
+	uint64_t end = mpd_mono_ms() + (uint64_t)secs * 1000u;
 	int *fds = calloc((size_t)want, sizeof(int)), n = 0, after, late;
 
 	if (!fds || sock_path(&sa, my_node()) != 0)
 		return 2;
 	nofile_max();
-	while ((int)connects < want && now_ms() < end) {
+	while ((int)connects < want && mpd_mono_ms() < end) {
 		int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK |
 					 SOCK_CLOEXEC, 0);
 
@@ -702,9 +658,9 @@ mode_hog_out(uint16_t dlid)
 	/* far more than any share; they all wait 60 s for an answer */
 	for (i = 0; i < 4096; i++) {
 		perf_get(buf, dlid, 0x100u + (unsigned int)i);
-		t = now_us();
+		t = mpd_mono_us();
 		rc = umad_send(fd, id, buf, MPD_MAD_LEN, 60000, 0);
-		t = now_us() - t;
+		t = mpd_mono_us() - t;
 		if (rc < 0) {
 			err = errno;
 			break;
@@ -807,10 +763,10 @@ mode_duptid(uint16_t dlid)
 	/* the same TID 31..0 with other upper bits: the daemon puts the
 	 * agent's there, so over the kernel this is the same request too */
 	perf_get(buf, dlid, 0x77000000004242ull);
-	t0 = now_us();
+	t0 = mpd_mono_us();
 	got = umad_send(fd, id, buf, MPD_MAD_LEN, 5000, 0);
 	err = errno;
-	us = now_us() - t0;
+	us = mpd_mono_us() - t0;
 	if (got == 0) {
 		printf("second send accepted\n");
 		goto out;
@@ -856,23 +812,23 @@ mode_unmatched(uint16_t dlid)
 		return 2;
 	vendor_hdr(mad, VCLASS_NONE, MPD_METHOD_GET, 0x77, false);
 	umad_set_addr(buf, dlid, 1, 0, MPD_QP1_QKEY);
-	t0 = now_ms();
+	t0 = mpd_mono_ms();
 	if (umad_send(fd, id, buf, MPD_MAD_LEN, 2000, 0) < 0)
 		return 2;
 	len = MPD_MAD_LEN;
 	got = umad_recv(fd, buf, &len, 3000);
 	if (got < 0 || umad_status(buf)) {
-		printf("no answer after %d ms (%s)\n", (int)(now_ms() - t0),
+		printf("no answer after %d ms (%s)\n", (int)(mpd_mono_ms() - t0),
 		       got < 0 ? strerror(-got) : strerror(umad_status(buf)));
 		return 1;
 	}
 	status = (uint16_t)(mad[MPD_MAD_OFF_STATUS] << 8 |
 			    mad[MPD_MAD_OFF_STATUS + 1]);
 	printf("method 0x%02x status 0x%04x after %d ms\n",
-	       mad[MPD_MAD_OFF_METHOD], status, (int)(now_ms() - t0));
+	       mad[MPD_MAD_OFF_METHOD], status, (int)(mpd_mono_ms() - t0));
 	return mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET_RESP &&
 	       status == MPD_STATUS_METHOD_ATTR_UNSUP &&
-	       now_ms() - t0 < 500 ? 0 : 1;
+	       mpd_mono_ms() - t0 < 500 ? 0 : 1;
 }
 
 /* ---- a receive ring nobody empties ------------------------------------------ */
@@ -965,7 +921,7 @@ mode_wakeups(uint16_t dlid, int n)
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		k = (unsigned int)(seed >> 62) % 3;
 		how[k]++;
-		t = now_ms();
+		t = mpd_mono_ms();
 		do {
 			len = MPD_MAD_LEN;
 			if (k == 0) {
@@ -984,8 +940,8 @@ mode_wakeups(uint16_t dlid, int n)
 				got = umad_recv(fd, buf, &len, 0);
 			/* a wake-up whose record another look took: the
 			 * kernel's fd has none, an eventfd may; wait again */
-		} while (got == -EWOULDBLOCK && now_ms() - t < 3000);
-		if (now_ms() - t >= 1000)
+		} while (got == -EWOULDBLOCK && mpd_mono_ms() - t < 3000);
+		if (mpd_mono_ms() - t >= 1000)
 			stalls++;
 		if (got < 0 || umad_status(buf))
 			break;
@@ -1007,7 +963,7 @@ mode_flood(uint16_t dlid, int secs)
 	uint16_t lid = my_lid();
 	bool sma = dlid == lid;
 	unsigned long sent = 0, failed = 0;
-	uint64_t end = now_ms() + (uint64_t)secs * 1000u, tid = 1;
+	uint64_t end = mpd_mono_ms() + (uint64_t)secs * 1000u, tid = 1;
 	int fd, id;
 
 	fd = port_open(NULL);
@@ -1015,7 +971,7 @@ mode_flood(uint16_t dlid, int secs)
 				  agent(fd, MPD_CLASS_PERF, 1, 0, 0)) < 0)
 		return 2;
 	printf("flooding %s %u\n", sma ? "our own SMA at" : "LID", dlid);
-	while (now_ms() < end) {
+	while (mpd_mono_ms() < end) {
 		unsigned int i;
 
 		for (i = 0; i < 256; i++) {
@@ -1106,7 +1062,7 @@ scribble_one(struct raw *c, const struct scribble *s)
 static bool
 raw_works(struct raw *c, int agent_id, uint64_t tid, int ms)
 {
-	uint64_t end = now_ms() + (uint64_t)ms;
+	uint64_t end = mpd_mono_ms() + (uint64_t)ms;
 	struct ib_user_mad h;
 	uint8_t mad[MPD_MAD_LEN];
 
@@ -1114,7 +1070,7 @@ raw_works(struct raw *c, int agent_id, uint64_t tid, int ms)
 		c->refused = true;	/* its own ring saw the garbage */
 		return false;
 	}
-	while (now_ms() < end && raw_alive(c)) {
+	while (mpd_mono_ms() < end && raw_alive(c)) {
 		if (raw_recv(c, &h, mad, 20) <= 0)
 			continue;
 		if (mad[MPD_MAD_OFF_METHOD] == MPD_METHOD_GET_RESP &&
@@ -1195,12 +1151,12 @@ mode_rmpp_hog(uint16_t dlid, int n, int size, int timeout_ms)
 		umad_set_addr(buf, dlid, 1, 0, MPD_QP1_QKEY);
 		/* by default a long wait for each ACK: they hold their
 		 * share */
-		t = now_us();
+		t = mpd_mono_us();
 		if (umad_send(fd, id, buf, size, timeout_ms, 0) == 0) {
 			ok++;
 		} else if (errno == ENOMEM) {
 			at_once++;
-			t = now_us() - t;
+			t = mpd_mono_us() - t;
 			slowest = t > slowest ? t : slowest;
 		} else {
 			other++;
@@ -1464,8 +1420,8 @@ mode_fds(int n)
 			return 2;
 	/* ring and take the ring back: the daemon's reader must neither
 	 * block nor spin on what we took */
-	end = now_ms() + 1000;
-	while (a.doorbell >= 0 && now_ms() < end) {
+	end = mpd_mono_ms() + 1000;
+	while (a.doorbell >= 0 && mpd_mono_ms() < end) {
 		uint8_t b = 1;
 
 		if (write(a.doorbell, &b, 1) == 1 && read(steal, &b, 1) < 0 &&
@@ -1474,11 +1430,11 @@ mode_fds(int n)
 	}
 	if (steal >= 0)
 		close(steal);
-	t = now_ms();
+	t = mpd_mono_ms();
 	by_ok = raw_works(&by, idb, 0x7777u, 3000);
-	t = now_ms() - t;
-	end = now_ms() + 3000;
-	while (got < n && now_ms() < end) {
+	t = mpd_mono_ms() - t;
+	end = mpd_mono_ms() + 3000;
+	while (got < n && mpd_mono_ms() < end) {
 		if (raw_recv(&a, &h, mad, 20) <= 0)
 			continue;
 		got++;

@@ -1,23 +1,29 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""net_hca's layers as the linker sees them (docs/architecture.md).
+"""madpmd's layers as the linker sees them (docs/architecture.md).
 
 Reads the objects of the PMD's static library with nm: a file calls
 another when it uses a symbol the other defines. Checks that no two files
 call each other in a circle, that each folder calls only the folders below
-it (node < mad < capture < cm < chan < ethdev), and, from the sources, that no
-file includes a header of a folder above its own. With the madpmd
-launcher's object directory, that no two of its files call each other in
-a circle either. TAP on stdout.
+it (node < mad < qp < capture < cm < chan < ethdev < launcher), and, from
+the sources, that every folder of pmd/ is one of those and no file
+includes a header of a folder above its own. With the madpmd launcher's
+object directory, that no two of its files call each other in a circle
+either. With the lib/ source dir and the libraries' object dirs, the same
+for lib/ (wire < mad < capture < topo < chan < umad < verbs < rdmacm <
+tools). TAP on stdout.
 Usage: check_layers.py <librte_net_hca_static.a> <pmd source dir>
-                       [<madpmd's object dir>]
+                       <madpmd's object dir> <lib source dir>
+                       <object dir of a library of lib/>...
 """
 import os
 import re
 import subprocess
 import sys
 
-ORDER = ["node", "mad", "capture", "cm", "chan", "ethdev"]
+ORDER = ["node", "mad", "qp", "capture", "cm", "chan", "ethdev", "launcher"]
+LIB_ORDER = ["wire", "mad", "capture", "topo", "chan", "umad", "verbs",
+             "rdmacm", "tools"]
 
 
 def objects(*paths):
@@ -74,6 +80,33 @@ def circle(files, edges):
     return cycle
 
 
+def folders_known(src, order, others, top):
+    """Every folder of src is a layer (or one of others)"""
+    extra = sorted(d for d in os.listdir(src)
+                   if os.path.isdir(os.path.join(src, d)) and
+                   d not in order and d not in others)
+    return (not extra, "every folder of %s/ is a layer of its order" % top +
+            (": not " + ", ".join(extra) if extra else ""))
+
+
+def includes_down(src, order, top):
+    """No file of a layer includes a header of a layer above it"""
+    bad = []
+    for d in order:
+        path = os.path.join(src, d)
+        if not os.path.isdir(path):
+            continue
+        for name in sorted(os.listdir(path)):
+            if not name.endswith((".c", ".h")):
+                continue
+            text = open(os.path.join(path, name)).read()
+            for inc in re.findall(r'#include "(?:\.\./)?(\w+)/', text):
+                if inc in order and order.index(inc) > order.index(d):
+                    bad.append("%s/%s includes %s/" % (d, name, inc))
+    return (not bad, "no file of %s/ includes a header of a layer above "
+            "its own" % top + (": " + ", ".join(bad) if bad else ""))
+
+
 def main():
     lib, src = sys.argv[1], sys.argv[2]
     defs, uses = objects(lib)
@@ -97,25 +130,31 @@ def main():
            ORDER.index(folder(b)) > ORDER.index(folder(a))]
     ok(not bad, "each layer calls only the layers below it" +
        (": " + ", ".join(sorted(bad)) if bad else ""))
-    bad = []
-    for d in ORDER:
-        for name in sorted(os.listdir(os.path.join(src, d))):
-            text = open(os.path.join(src, d, name)).read()
-            for inc in re.findall(r'#include "\.\./(\w+)/', text):
-                if inc in ORDER and ORDER.index(inc) > ORDER.index(d):
-                    bad.append("%s/%s includes %s/" % (d, name, inc))
-    ok(not bad, "no file includes a header of a layer above its own" +
-       (": " + ", ".join(bad) if bad else ""))
-    if len(sys.argv) > 3:
-        objs = sorted(os.path.join(sys.argv[3], o)
-                      for o in os.listdir(sys.argv[3]) if o.endswith(".o"))
+    ok(*folders_known(src, ORDER, set(), "pmd"))
+    ok(*includes_down(src, ORDER, "pmd"))
+    objs = sorted(os.path.join(sys.argv[3], o)
+                  for o in os.listdir(sys.argv[3]) if o.endswith(".o"))
+    defs, uses = objects(*objs)
+    edges = calls(defs, uses)
+    files = sorted(set(defs.values()) | set(uses))
+    cycle = circle(files, edges)
+    ok(len(files) >= 10 and not cycle,
+       "the launcher's %d files call each other in no circle" % len(files) +
+       (": " + " -> ".join(cycle) if cycle else ""))
+    lib_src = sys.argv[4]
+    ok(*folders_known(lib_src, LIB_ORDER, {"include"}, "lib"))
+    ok(*includes_down(lib_src, LIB_ORDER, "lib"))
+    for d in sys.argv[5:]:
+        objs = sorted(os.path.join(d, o) for o in os.listdir(d)
+                      if o.endswith(".o"))
         defs, uses = objects(*objs)
         edges = calls(defs, uses)
         files = sorted(set(defs.values()) | set(uses))
         cycle = circle(files, edges)
-        ok(len(files) >= 10 and not cycle,
-           "the launcher's %d files call each other in no circle" % len(files) +
-           (": " + " -> ".join(cycle) if cycle else ""))
+        name = os.path.basename(d.rstrip("/")).split(".")[0]
+        ok(len(files) >= 1 and not cycle,
+           "%s: its %d files call each other in no circle" %
+           (name, len(files)) + (": " + " -> ".join(cycle) if cycle else ""))
     print("1..%d" % n)
     return 1 if fails else 0
 

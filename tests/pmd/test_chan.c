@@ -28,99 +28,13 @@
 #include "madpmd/mad.h"
 #include "madpmd/ring.h"
 #include "madpmd/wire.h"
+#include "raw_chan.h"
 #include "tap.h"
-
-struct client {
-	int sock, efd;
-	void *shm;
-	size_t shm_size;
-	struct mpd_ring_view tx, rx;
-	struct mpd_chan_port_info port;
-	uint32_t seq;
-};
 
 static char run_dir[64];
 
 static int
-request(struct client *c, struct mpd_chan_msg *m, int *fds, int nfds)
-{
-	union {
-		char buf[CMSG_SPACE(5 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
-
-	m->seq = ++c->seq;
-	if (send(c->sock, m, sizeof(*m), 0) != (ssize_t)sizeof(*m))
-		return -1;
-	if (recvmsg(c->sock, &mh, 0) != (ssize_t)sizeof(*m))
-		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (nfds && cm && cm->cmsg_type == SCM_RIGHTS) {
-		size_t got = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-		memcpy(fds, CMSG_DATA(cm),
-		       (got < (size_t)nfds ? got : (size_t)nfds) * sizeof(int));
-	}
-	return m->status;
-}
-
-static int
-client_open(struct client *c, const char *node)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct mpd_chan_msg m;
-	struct mpd_chan_shm *h;
-	int fds[5] = { -1, -1, -1, -1, -1 }, i;
-
-	memset(c, 0, sizeof(*c));
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s/%s", run_dir, node,
-		 MPD_CHAN_SOCK);
-	c->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (connect(c->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-		return -1;
-	memset(&m, 0, sizeof(m));
-	m.type = MPD_CHAN_HELLO;
-	m.u.hello_req.version = MPD_CHAN_VERSION;
-	m.u.hello_req.pid = (uint32_t)getpid();
-	/* the memfd, the port fd; the rest (madpmd/chan.h) unused here */
-	if (request(c, &m, fds, 5) != 0 || fds[0] < 0)
-		return -1;
-	for (i = 2; i < 5; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	c->port = m.u.hello_rep.port;
-	c->shm_size = m.u.hello_rep.shm_size;
-	c->shm = mmap(NULL, c->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      fds[0], 0);
-	close(fds[0]);
-	c->efd = fds[1];
-	if (c->shm == MAP_FAILED)
-		return -1;
-	h = c->shm;
-	if (h->magic != MPD_CHAN_MAGIC)
-		return -1;
-	mpd_ring_attach(&c->tx, (void *)((uint8_t *)c->shm + h->tx_off),
-			MPD_CHAN_RING_SIZE);
-	mpd_ring_attach(&c->rx, (void *)((uint8_t *)c->shm + h->rx_off),
-			MPD_CHAN_RING_SIZE);
-	return 0;
-}
-
-static void
-client_close(struct client *c)
-{
-	munmap(c->shm, c->shm_size);
-	close(c->efd);
-	close(c->sock);
-}
-
-static int
-reg(struct client *c, uint8_t cls, uint8_t ver, uint64_t methods, uint8_t qpn)
+reg(struct raw_chan *c, uint8_t cls, uint8_t ver, uint64_t methods, uint8_t qpn)
 {
 	struct mpd_chan_msg m;
 	int rc;
@@ -131,7 +45,7 @@ reg(struct client *c, uint8_t cls, uint8_t ver, uint64_t methods, uint8_t qpn)
 	m.u.reg_req.class_version = ver;
 	m.u.reg_req.qpn = qpn;
 	m.u.reg_req.method_mask[0] = methods;
-	rc = request(c, &m, NULL, 0);
+	rc = raw_chan_request(c, &m, NULL, 0);
 	return rc ? -rc : (int)m.u.reg_rep.agent_id;
 }
 
@@ -149,7 +63,7 @@ struct umad {
 };
 
 static int
-send_dr(struct client *c, int agent, uint8_t hops, uint16_t attr,
+send_dr(struct raw_chan *c, int agent, uint8_t hops, uint16_t attr,
 	uint32_t timeout, uint32_t retries, uint64_t tid)
 {
 	struct umad u;
@@ -179,59 +93,37 @@ send_dr(struct client *c, int agent, uint8_t hops, uint16_t attr,
 
 /* Wait for one record (up to ms). */
 static int
-recv_umad(struct client *c, struct umad *u, int ms)
+recv_umad(struct raw_chan *c, struct umad *u, int ms)
 {
-	struct pollfd p = { .fd = c->efd, .events = POLLIN };
-	const uint8_t *d;
-	uint32_t len, kind;
-	uint64_t v;
-	int rc;
-
-	for (;;) {
-		rc = mpd_ring_peek(&c->rx, &d, &len, &kind);
-		if (rc > 0) {
-			memset(u, 0, sizeof(*u));
-			memcpy(u, d, len < sizeof(*u) ? len : sizeof(*u));
-			mpd_ring_consume(&c->rx);
-			return (int)len;
-		}
-		if (rc < 0)
-			return -1;
-		if (read(c->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			return -1;
-		if (!mpd_ring_empty(&c->rx))
-			continue;
-		if (poll(&p, 1, ms) <= 0)
-			return 0;
-	}
+	return raw_chan_next(c, MPD_CHAN_REC_UMAD, u, sizeof(*u), ms);
 }
 
 /* 1 when the port has IsSM set, 0 when clear, -1 when it cannot be asked */
 static int
 port_is_sm(const char *node)
 {
-	struct client c;
+	struct raw_chan c;
 	struct mpd_chan_msg m;
 	int ret = -1;
 
-	if (client_open(&c, node) != 0) {
+	if (raw_chan_open(&c, run_dir, node) != 0) {
 		tap_diag("port_is_sm(%s): cannot open a session", node);
 		return -1;
 	}
 	memset(&m, 0, sizeof(m));
 	m.type = MPD_CHAN_PORT_INFO;
-	if (request(&c, &m, NULL, 0) == 0)
+	if (raw_chan_request(&c, &m, NULL, 0) == 0)
 		ret = !!(m.u.port.capmask & (1u << 1));
 	else
 		tap_diag("port_is_sm(%s): PORT_INFO request failed", node);
-	client_close(&c);
+	raw_chan_close(&c);
 	return ret;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct client a, b, g;
+	struct raw_chan a, b, g;
 	struct umad u;
 	struct mpd_node_info ni;
 	char path[256], sock[256];
@@ -257,7 +149,7 @@ main(int argc, char **argv)
 	snprintf(sock, sizeof(sock), "%s/hca2/umad", run_dir);
 	if (!ok(access(sock, F_OK) == 0, "madpmd serves %s", sock))
 		goto out;
-	if (!ok(client_open(&a, "hca1") == 0, "HELLO on hca1: memfd and eventfd"))
+	if (!ok(raw_chan_open(&a, run_dir, "hca1") == 0, "HELLO on hca1: memfd and eventfd"))
 		goto out;
 	ok(strcmp(a.port.ca_name, "hca1") == 0 && a.port.state == 2 &&
 	   a.port.phys_state == 5 && a.port.port_num == 1,
@@ -296,16 +188,16 @@ main(int argc, char **argv)
 	/* registration conflicts and a killed client */
 	child = fork();
 	if (child == 0) {
-		struct client k;
+		struct raw_chan k;
 
-		if (client_open(&k, "hca1") || reg(&k, MPD_CLASS_SUBN_LID, 1,
+		if (raw_chan_open(&k, run_dir, "hca1") || reg(&k, MPD_CLASS_SUBN_LID, 1,
 						   1u << MPD_METHOD_TRAP, 0) < 0)
 			_exit(1);
 		pause();
 		_exit(0);
 	}
 	usleep(300000);
-	ok(client_open(&b, "hca1") == 0, "a second client on hca1");
+	ok(raw_chan_open(&b, run_dir, "hca1") == 0, "a second client on hca1");
 	is_int(reg(&b, MPD_CLASS_SUBN_LID, 1, 1u << MPD_METHOD_TRAP, 0),
 	       -EINVAL, "Trap on SubnLID already has an agent: EINVAL");
 	kill(child, SIGKILL);
@@ -317,7 +209,7 @@ main(int argc, char **argv)
 	ok(n >= 0, "after the holder was killed, the agent is free again");
 
 	/* a client writing garbage is cut off; the others go on */
-	if (client_open(&g, "hca1") == 0) {
+	if (raw_chan_open(&g, run_dir, "hca1") == 0) {
 		uint8_t junk[200];
 		char c;
 
@@ -331,7 +223,7 @@ main(int argc, char **argv)
 		}
 		ok(recv(g.sock, &c, 1, MSG_DONTWAIT) == 0,
 		   "a client sending garbage is cut off (socket closed)");
-		client_close(&g);
+		raw_chan_close(&g);
 	}
 	send_dr(&a, agent, 1, MPD_ATTR_NODE_DESC, 200, 1, 0x14);
 	n = recv_umad(&a, &u, 2000);
@@ -361,8 +253,8 @@ main(int argc, char **argv)
 		close(fd);
 	usleep(300000);
 	ok(port_is_sm("hca1") == 0, "and clears it on close");
-	client_close(&a);
-	client_close(&b);
+	raw_chan_close(&a);
+	raw_chan_close(&b);
 out:
 	kill(daemon, SIGTERM);
 	waitpid(daemon, &st, 0);

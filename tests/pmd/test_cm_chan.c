@@ -27,6 +27,7 @@
 #include "madpmd/chan.h"
 #include "madpmd/cma.h"
 #include "madpmd/ring.h"
+#include "raw_chan.h"
 #include "tap.h"
 
 #define PS_TCP		0x0106
@@ -38,123 +39,19 @@
 #define EV_ESTABLISHED		9
 #define EV_DISCONNECTED		10
 
-struct client {
-	int sock, efd;
-	void *shm;
-	size_t shm_size;
-	struct mpd_ring_view rx;
-	struct mpd_chan_port_info port;
-	uint32_t seq;
-};
-
 static char run_dir[64];
-
-static int
-request(struct client *c, struct mpd_chan_msg *m, int *fds, int nfds)
-{
-	union {
-		char buf[CMSG_SPACE(5 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
-
-	m->seq = ++c->seq;
-	if (send(c->sock, m, sizeof(*m), 0) != (ssize_t)sizeof(*m))
-		return -1;
-	if (recvmsg(c->sock, &mh, 0) != (ssize_t)sizeof(*m))
-		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (nfds && cm && cm->cmsg_type == SCM_RIGHTS) {
-		size_t got = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-		memcpy(fds, CMSG_DATA(cm),
-		       (got < (size_t)nfds ? got : (size_t)nfds) * sizeof(int));
-	}
-	return m->status;
-}
-
-static int
-client_open(struct client *c, const char *node)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct mpd_chan_msg m;
-	struct mpd_chan_shm *h;
-	int fds[5] = { -1, -1, -1, -1, -1 }, i;
-
-	memset(c, 0, sizeof(*c));
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s/%s", run_dir, node,
-		 MPD_CHAN_SOCK);
-	c->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (connect(c->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-		return -1;
-	memset(&m, 0, sizeof(m));
-	m.type = MPD_CHAN_HELLO;
-	m.u.hello_req.version = MPD_CHAN_VERSION;
-	m.u.hello_req.pid = (uint32_t)getpid();
-	/* the memfd, the port fd; the rest (madpmd/chan.h) unused here */
-	if (request(c, &m, fds, 5) != 0 || fds[0] < 0)
-		return -1;
-	for (i = 2; i < 5; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	c->port = m.u.hello_rep.port;
-	c->shm_size = m.u.hello_rep.shm_size;
-	c->shm = mmap(NULL, c->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      fds[0], 0);
-	close(fds[0]);
-	c->efd = fds[1];
-	if (c->shm == MAP_FAILED)
-		return -1;
-	h = c->shm;
-	return mpd_ring_attach(&c->rx, (void *)((uint8_t *)c->shm + h->rx_off),
-			       MPD_CHAN_RING_SIZE);
-}
-
-static void
-client_close(struct client *c)
-{
-	munmap(c->shm, c->shm_size);
-	close(c->efd);
-	close(c->sock);
-}
 
 /* The next CM event within ms: 1 with *e, 0 when none came */
 static int
-event(struct client *c, struct mpd_cm_event_rec *e, int ms)
+event(struct raw_chan *c, struct mpd_cm_event_rec *e, int ms)
 {
-	struct pollfd p = { .fd = c->efd, .events = POLLIN };
-	const uint8_t *d;
-	uint32_t len, kind;
-	uint64_t v;
-	int rc;
+	int n = raw_chan_next(c, MPD_CHAN_REC_CM, e, sizeof(*e), ms);
 
-	for (;;) {
-		rc = mpd_ring_peek(&c->rx, &d, &len, &kind);
-		if (rc > 0) {
-			memset(e, 0, sizeof(*e));
-			memcpy(e, d, len < sizeof(*e) ? len : sizeof(*e));
-			mpd_ring_consume(&c->rx);
-			if (kind != MPD_CHAN_REC_CM)
-				continue;
-			return 1;
-		}
-		if (rc < 0)
-			return -1;
-		if (read(c->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			return -1;
-		if (!mpd_ring_empty(&c->rx))
-			continue;
-		if (poll(&p, 1, ms) <= 0)
-			return 0;
-	}
+	return n > 0 ? 1 : n;
 }
 
 static int
-create_id(struct client *c, uint32_t *id)
+create_id(struct raw_chan *c, uint32_t *id)
 {
 	struct mpd_chan_msg m;
 	int rc;
@@ -163,20 +60,20 @@ create_id(struct client *c, uint32_t *id)
 	m.type = MPD_CM_CREATE_ID;
 	m.u.cm_create_id_req.ps = PS_TCP;
 	m.u.cm_create_id_req.qp_type = IBV_QPT_RC;
-	rc = request(c, &m, NULL, 0);
+	rc = raw_chan_request(c, &m, NULL, 0);
 	*id = m.u.cm_id_rep.id;
 	return rc;
 }
 
 static int
-id_req(struct client *c, uint32_t type, uint32_t id, uint32_t arg,
+id_req(struct raw_chan *c, uint32_t type, uint32_t id, uint32_t arg,
        struct mpd_chan_msg *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->type = type;
 	m->u.cm_id_req.id = id;
 	m->u.cm_id_req.arg = arg;
-	return request(c, m, NULL, 0);
+	return raw_chan_request(c, m, NULL, 0);
 }
 
 static struct mpd_cm_addr
@@ -189,7 +86,7 @@ ip4(const uint8_t a[4], uint16_t port)
 }
 
 static int
-qp_attr(struct client *c, uint32_t id, uint32_t state,
+qp_attr(struct raw_chan *c, uint32_t id, uint32_t state,
 	struct mpd_cm_qp_attr_rep *rep)
 {
 	struct mpd_chan_msg m;
@@ -199,14 +96,14 @@ qp_attr(struct client *c, uint32_t id, uint32_t state,
 	m.type = MPD_CM_INIT_QP_ATTR;
 	m.u.cm_qp_attr_req.id = id;
 	m.u.cm_qp_attr_req.qp_state = state;
-	rc = request(c, &m, NULL, 0);
+	rc = raw_chan_request(c, &m, NULL, 0);
 	*rep = m.u.cm_qp_attr_rep;
 	return rc;
 }
 
 /* The active side up to CONNECT: 0 with *id */
 static int
-dial(struct client *c, const uint8_t dst[4], uint16_t port, uint32_t qpn,
+dial(struct raw_chan *c, const uint8_t dst[4], uint16_t port, uint32_t qpn,
      uint32_t *id)
 {
 	struct mpd_chan_msg m;
@@ -219,14 +116,14 @@ dial(struct client *c, const uint8_t dst[4], uint16_t port, uint32_t qpn,
 	m.u.cm_resolve_addr_req.id = *id;
 	m.u.cm_resolve_addr_req.timeout_ms = 2000;
 	m.u.cm_resolve_addr_req.dst = ip4(dst, port);
-	if (request(c, &m, NULL, 0) != 0 || event(c, &e, 2000) != 1 ||
+	if (raw_chan_request(c, &m, NULL, 0) != 0 || event(c, &e, 2000) != 1 ||
 	    e.event != EV_ADDR_RESOLVED)
 		return -2;
 	memset(&m, 0, sizeof(m));
 	m.type = MPD_CM_RESOLVE_ROUTE;
 	m.u.cm_resolve_route_req.id = *id;
 	m.u.cm_resolve_route_req.timeout_ms = 2000;
-	if (request(c, &m, NULL, 0) != 0 || event(c, &e, 2000) != 1 ||
+	if (raw_chan_request(c, &m, NULL, 0) != 0 || event(c, &e, 2000) != 1 ||
 	    e.event != EV_ROUTE_RESOLVED)
 		return -3;
 	memset(&m, 0, sizeof(m));
@@ -239,13 +136,13 @@ dial(struct client *c, const uint8_t dst[4], uint16_t port, uint32_t qpn,
 	m.u.cm_conn_req.param.rnr_retry_count = 7;
 	m.u.cm_conn_req.param.private_data_len = 6;
 	memcpy(m.u.cm_conn_req.param.private_data, "hello", 6);
-	return request(c, &m, NULL, 0) == 0 ? 0 : -4;
+	return raw_chan_request(c, &m, NULL, 0) == 0 ? 0 : -4;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct client s, c, k;
+	struct raw_chan s, c, k;
 	struct mpd_chan_msg m;
 	struct mpd_cm_event_rec e;
 	struct mpd_cm_qp_attr_rep sa, ca;
@@ -269,7 +166,7 @@ main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/ports", run_dir);
 	for (i = 0; i < 100 && access(path, F_OK) != 0; i++)
 		usleep(100000);
-	if (!ok(client_open(&s, "hca2") == 0 && client_open(&c, "hca1") == 0,
+	if (!ok(raw_chan_open(&s, run_dir, "hca2") == 0 && raw_chan_open(&c, run_dir, "hca1") == 0,
 		"sessions on hca2 (server) and hca1 (client)"))
 		goto out;
 
@@ -279,7 +176,7 @@ main(int argc, char **argv)
 	m.type = MPD_CM_BIND;
 	m.u.cm_bind_req.id = lid;
 	m.u.cm_bind_req.addr = ip4((const uint8_t[4]){ 0 }, 7471);
-	is_int(request(&s, &m, NULL, 0), 0, "BIND 0.0.0.0:7471");
+	is_int(raw_chan_request(&s, &m, NULL, 0), 0, "BIND 0.0.0.0:7471");
 	is_int(id_req(&s, MPD_CM_LISTEN, lid, 0, &m), 0, "LISTEN");
 	is_int(id_req(&c, MPD_CM_LISTEN, lid, 0, &m), EINVAL,
 	       "another session's id: EINVAL");
@@ -289,7 +186,7 @@ main(int argc, char **argv)
 	memset(&m, 0, sizeof(m));
 	m.type = MPD_CM_QUERY;
 	m.u.cm_id_req.id = cid;
-	ok(request(&c, &m, NULL, 0) == 0 && m.u.cm_id_info.port_num == 1 &&
+	ok(raw_chan_request(&c, &m, NULL, 0) == 0 && m.u.cm_id_info.port_num == 1 &&
 	   m.u.cm_id_info.num_paths == 1 &&
 	   !memcmp(m.u.cm_id_info.dgid + 12, s.port.ip4, 4),
 	   "QUERY: port 1, one path to the server's IPv4-mapped GID");
@@ -312,7 +209,7 @@ main(int argc, char **argv)
 	m.u.cm_conn_req.param.responder_resources = 1;
 	m.u.cm_conn_req.param.initiator_depth = 1;
 	m.u.cm_conn_req.param.rnr_retry_count = 7;
-	is_int(request(&s, &m, NULL, 0), 0, "server: ACCEPT");
+	is_int(raw_chan_request(&s, &m, NULL, 0), 0, "server: ACCEPT");
 
 	ok(event(&c, &e, 3000) == 1 && e.event == EV_CONNECT_RESPONSE &&
 	   e.id == cid && e.conn.qp_num == 0x43,
@@ -350,7 +247,7 @@ main(int argc, char **argv)
 	id_req(&c, MPD_CM_DESTROY_ID, cid, 0, &m);
 
 	/* a client that dies: its connection is torn down */
-	if (!ok(client_open(&k, "hca1") == 0, "a third session"))
+	if (!ok(raw_chan_open(&k, run_dir, "hca1") == 0, "a third session"))
 		goto out;
 	rc = dial(&k, s.port.ip4, 7471, 0x45, &kid);
 	ok(rc == 0 && event(&s, &e, 3000) == 1 &&
@@ -360,28 +257,28 @@ main(int argc, char **argv)
 	m.type = MPD_CM_ACCEPT;
 	m.u.cm_conn_req.id = child;
 	m.u.cm_conn_req.param.qp_num = 0x46;
-	request(&s, &m, NULL, 0);
+	raw_chan_request(&s, &m, NULL, 0);
 	ok(event(&k, &e, 3000) == 1 && e.event == EV_CONNECT_RESPONSE,
 	   "CONNECT_RESPONSE");
 	id_req(&k, MPD_CM_ESTABLISH, kid, 0, &m);
 	ok(event(&s, &e, 3000) == 1 && e.event == EV_ESTABLISHED,
 	   "established");
-	client_close(&k);
+	raw_chan_close(&k);
 	ok(event(&s, &e, 5000) == 1 && e.event == EV_DISCONNECTED &&
 	   e.id == child, "its session ends: the server gets DISCONNECTED");
 	id_req(&s, MPD_CM_DESTROY_ID, child, 0, &m);
 
 	/* a session's ids die with it: the port's table fills otherwise */
 	for (n = 0; n < 6; n++) {
-		struct client x;
+		struct raw_chan x;
 		int made = 0;
 
-		if (client_open(&x, "hca1") != 0)
+		if (raw_chan_open(&x, run_dir, "hca1") != 0)
 			break;
 		for (i = 0; i < MPD_CM_SESSION_IDS; i++)
 			made += create_id(&x, &ids[i % 16]) == 0;
 		rc = create_id(&x, &ids[0]);
-		client_close(&x);
+		raw_chan_close(&x);
 		if (made != MPD_CM_SESSION_IDS || rc != ENOMEM)
 			break;
 		usleep(100000);
@@ -389,8 +286,8 @@ main(int argc, char **argv)
 	is_int(n, 6, "6 sessions of %d ids each, one after another (a port holds 16384)",
 	       MPD_CM_SESSION_IDS);
 
-	client_close(&c);
-	client_close(&s);
+	raw_chan_close(&c);
+	raw_chan_close(&s);
 out:
 	kill(daemon, SIGTERM);
 	waitpid(daemon, NULL, 0);

@@ -24,7 +24,8 @@ prefix=madpmd-testpmd-$$
 pid=
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp" "$drv" "/var/run/dpdk/$prefix"
+	rm -rf "$tmp" "$drv" "/var/run/dpdk/$prefix" "/var/run/dpdk/$prefix-2" \
+		"/var/run/dpdk/$prefix-3"
 }
 trap cleanup EXIT
 [ -n "${MADPMD_KEEP_TMP:-}" ] && trap - EXIT
@@ -79,6 +80,24 @@ errs=$(awk '/ib_port_rcv_errors:/ {print $2}' "$tmp/testpmd2.log" | tr '\n' ' ')
 [ "$errs" = "32 32 " ]
 ok $? "each port received testpmd's tx_first burst and dropped it as not IB (PortRcvErrors: $errs)"
 rm -rf "/var/run/dpdk/$prefix-2"
-[ $fail = 0 ] || sed 's/^/# /' "$tmp/testpmd.log" "$tmp/testpmd2.log" | tail -40
+
+# a port that cannot make its channel (a run directory under /proc) fails
+# its probe and gives back what it took: nothing freed twice or freed
+# that the heap never gave (before: "EAL: Error: Invalid memory", the
+# MAC address inside the port's private data handed to rte_free())
+echo quit |
+	timeout 90 env ${MADPMD_TESTPMD_PRELOAD:+LD_PRELOAD="$MADPMD_TESTPMD_PRELOAD" ASAN_OPTIONS=detect_leaks=0} \
+		dpdk-testpmd -d "$drv/$(basename "$so")" --no-huge --no-pci -m 256 \
+		--file-prefix=$prefix-3 --no-telemetry \
+		--vdev "net_hca0,node=nodir,run_dir=/proc/madpmd-none" \
+		-- -i --total-num-mbufs=2048 > "$tmp/testpmd3.log" 2>&1
+grep -q "failed to initialize net_hca0" "$tmp/testpmd3.log" &&
+	grep -q "cannot create /proc/madpmd-none" "$tmp/testpmd3.log"
+ok $? "a port whose run directory cannot be made fails its probe, saying why"
+! grep -q "Invalid memory\|ERROR: AddressSanitizer" "$tmp/testpmd3.log"
+ok $? "and unwinds cleanly: no invalid free"
+rm -rf "/var/run/dpdk/$prefix-3"
+[ $fail = 0 ] || sed 's/^/# /' "$tmp/testpmd.log" "$tmp/testpmd2.log" \
+	"$tmp/testpmd3.log" | tail -40
 echo "1..$n"
 exit $fail

@@ -41,7 +41,7 @@ struct side_log {
 	enum hca_ibcm_event_type type[64];
 	struct hca_ibcm_event last;
 	struct hca_ibcm_conn *conn;	/* the connection of its last event */
-	int req_answer;			/* what REQ_RECEIVED returns */
+	enum hca_ibcm_verdict req_answer;	/* REQ_RECEIVED's */
 };
 static struct side_log logv[2];
 static int owner_tag[2];
@@ -67,7 +67,7 @@ wire_send(void *ctx, const struct hca_mad_desc *d, const uint8_t *mad)
 	qn++;
 }
 
-static int
+static enum hca_ibcm_verdict
 on_event(void *ctx, struct hca_ibcm_conn *c, const struct hca_ibcm_event *ev)
 {
 	int side = (int)(intptr_t)ctx;
@@ -82,7 +82,8 @@ on_event(void *ctx, struct hca_ibcm_conn *c, const struct hca_ibcm_event *ev)
 	     ev->type == HCA_IBCM_EV_SIDR_REQ_RECEIVED) && !l->req_answer)
 		c->owner = &owner_tag[side];
 	return ev->type == HCA_IBCM_EV_REQ_RECEIVED ||
-	       ev->type == HCA_IBCM_EV_SIDR_REQ_RECEIVED ? l->req_answer : 0;
+	       ev->type == HCA_IBCM_EV_SIDR_REQ_RECEIVED ? l->req_answer :
+	       HCA_IBCM_TAKE;
 }
 
 static const struct hca_ibcm_ops ops = {
@@ -323,7 +324,7 @@ test_rejects(void)
 
 	/* the consumer refuses in its handler */
 	reset_logs();
-	logv[1].req_answer = EINVAL;
+	logv[1].req_answer = HCA_IBCM_REJECT;
 	a = start(&b);
 	is_int(logv[0].last.m.rej.reason, HCA_IBCM_REJ_CONSUMER,
 	       "a handler's refusal: REJ consumer defined (28)");
@@ -344,11 +345,11 @@ test_rejects(void)
 
 	/* a backlog that is full drops the REQ: the peer's retry comes */
 	reset_logs();
-	logv[1].req_answer = -ENOMEM;
+	logv[1].req_answer = HCA_IBCM_DROP;
 	a = start(&b);
-	is_int(sent_attr[1][MPD_ATTR_CM_REJ], 0, "-ENOMEM: no REJ");
+	is_int(sent_attr[1][MPD_ATTR_CM_REJ], 0, "DROP: no REJ");
 	is_int(cm[1].nused, 0, "... and no connection kept");
-	logv[1].req_answer = 0;
+	logv[1].req_answer = HCA_IBCM_TAKE;
 	advance(a->timeout_ms);
 	ok(saw(1, HCA_IBCM_EV_REQ_RECEIVED), "the retried REQ is taken");
 	hca_ibcm_destroy(&cm[0], a, now);

@@ -30,7 +30,9 @@
 #include <infiniband/umad.h>
 #include <infiniband/umad_str.h>
 
+#include "madpmd/clock.h"
 #include "madpmd/chan.h"
+#include "madpmd/page.h"
 #include "madpmd/ring.h"
 #include "tap.h"
 
@@ -41,7 +43,7 @@
 #define SHARE_OUT	4	/* the sessions' shares, small to fill */
 #define SHARE_XFER	16
 #define RING_HDR	((uint32_t)sizeof(struct mpd_chan_ring))
-#define PAGE		4096u
+#define PAGE		mpd_page_size()
 
 static char tmp_root[256];
 
@@ -50,24 +52,6 @@ static int ret_, err_;
 #define E(call)	(errno = 0, ret_ = (int)(call), err_ = errno, ret_)
 
 /* ---- helpers ---------------------------------------------------------------- */
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static void
 sleep_ms(int ms)
@@ -193,12 +177,6 @@ static struct {
 	struct mpd_chan_port_info port;
 } srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .lfd = -1 };
 
-static size_t
-round_page(size_t n)
-{
-	return (n + PAGE - 1) & ~(size_t)(PAGE - 1);
-}
-
 static void
 srv_port_init(void)
 {
@@ -258,7 +236,7 @@ srv_reply(struct tsess *s, struct mpd_chan_msg *m, const int *fds, int nfds)
 static int
 srv_hello(struct tsess *s, struct mpd_chan_msg *m)
 {
-	size_t rx_off = round_page(PAGE + RING_HDR + MPD_CHAN_RING_SIZE);
+	size_t rx_off = mpd_page_round(PAGE + RING_HDR + MPD_CHAN_RING_SIZE);
 	struct mpd_chan_shm *hdr;
 	int memfd, fds[3];
 
@@ -269,7 +247,7 @@ srv_hello(struct tsess *s, struct mpd_chan_msg *m)
 	/* like net_hca: port 1 serves the node */
 	if (m->u.hello_req.port_num > 1)
 		return EINVAL;
-	s->shm_size = round_page(rx_off + RING_HDR + MPD_CHAN_RING_SIZE);
+	s->shm_size = mpd_page_round(rx_off + RING_HDR + MPD_CHAN_RING_SIZE);
 	memfd = memfd_create("test-umad", MFD_CLOEXEC);
 	if (memfd < 0 || ftruncate(memfd, (off_t)s->shm_size) != 0)
 		return EIO;
@@ -283,7 +261,7 @@ srv_hello(struct tsess *s, struct mpd_chan_msg *m)
 	hdr = (struct mpd_chan_shm *)s->shm;
 	hdr->magic = MPD_CHAN_MAGIC;
 	hdr->version = MPD_CHAN_VERSION;
-	hdr->tx_off = PAGE;
+	hdr->tx_off = (uint32_t)PAGE;
 	hdr->rx_off = (uint32_t)rx_off;
 	mpd_ring_init((struct mpd_chan_ring *)(s->shm + PAGE),
 		      MPD_CHAN_RING_SIZE);
@@ -651,7 +629,7 @@ srv_take(struct tsess *s, struct ib_user_mad *hdr, uint8_t *mad, uint32_t max)
 static bool
 wait_gone(struct tsess *s)
 {
-	int64_t end = now_ms() + 2000;
+	int64_t end = (int64_t)mpd_mono_ms() + 2000;
 	bool gone;
 
 	do {
@@ -661,7 +639,7 @@ wait_gone(struct tsess *s)
 		if (gone)
 			return true;
 		sleep_ms(5);
-	} while (now_ms() < end);
+	} while ((int64_t)mpd_mono_ms() < end);
 	return false;
 }
 
@@ -1015,11 +993,11 @@ answer_on_cpu(void *arg)
 {
 	struct yielder *y = arg;
 	const struct mpd_chan_shm *h = (const void *)y->s->shm;
-	int64_t end = now_ms() + 500;
+	int64_t end = (int64_t)mpd_mono_ms() + 500;
 
 	pin_to(y->cpu);
 	y->ready = true;
-	while (now_ms() < end) {
+	while ((int64_t)mpd_mono_ms() < end) {
 		if (__atomic_load_n(&h->rx_awake, __ATOMIC_ACQUIRE) &&
 		    __atomic_load_n(&h->rx_awake_cpu, __ATOMIC_RELAXED) ==
 		    (uint32_t)y->cpu + 1) {
@@ -1137,9 +1115,9 @@ test_spin_elsewhere(struct tsess *s, int fd)
 	/* the run delay is looked at every 10 ms: compete with the busy
 	 * thread for 3 ms before each wait, for up to a second or so */
 	for (calls = 1; calls <= 300; calls++) {
-		int64_t end = now_us() + 3000;
+		int64_t end = (int64_t)mpd_mono_us() + 3000;
 
-		while (now_us() < end)
+		while ((int64_t)mpd_mono_us() < end)
 			;
 		if (!recv_spun(h, fd))
 			break;
@@ -1419,10 +1397,10 @@ test_session(void)
 	is_int(E(umad_recv(fd, buf, &len, 0)), -EWOULDBLOCK,
 	       "recv, nothing queued, timeout 0: -EWOULDBLOCK");
 	is_int(err_, EWOULDBLOCK, "errno EWOULDBLOCK");
-	t0 = now_ms();
+	t0 = (int64_t)mpd_mono_ms();
 	is_int(E(umad_recv(fd, buf, &len, 50)), -ETIMEDOUT,
 	       "recv, nothing queued, timeout 50: -ETIMEDOUT");
-	ok(now_ms() - t0 >= 45, "after 50 ms");
+	ok((int64_t)mpd_mono_ms() - t0 >= 45, "after 50 ms");
 	is_int(err_, ETIMEDOUT, "errno ETIMEDOUT");
 	is_int(umad_poll(fd, 20), -ETIMEDOUT, "poll: -ETIMEDOUT");
 	is_int(umad_poll(fd, 0), -ETIMEDOUT, "poll, timeout 0: -ETIMEDOUT");
@@ -1587,10 +1565,10 @@ test_session(void)
 	memset(in.mad, 0x3c, sizeof(in.mad));
 	pthread_create(&thr, NULL, inject_later, &in);
 	len = 256;
-	t0 = now_ms();
+	t0 = (int64_t)mpd_mono_ms();
 	is_int(umad_recv(fd, buf, &len, -1), 2,
 	       "recv, timeout -1: woken by the daemon");
-	ok(now_ms() - t0 >= 40 && buf[64] == 0x3c, "after the delay, its MAD");
+	ok((int64_t)mpd_mono_ms() - t0 >= 40 && buf[64] == 0x3c, "after the delay, its MAD");
 	pthread_join(thr, NULL);
 	pthread_create(&thr, NULL, inject_later, &in);
 	is_int(umad_poll(fd, 2000), 0, "poll, woken by the daemon");

@@ -27,6 +27,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "madpmd/clock.h"
 #include "tap.h"
 
 #define BUF	65536
@@ -43,15 +44,6 @@ static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_port_attr port;
 static const char *devname;
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static struct ibv_context *
 open_dev(const char *name)
@@ -163,10 +155,10 @@ post_send(struct ep *e, struct ibv_send_wr *wr, uint32_t off, uint32_t len)
 static int
 poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
 {
-	uint64_t end = now_ms() + 5000;
+	uint64_t end = mpd_mono_ms() + 5000;
 	int got = 0, r;
 
-	while (got < n && now_ms() < end) {
+	while (got < n && mpd_mono_ms() < end) {
 		r = ibv_poll_cq(cq, n - got, wc + got);
 		if (r < 0)
 			return r;
@@ -682,9 +674,9 @@ async_wait(enum ibv_event_type want, int ms)
 {
 	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
 	struct ibv_async_event ev;
-	uint64_t end = now_ms() + (uint64_t)ms;
+	uint64_t end = mpd_mono_ms() + (uint64_t)ms;
 
-	while (now_ms() < end) {
+	while (mpd_mono_ms() < end) {
 		if (poll(&p, 1, 50) <= 0)
 			continue;
 		/* readable for events of QPs destroyed since, which are
@@ -779,10 +771,10 @@ async_count(enum ibv_event_type want, struct ibv_qp *qp, int ms)
 {
 	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
 	struct ibv_async_event ev;
-	uint64_t end = now_ms() + (uint64_t)ms;
+	uint64_t end = mpd_mono_ms() + (uint64_t)ms;
 	int n = 0;
 
-	while (now_ms() < end) {
+	while (mpd_mono_ms() < end) {
 		if (poll(&p, 1, 20) <= 0)
 			continue;
 		if (ibv_get_async_event(ctx, &ev)) {
@@ -990,7 +982,7 @@ test_other_process(void)
 	{
 		struct ibv_send_wr wr = { .wr_id = 3, .opcode = IBV_WR_SEND,
 					  .send_flags = IBV_SEND_SIGNALED };
-		uint64_t t0 = now_ms();
+		uint64_t t0 = mpd_mono_ms();
 
 		usleep(200000);
 		post_send(&a, &wr, 0, 16);
@@ -998,7 +990,7 @@ test_other_process(void)
 		ok(n == 1 && wc[0].status == IBV_WC_RETRY_EXC_ERR &&
 		   wc[0].wr_id == 3,
 		   "a send to the dead peer's QP: RETRY_EXC_ERR after %llu ms (status %d)",
-		   (unsigned long long)(now_ms() - t0), n == 1 ? (int)wc[0].status : -1);
+		   (unsigned long long)(mpd_mono_ms() - t0), n == 1 ? (int)wc[0].status : -1);
 	}
 	ibv_destroy_qp(a.qp);
 	ibv_destroy_cq(cq);

@@ -18,12 +18,12 @@
  *  - A QP: struct mpd_v_qp_shm, then the send queue, then the receive
  *    queue (none when the QP has an SRQ), at the offsets it states.
  *  - An MR: REG_MR's reply carries a memfd of map_len bytes that will
- *    back the pages [addr & ~4095, round_up(addr + length, 4096)) of the
+ *    back the pages [addr & ~(P - 1), round_up(addr + length, P)) of the
  *    client: it copies their contents in and maps it MAP_SHARED|MAP_FIXED
  *    over them, so that the daemon reads and writes the application's
  *    buffers itself (one-sided operations reach a client that does not
  *    run). The pages at offset 0 of the memfd start at
- *    (addr & ~4095).
+ *    (addr & ~(P - 1)). P is the system page (madpmd/page.h).
  *
  * Indexes: the client's producer counts (sq_pi, rq_pi) and consumer
  * count (cq ci) in the shared memory are advice to the daemon, which
@@ -108,7 +108,7 @@ struct mpd_v_handle {
  * mapping a second memfd there would detach the first MR). It may be an
  * MR of another session of the same process (a second context). The
  * daemon then makes no memfd: the new MR shares that one (kept while any
- * MR using it lives; the new MR's pages sit at offset (addr & ~4095)
+ * MR using it lives; the new MR's pages sit at offset (addr & ~(P - 1))
  * minus the mapping's page start), and the reply carries no fd and
  * map_len 0.
  */

@@ -86,6 +86,26 @@ hca_doorbells_drain(int doorbells, int doorbell)
 	} while (n == 16);
 }
 
+/*
+ * A port's doorbells, whatever the port (a CA's ethdev, a switch's port
+ * 0): an eventfd the daemon's own threads ring, in an epoll set that the
+ * sessions' doorbell pipes join; the lcore sleeps on the set (the rx
+ * interrupt is it). chan_cfg's doorbell, rung and doorbells are these.
+ */
+struct hca_doorbells {
+	int fd;				/* the eventfd */
+	int set;			/* the epoll set */
+	uint64_t rung;			/* writes of fd, by any thread */
+	uint64_t rung_seen;		/* ... as the lcore last drained it */
+};
+
+/* 0, or an errno with nothing left open (both -1) */
+int hca_doorbells_open(struct hca_doorbells *d);
+void hca_doorbells_close(struct hca_doorbells *d);
+/* The lcore, awake again: what rang drained off the set, when a session
+ * may have rung (sessions: hca_chan_arm(ch, false)) or fd was */
+void hca_doorbells_awake(struct hca_doorbells *d, bool sessions);
+
 /* 0 (also when run_dir is empty: no channel, *pc NULL), ENOMEM or EIO. */
 int hca_chan_start(struct hca_chan **pc, const struct hca_chan_cfg *cfg);
 void hca_chan_stop(struct hca_chan *ch);

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -135,4 +136,52 @@ chan_doorbell_drain(const struct hca_session *s)
 	for (i = 0; i < 16; i++)
 		if (read(s->db_r, buf, sizeof(buf)) < (ssize_t)sizeof(buf))
 			break;
+}
+
+/* ---- a port's doorbells (chan.h) ---- */
+
+int
+hca_doorbells_open(struct hca_doorbells *d)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLET,
+		.data.u64 = HCA_DOORBELL_OURS,
+	};
+	int rc;
+
+	d->rung = d->rung_seen = 0;
+	d->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	d->set = epoll_create1(EPOLL_CLOEXEC);
+	if (d->fd >= 0 && d->set >= 0 &&
+	    epoll_ctl(d->set, EPOLL_CTL_ADD, d->fd, &ev) == 0)
+		return 0;
+	rc = errno;
+	hca_doorbells_close(d);
+	return rc;
+}
+
+void
+hca_doorbells_close(struct hca_doorbells *d)
+{
+	close_fd(&d->fd);
+	close_fd(&d->set);
+}
+
+/*
+ * Awake again. The lcore wakes once for every port it serves, and a
+ * port that no client holds and nobody rang (most of them, in a fabric)
+ * costs no system call: only a session's pipe or a counted write of the
+ * eventfd can have put anything on the set's ready list. A write counted
+ * after this look is drained the next time; its edge woke the lcore
+ * already (the set is watched edge-triggered).
+ */
+void
+hca_doorbells_awake(struct hca_doorbells *d, bool sessions)
+{
+	uint64_t rung = __atomic_load_n(&d->rung, __ATOMIC_ACQUIRE);
+
+	if (!sessions && rung == d->rung_seen)
+		return;
+	d->rung_seen = rung;
+	hca_doorbells_drain(d->set, d->fd);
 }

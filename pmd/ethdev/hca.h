@@ -60,10 +60,7 @@ struct hca_internals {
 	 * the sessions' doorbells, which clients ring when they queue a send
 	 * while the lcore sleeps */
 	struct rte_intr_handle *intr;
-	int doorbell;
-	int doorbells;			/* the epoll set of every doorbell */
-	uint64_t rung;			/* writes of doorbell, by any thread */
-	uint64_t rung_seen;		/* ... as the lcore last drained it */
+	struct hca_doorbells db;
 	/* the last poll found nothing for the clients and timers to do
 	 * (port_quiet()); cleared by a frame from the wire */
 	struct hca_chan_quiet quiet;

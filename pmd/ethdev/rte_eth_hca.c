@@ -27,6 +27,7 @@
 #include "../rte_pmd_hca.h"
 #include "madpmd/records.h"
 #include "hca.h"
+#include "services.h"
 
 #define ARG_NODE	"node"
 #define ARG_DESC	"desc"
@@ -420,29 +421,17 @@ eth_rx_intr_enable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 	/* frames looped back to the port are work too */
 	if ((hi->chan && hca_chan_arm(hi->chan, true)) ||
 	    !rte_ring_empty(hi->loop))
-		hca_doorbell_ring(hi->doorbell, &hi->rung);
+		hca_doorbell_ring(hi->db.fd, &hi->db.rung);
 	return 0;
 }
 
-/*
- * Awake again. The lcore wakes once for every port it serves, and a
- * port that no client holds and nobody rang (most of them, in a fabric)
- * costs no system call: only a session's pipe or a counted write of the
- * eventfd can have put anything on the set's ready list. A write counted
- * after this look is drained the next time; its edge woke the lcore
- * already (the EAL watches the set edge-triggered).
- */
+/* Awake again (chan/wake.c: hca_doorbells_awake()) */
 static int
 eth_rx_intr_disable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 {
 	struct hca_internals *hi = dev->data->dev_private;
-	bool sessions = hi->chan && hca_chan_arm(hi->chan, false);
-	uint64_t rung = __atomic_load_n(&hi->rung, __ATOMIC_ACQUIRE);
 
-	if (!sessions && rung == hi->rung_seen)
-		return 0;
-	hi->rung_seen = rung;
-	hca_doorbells_drain(hi->doorbells, hi->doorbell);
+	hca_doorbells_awake(&hi->db, hi->chan && hca_chan_arm(hi->chan, false));
 	return 0;
 }
 
@@ -506,25 +495,17 @@ eth_dev_stop(struct rte_eth_dev *dev)
 	return 0;
 }
 
-/* The doorbell and the interrupt handle that carries it: 0 or -1. */
+/* The interrupt handle that carries the port's doorbells: 0 or -1. */
 static int
 intr_alloc(struct rte_eth_dev *dev)
 {
 	struct hca_internals *hi = dev->data->dev_private;
 
-	struct epoll_event ev = {
-		.events = EPOLLIN | EPOLLET,
-		.data.u64 = HCA_DOORBELL_OURS,
-	};
-
-	hi->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	hi->doorbells = epoll_create1(EPOLL_CLOEXEC);
 	hi->intr = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-	if (hi->doorbell < 0 || hi->doorbells < 0 || !hi->intr ||
-	    epoll_ctl(hi->doorbells, EPOLL_CTL_ADD, hi->doorbell, &ev) != 0 ||
+	if (!hi->intr ||
 	    rte_intr_type_set(hi->intr, RTE_INTR_HANDLE_VDEV) != 0 ||
 	    rte_intr_efd_counter_size_set(hi->intr, 0) != 0 ||
-	    rte_intr_efds_index_set(hi->intr, 0, hi->doorbells) != 0 ||
+	    rte_intr_efds_index_set(hi->intr, 0, hi->db.set) != 0 ||
 	    rte_intr_nb_efd_set(hi->intr, 1) != 0 ||
 	    rte_intr_max_intr_set(hi->intr, 2) != 0)
 		return -1;
@@ -541,12 +522,7 @@ intr_free(struct rte_eth_dev *dev)
 		rte_intr_vec_list_free(hi->intr);
 		rte_intr_instance_free(hi->intr);
 	}
-	if (hi->doorbell >= 0)
-		close(hi->doorbell);
-	if (hi->doorbells >= 0)
-		close(hi->doorbells);
 	hi->intr = NULL;
-	hi->doorbell = hi->doorbells = -1;
 	dev->intr_handle = NULL;
 }
 
@@ -570,8 +546,7 @@ eth_dev_close(struct rte_eth_dev *dev)
 		return 0;
 	if (dev->data->dev_started)
 		eth_dev_stop(dev);
-	hca_chan_stop(hi->chan);
-	hi->chan = NULL;
+	hca_services_stop(&hi->db, &hi->chan);
 	rte_spinlock_lock(&hi->lock);
 	hca_cm_destroy(hi->cm);
 	hi->cm = NULL;
@@ -990,12 +965,6 @@ hca_probe(struct rte_vdev_device *vdev)
 		goto free_rings;
 	}
 	dev->data->mac_addrs = &hi->mac;
-	if (intr_alloc(dev) != 0) {
-		HCA_LOG(ERR, "%s: cannot make the rx interrupt: %s", name,
-			strerror(errno));
-		rc = -ENOMEM;
-		goto free_intr;
-	}
 	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
 	dev->dev_ops = &hca_ops;
 	dev->rx_pkt_burst = hca_rx_burst;
@@ -1017,13 +986,17 @@ hca_probe(struct rte_vdev_device *vdev)
 		.run_dir = hi->run_dir,
 		.mode = umad_mode,
 		.port_id = hi->port_id,
-		.doorbell = hi->doorbell,
-		.rung = &hi->rung,
-		.doorbells = hi->doorbells,
 	};
-	if (hca_chan_start(&hi->chan, &chan_cfg) != 0) {
-		rc = -EIO;
+	rc = hca_services_start(&hi->db, &hi->chan, &chan_cfg);
+	if (rc) {
+		rc = -rc;
 		goto free_cm;
+	}
+	if (intr_alloc(dev) != 0) {
+		HCA_LOG(ERR, "%s: cannot make the rx interrupt: %s", name,
+			strerror(errno));
+		rc = -ENOMEM;
+		goto free_intr;
 	}
 	rte_eth_dev_probing_finish(dev);
 	HCA_LOG(INFO, "%s: port %u node '%s' link=%s node_guid 0x%016" PRIx64
@@ -1032,11 +1005,12 @@ hca_probe(struct rte_vdev_device *vdev)
 		hi->port.node_guid, hi->port.port_guid);
 	return 0;
 
+free_intr:
+	intr_free(dev);
+	hca_services_stop(&hi->db, &hi->chan);
 free_cm:
 	hca_cm_destroy(hi->cm);
 	hi->cm = NULL;
-free_intr:
-	intr_free(dev);
 free_rings:
 	rte_ring_free(hi->egress);
 	rte_ring_free(hi->loop);

@@ -271,34 +271,6 @@ int fab_find_node_port(const struct fabric *f, const char *spec);
  * or -1 with a message on stderr. Before fab_poll_loop() starts. */
 int fab_set_lossy(struct fabric *f, const char *spec);
 
-/* ---- a switch's port 0 with clients (switch_mgmt.c) ---- */
-
-struct fab_mgmt;
-struct hca_switch;
-
-/* Port 0's MAD layer and client channel under o->run_dir (0 and *pm
- * NULL without one); -errno. Stop after the polling lcore. */
-int fab_mgmt_start(struct fab_mgmt **pm, struct hca_switch *sw,
-		   const char *name, const struct fab_opts *o,
-		   struct rte_mempool *pool, uint16_t id);
-void fab_mgmt_stop(struct fab_mgmt *m);
-/* The switch's lock (NULL: none); unlock writes the clients' wake-ups */
-void fab_mgmt_lock(struct fab_mgmt *m);
-void fab_mgmt_unlock(struct fab_mgmt *m);
-/* A frame the switch sent port 0 (out 0), for the clients: NULL, or the
- * MAD layer's answer in mb, to go into the switch from port 0. No lock
- * held. */
-struct rte_mbuf *fab_mgmt_input(struct fab_mgmt *m, struct rte_mbuf *mb,
-				uint64_t now_ns);
-/* The clients' sends and the MAD layer's timers: up to n frames for
- * hca_switch_from_port0(). No lock held. */
-uint16_t fab_mgmt_poll(struct fab_mgmt *m, uint64_t now_ns,
-		       struct rte_mbuf **bufs, uint16_t n);
-int fab_mgmt_sleep_setup(struct fab_mgmt *m);
-int fab_mgmt_arm(struct fab_mgmt *m);
-void fab_mgmt_disarm(struct fab_mgmt *m);
-bool fab_mgmt_client_spins_on(struct fab_mgmt *m, int cpu);
-
 /* ---- switches (switch_fabric.c) ---- */
 
 /* Add a switch of the topology: its external ports 1..N become fabric
@@ -323,7 +295,7 @@ void fab_switches_free(struct fabric *f);
  * through link_req) takes the link of a CA at the other end down with
  * it, and gives it back when enabled. */
 void fab_switches_links(struct fabric *f);
-/* The switch port 0 clients may open (switch_mgmt.c), on the polling
+/* The switch port 0 clients may open (ethdev/hca_mgmt.c), on the polling
  * lcore: their sends through the switches, and sleeping on their
  * doorbells (setup false: cannot; arm: the ms the MAD layers' timers
  * allow, -1 none, 0 sends queued). */

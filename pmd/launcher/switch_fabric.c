@@ -6,7 +6,7 @@
  * polling lcore, and out of the ports it names to their peers (a net_hca
  * port's tx_burst, the next switch, or an outside ethdev). Only the
  * polling lcore touches a switch once the fabric runs, and the control
- * thread of the switch whose port 0 has clients (switch_mgmt.c), under
+ * thread of the switch whose port 0 has clients (ethdev/hca_mgmt.c), under
  * that switch's lock: taken for the switch's work on a frame, never
  * while the frame goes on (it may come back through the same switch).
  */
@@ -19,6 +19,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "ethdev/hca_mgmt.h"
 #include "fabric.h"
 #include "madpmd/pcapng.h"
 #include "madpmd/topo.h"
@@ -37,7 +38,7 @@ struct fab_switch {
 	int first;		/* fabric index of external port 1 */
 	char name[MPD_TOPO_NAME_MAX + 1];
 	bool clients;		/* port 0 serves clients (the SM port) */
-	struct fab_mgmt *mgmt;	/* port 0's clients; NULL: none */
+	struct hca_mgmt *mgmt;	/* port 0's clients; NULL: none */
 };
 
 int
@@ -117,8 +118,9 @@ fab_switches_start(struct fabric *f)
 		s->sw.port_state_change = 0;
 		if (!s->clients)
 			continue;
-		if (fab_mgmt_start(&s->mgmt, &s->sw, s->name, &f->opts,
-				   f->pool, (uint16_t)(RTE_MAX_ETHPORTS + i)) != 0)
+		if (hca_mgmt_start(&s->mgmt, &s->sw, s->name, f->opts.run_dir,
+				   f->opts.umad_mode, f->pool,
+				   (uint16_t)(RTE_MAX_ETHPORTS + i)) != 0)
 			fprintf(stderr, "madpmd: switch \"%s\": no clients on its port 0: its channel did not start\n",
 				s->name);
 		else if (s->mgmt)
@@ -170,10 +172,10 @@ fab_switches_links(struct fabric *f)
 							  __ATOMIC_ACQ_REL);
 
 			if (req != FAB_LINK_NONE) {
-				fab_mgmt_lock(s->mgmt);
+				hca_mgmt_lock(s->mgmt);
 				hca_switch_disable(&s->sw, (uint8_t)p,
 						   req == FAB_LINK_DOWN);
-				fab_mgmt_unlock(s->mgmt);
+				hca_mgmt_unlock(s->mgmt);
 				sw_trap(f, s, hca_switch_trap_link);
 			}
 			if (a->peer < 0)
@@ -192,9 +194,9 @@ fab_switches_links(struct fabric *f)
 			up = fab_port_present(&f->port[a->peer]);
 			if (up == (me->port_state != HCA_PORT_DOWN))
 				continue;
-			fab_mgmt_lock(s->mgmt);
+			hca_mgmt_lock(s->mgmt);
 			hca_switch_link(&s->sw, (uint8_t)p, up);
-			fab_mgmt_unlock(s->mgmt);
+			hca_mgmt_unlock(s->mgmt);
 			sw_trap(f, s, hca_switch_trap_link);
 		}
 	}
@@ -207,7 +209,7 @@ fab_switches_free(struct fabric *f)
 
 	f->nmgmt = 0;
 	for (i = 0; i < f->nsw; i++) {
-		fab_mgmt_stop(f->sw[i]->mgmt);
+		hca_mgmt_stop(f->sw[i]->mgmt);
 		hca_switch_fini(&f->sw[i]->sw);
 		free(f->sw[i]);
 		f->sw[i] = NULL;
@@ -272,11 +274,11 @@ sw_from_port0(struct fabric *f, struct fab_switch *s, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	fab_mgmt_lock(s->mgmt);
+	hca_mgmt_lock(s->mgmt);
 	n = hca_switch_from_port0(&s->sw, rte_pktmbuf_mtod(m, uint8_t *),
 				  &len, cap, fab_round_ns(f), out,
 				  RTE_DIM(out));
-	fab_mgmt_unlock(s->mgmt);
+	hca_mgmt_unlock(s->mgmt);
 	if (!n) {
 		rte_pktmbuf_free(m);
 		return;
@@ -306,7 +308,7 @@ sw_out(struct fabric *f, struct fab_switch *s, struct rte_mbuf *m,
 			continue;
 		if (out[i] == 0) {
 			struct rte_mbuf *r = s->mgmt ?
-				fab_mgmt_input(s->mgmt, copy[i],
+				hca_mgmt_input(s->mgmt, copy[i],
 					       fab_round_ns(f)) : NULL;
 
 			if (!s->mgmt)
@@ -349,11 +351,11 @@ sw_frame(struct fabric *f, struct fab_port *b, struct rte_mbuf *m,
 	len = rte_pktmbuf_data_len(m);
 	cap = (uint16_t)RTE_MIN(65535u, (uint32_t)len +
 				rte_pktmbuf_tailroom(m));
-	fab_mgmt_lock(s->mgmt);
+	hca_mgmt_lock(s->mgmt);
 	n = hca_switch_rx(&s->sw, b->num, rte_pktmbuf_mtod(m, uint8_t *),
 			  &len, cap, fab_round_ns(f), out,
 			  RTE_DIM(out));
-	fab_mgmt_unlock(s->mgmt);
+	hca_mgmt_unlock(s->mgmt);
 	if (!n)
 		goto drop;
 	m->data_len = len;
@@ -376,10 +378,10 @@ sw_trap(struct fabric *f, struct fab_switch *s, sw_trap_fn make)
 
 	if (!m)
 		return;
-	fab_mgmt_lock(s->mgmt);
+	hca_mgmt_lock(s->mgmt);
 	n = make(&s->sw, rte_pktmbuf_mtod(m, uint8_t *),
 		 (uint16_t)RTE_MIN(65535u, rte_pktmbuf_tailroom(m)), &len, out);
-	fab_mgmt_unlock(s->mgmt);
+	hca_mgmt_unlock(s->mgmt);
 	if (n != 1) {
 		rte_pktmbuf_free(m);
 		return;
@@ -399,7 +401,7 @@ fab_switches_mgmt_poll(struct fabric *f)
 	for (i = 0; i < f->nmgmt; i++) {
 		struct fab_switch *s = f->mgmt[i];
 
-		n = fab_mgmt_poll(s->mgmt, fab_round_ns(f), m, RTE_DIM(m));
+		n = hca_mgmt_poll(s->mgmt, fab_round_ns(f), m, RTE_DIM(m));
 		for (k = 0; k < n; k++)
 			sw_from_port0(f, s, m[k], 0);
 		moved += n;
@@ -413,7 +415,7 @@ fab_switches_sleep_setup(struct fabric *f)
 	unsigned int i;
 
 	for (i = 0; i < f->nmgmt; i++)
-		if (fab_mgmt_sleep_setup(f->mgmt[i]->mgmt) != 0)
+		if (hca_mgmt_sleep_setup(f->mgmt[i]->mgmt) != 0)
 			return false;
 	return true;
 }
@@ -425,7 +427,7 @@ fab_switches_arm(struct fabric *f)
 	int ms = -1, t;
 
 	for (i = 0; i < f->nmgmt; i++) {
-		t = fab_mgmt_arm(f->mgmt[i]->mgmt);
+		t = hca_mgmt_arm(f->mgmt[i]->mgmt);
 		if (t >= 0 && (ms < 0 || t < ms))
 			ms = t;
 	}
@@ -438,7 +440,7 @@ fab_switches_client_spins_on(struct fabric *f, int cpu)
 	unsigned int i;
 
 	for (i = 0; i < f->nmgmt; i++)
-		if (fab_mgmt_client_spins_on(f->mgmt[i]->mgmt, cpu))
+		if (hca_mgmt_client_spins_on(f->mgmt[i]->mgmt, cpu))
 			return true;
 	return false;
 }
@@ -449,7 +451,7 @@ fab_switches_disarm(struct fabric *f)
 	unsigned int i;
 
 	for (i = 0; i < f->nmgmt; i++)
-		fab_mgmt_disarm(f->mgmt[i]->mgmt);
+		hca_mgmt_disarm(f->mgmt[i]->mgmt);
 }
 
 void

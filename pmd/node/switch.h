@@ -25,11 +25,12 @@
 #define HCA_SW_MFT_CAP_MAX	0x3fffu
 
 /*
- * Clients on port 0 (an SM, a tool: the launcher's switch_mgmt.c). With
- * them, what reaches the switch and is not its SMA's or PMA's (responses,
- * traps, SA and other classes, Get/Set nobody else takes) leaves by
- * "port 0": 0 in the out list of hca_switch_rx(). claims: the Get/Set
- * SMPs the SMA leaves to them (SMInfo for a registered SM, IBA 14.4.1).
+ * Clients on port 0 (an SM, a tool: ethdev/hca_mgmt.c, which the
+ * launcher runs). With them, what reaches the switch and is not its
+ * SMA's or PMA's (responses, traps, SA and other classes, Get/Set nobody
+ * else takes) leaves by "port 0": 0 in the out list of hca_switch_rx().
+ * claims: the Get/Set SMPs the SMA leaves to them (SMInfo for a
+ * registered SM, IBA 14.4.1).
  */
 struct hca_switch_port0 {
 	bool (*claims)(void *arg, const uint8_t *mad);

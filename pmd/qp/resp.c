@@ -612,13 +612,8 @@ void
 resp_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 	   uint64_t now_ns)
 {
-	struct resp_pkt p = {
-		.pk = pk,
-		.mask = mpd_op_mask(pk->bth.opcode),
-		.len = (uint32_t)pk->payload_len,
-		.rc = qp->type == IBV_QPT_RC,
-	};
 	enum resp_state s = RESP_CHECK_PSN;
+	struct resp_pkt p;		/* its receive WR filled when taken */
 
 	(void)now_ns;
 	if (qp->attr.qp_state == IBV_QPS_ERR)
@@ -627,6 +622,11 @@ resp_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 		ud_input(v, qp, pk);
 		return;
 	}
+	p.pk = pk;
+	p.mask = mpd_op_mask(pk->bth.opcode);
+	p.len = (uint32_t)pk->payload_len;
+	p.rc = qp->type == IBV_QPT_RC;
+	p.atomic = NULL;
 	while (s != RESP_DONE) {
 		p.state = s;
 		s = steps[s](v, qp, &p);

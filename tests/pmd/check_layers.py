@@ -9,7 +9,8 @@ it (node < mad < qp < capture < cm < chan < ethdev < launcher), and, from
 the sources, that every folder of pmd/ is one of those and no file
 includes a header of a folder above its own. With the madpmd launcher's
 object directory, that no two of its files call each other in a circle
-either. With the lib/ source dir and the libraries' object dirs, the same
+either, and that it includes and calls of pmd/ only node/, the switch
+management port (ethdev/hca_mgmt.h) and the PMD's API (rte_pmd_hca_*). With the lib/ source dir and the libraries' object dirs, the same
 for lib/ (wire < mad < capture < topo < chan < umad < verbs < rdmacm <
 tools). TAP on stdout.
 Usage: check_layers.py <librte_net_hca_static.a> <pmd source dir>
@@ -22,6 +23,10 @@ import subprocess
 import sys
 
 ORDER = ["node", "mad", "qp", "capture", "cm", "chan", "ethdev", "launcher"]
+# what the launcher may use of the PMD: the switches it runs (node/), a
+# switch's management port (ethdev/hca_mgmt.h) and the PMD's public API
+LAUNCHER_USES = {"node"}
+LAUNCHER_HEADERS = {"ethdev/hca_mgmt.h"}
 LIB_ORDER = ["wire", "mad", "capture", "topo", "chan", "umad", "verbs",
              "rdmacm", "tools"]
 
@@ -107,9 +112,38 @@ def includes_down(src, order, top):
             "its own" % top + (": " + ", ".join(bad) if bad else ""))
 
 
+def launcher_seam(src, defs_pmd, objdir):
+    """The launcher includes and calls of pmd/ only node/, hca_mgmt.h and
+    rte_pmd_hca.h (the ethdev's own API, rte_pmd_hca_* wherever defined)"""
+    bad = []
+    path = os.path.join(src, "launcher")
+    for name in sorted(os.listdir(path)):
+        if not name.endswith((".c", ".h")):
+            continue
+        text = open(os.path.join(path, name)).read()
+        for inc in re.findall(r'#include "((\w+)/[\w.]+)"', text):
+            if (inc[1] in ORDER and inc[1] not in LAUNCHER_USES and
+                    inc[0] not in LAUNCHER_HEADERS):
+                bad.append("launcher/%s includes %s" % (name, inc[0]))
+    objs = [os.path.join(objdir, o) for o in os.listdir(objdir)
+            if o.endswith(".o")]
+    _, uses = objects(*objs)
+    for o, syms in sorted(uses.items()):
+        for sym in sorted(syms):
+            d = defs_pmd.get(sym)
+            if (d and folder(d) in ORDER and folder(d) not in LAUNCHER_USES
+                    and folder(d) != "ethdev" and
+                    not sym.startswith("rte_pmd_hca_")):
+                bad.append("launcher %s calls %s (%s)" % (o, sym, d))
+    return (not bad, "the launcher uses of pmd/ only node/, the management "
+            "port and the ethdev's API" + (": " + ", ".join(bad[:8])
+                                           if bad else ""))
+
+
 def main():
     lib, src = sys.argv[1], sys.argv[2]
     defs, uses = objects(lib)
+    defs_pmd = defs
     edges = calls(defs, uses)
     n = 0
     fails = 0
@@ -141,6 +175,7 @@ def main():
     ok(len(files) >= 10 and not cycle,
        "the launcher's %d files call each other in no circle" % len(files) +
        (": " + " -> ".join(cycle) if cycle else ""))
+    ok(*launcher_seam(src, defs_pmd, sys.argv[3]))
     lib_src = sys.argv[4]
     ok(*folders_known(lib_src, LIB_ORDER, {"include"}, "lib"))
     ok(*includes_down(lib_src, LIB_ORDER, "lib"))

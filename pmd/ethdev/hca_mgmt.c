@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A switch's management port with clients: port 0's MAD layer and client
- * channel, what net_hca's ethdev glue is to a CA port, for the switch
- * whose port 0 is the topology's SM port (ibsim's default: the first
- * node, when it is a switch). OpenSM and the diags open it as a switch
- * device (madpmd-run --node SWITCH). The switch (node/switch_rx.c) hands
- * this what is for port 0's clients and takes what they send
- * (hca_switch_from_port0()); switch_fabric.c carries the frames both
- * ways, and calls nothing here with a frame of its own under the lock.
+ * channel, what rte_eth_hca.c is to a CA port (the services both have
+ * are services.c's), for the switch whose port 0 is the topology's SM
+ * port (ibsim's default: the first node, when it is a switch). OpenSM and
+ * the diags open it as a switch device (madpmd-run --node SWITCH). The
+ * switch (node/switch_rx.c) hands this what is for port 0's clients and
+ * takes what they send (hca_switch_from_port0()); the launcher's
+ * switch_fabric.c carries the frames both ways, and calls nothing here
+ * with a frame of its own under the lock.
  *
  * The lock guards the switch (port 0 above all), the MAD layer and the
  * sessions against the channel's control thread; the polling lcore holds
@@ -18,22 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include <rte_interrupts.h>
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
-#include "capture/records.h"
-#include "chan/chan.h"
-#include "fabric.h"
-#include "mad/mad_layer.h"
 #include "madpmd/attr.h"
 #include "madpmd/mad.h"
-#include "node/switch.h"
+#include "../capture/records.h"
+#include "../chan/chan.h"
+#include "../mad/mad_layer.h"
+#include "../node/switch.h"
+#include "hca_mgmt.h"
+#include "services.h"
 
-struct fab_mgmt {
+struct hca_mgmt {
 	struct hca_switch *sw;
 	rte_spinlock_t lock;
 	struct hca_mad_layer ml;
@@ -41,9 +41,7 @@ struct fab_mgmt {
 	struct hca_recorder rec;	/* never on: the fabric captures */
 	struct hca_switch_port0 p0c;
 	struct rte_mempool *pool;
-	int doorbell;			/* eventfd: the daemon's own rings */
-	int doorbells;			/* epoll set: it and the sessions' */
-	uint64_t rung, rung_seen;
+	struct hca_doorbells db;
 	struct rte_epoll_event ev;	/* the set, in the lcore's epoll */
 	/* the last poll found nothing for the clients and timers to do;
 	 * cleared by a frame for port 0 */
@@ -55,34 +53,23 @@ struct fab_mgmt {
 static bool
 claims(void *arg, const uint8_t *mad)
 {
-	struct fab_mgmt *m = arg;
+	struct hca_mgmt *m = arg;
 
 	return hca_mad_smp_for_client(&m->ml, mad);
 }
 
-static void
-mgmt_free(struct fab_mgmt *m)
-{
-	if (m->doorbell >= 0)
-		close(m->doorbell);
-	if (m->doorbells >= 0)
-		close(m->doorbells);
-	free(m);
-}
-
 int
-fab_mgmt_start(struct fab_mgmt **pm, struct hca_switch *sw,
-	       const char *name, const struct fab_opts *o,
+hca_mgmt_start(struct hca_mgmt **pm, struct hca_switch *sw,
+	       const char *name, const char *run_dir, unsigned int umad_mode,
 	       struct rte_mempool *pool, uint16_t id)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLET,
-				  .data.u64 = HCA_DOORBELL_OURS };
 	struct hca_chan_cfg cfg;
 	struct hca_port *p0 = &sw->port[0];
-	struct fab_mgmt *m;
+	struct hca_mgmt *m;
+	int rc;
 
 	*pm = NULL;
-	if (!o->run_dir || !o->run_dir[0])
+	if (!run_dir || !run_dir[0])
 		return 0;
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -90,13 +77,6 @@ fab_mgmt_start(struct fab_mgmt **pm, struct hca_switch *sw,
 	m->sw = sw;
 	m->pool = pool;
 	rte_spinlock_init(&m->lock);
-	m->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	m->doorbells = epoll_create1(EPOLL_CLOEXEC);
-	if (m->doorbell < 0 || m->doorbells < 0 ||
-	    epoll_ctl(m->doorbells, EPOLL_CTL_ADD, m->doorbell, &ev) != 0) {
-		mgmt_free(m);
-		return -errno;
-	}
 	/* the channel names the node's directory and socket after port 0 */
 	snprintf(p0->node_name, sizeof(p0->node_name), "%s", name);
 	memcpy(p0->node_desc, sw->node_desc, sizeof(p0->node_desc));
@@ -114,16 +94,16 @@ fab_mgmt_start(struct fab_mgmt **pm, struct hca_switch *sw,
 		.cm = NULL,
 		.rec = &m->rec,
 		.lock = &m->lock,
-		.run_dir = o->run_dir,
-		.mode = o->umad_mode,
+		.run_dir = run_dir,
+		.mode = umad_mode,
 		.port_id = id,
-		.doorbell = m->doorbell,
-		.rung = &m->rung,
-		.doorbells = m->doorbells,
 	};
-	if (hca_chan_start(&m->chan, &cfg) != 0 || !m->chan) {
-		mgmt_free(m);
-		return -EIO;
+	rc = hca_services_start(&m->db, &m->chan, &cfg);
+	if (rc || !m->chan) {
+		if (!rc)
+			hca_services_stop(&m->db, &m->chan);
+		free(m);
+		return rc ? -rc : -EIO;
 	}
 	m->p0c.claims = claims;
 	m->p0c.arg = m;
@@ -135,17 +115,17 @@ fab_mgmt_start(struct fab_mgmt **pm, struct hca_switch *sw,
 }
 
 void
-fab_mgmt_stop(struct fab_mgmt *m)
+hca_mgmt_stop(struct hca_mgmt *m)
 {
 	if (!m)
 		return;
-	hca_chan_stop(m->chan);
+	hca_services_stop(&m->db, &m->chan);
 	m->sw->p0c = NULL;
-	mgmt_free(m);
+	free(m);
 }
 
 void
-fab_mgmt_lock(struct fab_mgmt *m)
+hca_mgmt_lock(struct hca_mgmt *m)
 {
 	if (m)
 		rte_spinlock_lock(&m->lock);
@@ -153,7 +133,7 @@ fab_mgmt_lock(struct fab_mgmt *m)
 
 /* Release the lock, then write the wake-ups owed to clients */
 void
-fab_mgmt_unlock(struct fab_mgmt *m)
+hca_mgmt_unlock(struct hca_mgmt *m)
 {
 	struct hca_session *w[HCA_CHAN_WAKE_MAX];
 	unsigned int n;
@@ -167,7 +147,7 @@ fab_mgmt_unlock(struct fab_mgmt *m)
 }
 
 struct rte_mbuf *
-fab_mgmt_input(struct fab_mgmt *m, struct rte_mbuf *mb, uint64_t now_ns)
+hca_mgmt_input(struct hca_mgmt *m, struct rte_mbuf *mb, uint64_t now_ns)
 {
 	uint8_t *buf = rte_pktmbuf_mtod(mb, uint8_t *), *mad;
 	uint16_t cap = (uint16_t)RTE_MIN(65535u, (uint32_t)mb->data_len +
@@ -184,12 +164,12 @@ fab_mgmt_input(struct fab_mgmt *m, struct rte_mbuf *mb, uint64_t now_ns)
 	    pk.payload_len != MPD_MAD_LEN)
 		goto drop;
 	mad = buf + (pk.payload - buf);
-	fab_mgmt_lock(m);
+	hca_mgmt_lock(m);
 	hca_chan_quiet_clear(&m->quiet);
 	r = hca_mad_input(&m->ml, &pk, mad, now_ns);
 	if (r == HCA_REPLY || r == HCA_TRAP)
 		n = hca_port_answer(p0, &pk, mad, r, buf, cap);
-	fab_mgmt_unlock(m);
+	hca_mgmt_unlock(m);
 	if (!n)
 		goto drop;
 	mb->data_len = n;
@@ -202,7 +182,7 @@ drop:
 
 /* Frames the MAD layer and the clients send, into the poll's array */
 struct emit_ctx {
-	struct fab_mgmt *m;
+	struct hca_mgmt *m;
 	struct rte_mbuf **bufs;
 	uint16_t n;
 };
@@ -235,7 +215,7 @@ fail:
 }
 
 uint16_t
-fab_mgmt_poll(struct fab_mgmt *m, uint64_t now_ns, struct rte_mbuf **bufs,
+hca_mgmt_poll(struct hca_mgmt *m, uint64_t now_ns, struct rte_mbuf **bufs,
 	      uint16_t n)
 {
 	struct emit_ctx e = { m, bufs, 0 };
@@ -251,19 +231,19 @@ fab_mgmt_poll(struct fab_mgmt *m, uint64_t now_ns, struct rte_mbuf **bufs,
 		hca_mad_poll(&m->ml, now_ns, &out);
 		hca_chan_send_burst(m->chan, now_ns, &out);
 	}
-	fab_mgmt_unlock(m);
+	hca_mgmt_unlock(m);
 	return e.n;
 }
 
 /* ---- sleeping: the lcore's epoll watches the doorbells ---- */
 
 int
-fab_mgmt_sleep_setup(struct fab_mgmt *m)
+hca_mgmt_sleep_setup(struct hca_mgmt *m)
 {
 	m->ev.epdata.event = EPOLLIN | EPOLLET;
 	m->ev.epdata.data = NULL;
 	m->ev.epdata.cb_fun = NULL;
-	if (rte_epoll_ctl(RTE_EPOLL_PER_THREAD, EPOLL_CTL_ADD, m->doorbells,
+	if (rte_epoll_ctl(RTE_EPOLL_PER_THREAD, EPOLL_CTL_ADD, m->db.set,
 			  &m->ev) != 0)
 		return -1;
 	return 0;
@@ -273,7 +253,7 @@ fab_mgmt_sleep_setup(struct fab_mgmt *m)
  * the MAD layer's timers allow to sleep (ms, -1: none); 0 when sends
  * are queued already. */
 int
-fab_mgmt_arm(struct fab_mgmt *m)
+hca_mgmt_arm(struct hca_mgmt *m)
 {
 	int ms;
 
@@ -287,20 +267,14 @@ fab_mgmt_arm(struct fab_mgmt *m)
 
 /* A client of port 0 spins on this CPU (madpmd/chan.h, "Sharing a CPU") */
 bool
-fab_mgmt_client_spins_on(struct fab_mgmt *m, int cpu)
+hca_mgmt_client_spins_on(struct hca_mgmt *m, int cpu)
 {
 	return hca_chan_spins_on(m->chan, cpu);
 }
 
 /* Awake again: the doorbells that rang off the set's ready list */
 void
-fab_mgmt_disarm(struct fab_mgmt *m)
+hca_mgmt_disarm(struct hca_mgmt *m)
 {
-	bool sessions = hca_chan_arm(m->chan, false);
-	uint64_t rung = __atomic_load_n(&m->rung, __ATOMIC_ACQUIRE);
-
-	if (!sessions && rung == m->rung_seen)
-		return;
-	m->rung_seen = rung;
-	hca_doorbells_drain(m->doorbells, m->doorbell);
+	hca_doorbells_awake(&m->db, hca_chan_arm(m->chan, false));
 }

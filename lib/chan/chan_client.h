@@ -48,7 +48,8 @@ enum mpd_chan_lookup {
  * the first line of $MADPMD_RUN_DIR/nodes. The run directory is filled in
  * whatever the outcome; so is the name when one was asked for.
  */
-enum mpd_chan_lookup mpd_chan_node_lookup(const char *ca_name, struct mpd_chan_node *n);
+enum mpd_chan_lookup mpd_chan_node_lookup(const char *ca_name,
+					  struct mpd_chan_node *n);
 
 /* A connected control socket after HELLO, before the shm is mapped. */
 struct mpd_chan_session {
@@ -117,7 +118,8 @@ struct mpd_chan_rx_wake {
 /* After the consumer found or left the ring empty: clear the fd if
  * it may be readable, look again, and re-arm it if a record slipped in.
  * True when the ring is (still) empty. */
-bool mpd_chan_rx_settle(struct mpd_chan_rx_wake *w, const struct mpd_ring_view *rx);
+bool mpd_chan_rx_settle(struct mpd_chan_rx_wake *w,
+			const struct mpd_ring_view *rx);
 /* Records stay queued after a take: make sure the fd says so. */
 void mpd_chan_rx_left_queued(struct mpd_chan_rx_wake *w);
 

@@ -3,7 +3,9 @@
  * What the RC responder sends (IBA 9.7.5.1, 9.7.5.2): READ responses and
  * atomic ACKs, oldest first, then one ACK or NAK per QP per poll for the
  * last PSN that asked. A NAK is never replaced by a later ACK in the
- * same poll, and the first NAK queued is the one that goes.
+ * same poll, nor a NAK by a later NAK; an RNR NAK and a READ's access
+ * NAK (the region went while its responses were out) replace what is
+ * queued: they stop the message where they say.
  */
 #include <string.h>
 

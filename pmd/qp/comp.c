@@ -49,8 +49,10 @@ comp_wr(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_swr *w,
 {
 	struct mpd_v_cqe e;
 
+	/* a READ or atomic the requester numbered (and counted): the
+	 * counts wrap, they start where the client's ring stands */
 	if (w->rd_atomic && qp->req.rd_atomic &&
-	    qp->comp.done < qp->req.numbered)
+	    (int32_t)(qp->req.numbered - qp->comp.done) > 0)
 		qp->req.rd_atomic--;
 	qp->comp.done++;
 	qp->comp.acked_pkts = 0;
@@ -242,7 +244,8 @@ read_resp(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_swr *w,
 	}
 	if (pk->payload_len &&
 	    !sge_copy(v, qp->pd, w->u.sg, w->w.num_sge, off,
-		      (uint8_t *)pk->payload, (uint32_t)pk->payload_len, true)) {
+		      (uint8_t *)pk->payload, (uint32_t)pk->payload_len,
+		      true)) {
 		comp_fail(v, qp, IBV_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -281,7 +284,8 @@ comp_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 {
 	uint32_t before = qp->comp.done;
 
-	if (qp->attr.qp_state != IBV_QPS_RTS && qp->attr.qp_state != IBV_QPS_SQD)
+	if (qp->attr.qp_state != IBV_QPS_RTS &&
+	    qp->attr.qp_state != IBV_QPS_SQD)
 		return;
 	qp->comp.psn = pk->bth.psn;
 	/* an answer to a PSN never sent is dropped (IBA 9.9.2.1.2) */

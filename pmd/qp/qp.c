@@ -3,7 +3,8 @@
  * Queue pairs: their shared memory, the state machine of IBA 10.3 with
  * the attributes each transition requires and allows (IBA 11.2.5.2,
  * Table 91; the kernel's ib_modify_qp_is_ok()), their addresses, and the
- * dispatch of packets and polls to the requester and the responder.
+ * dispatch of packets and polls to the requester, the completer and the
+ * responder.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -165,8 +166,9 @@ hca_v_qp_sends_pending(const struct hca_v_qp *qp)
 		return false;
 	/* an ACK the responder owes: a HCA sends it before the receiver
 	 * sees the completion, so before any destroy that follows */
-	if (qp->resp.ack.pending && (st == IBV_QPS_RTR || st == IBV_QPS_RTS ||
-				st == IBV_QPS_SQD || st == IBV_QPS_SQE))
+	if (qp->resp.ack.pending &&
+	    (st == IBV_QPS_RTR || st == IBV_QPS_RTS || st == IBV_QPS_SQD ||
+	     st == IBV_QPS_SQE))
 		return true;
 	if (!qp->sq.wqes)
 		return false;
@@ -627,7 +629,8 @@ qp_of(struct hca_verbs *v, uint32_t qpn)
 }
 
 /* A packet for one QP (a group's copy too): its state, transport, keys,
- * then the requester or the responder */
+ * then the completer (an answer: RC alone has them, and the transport
+ * matched the QP's) or the responder */
 static void
 qp_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 	 uint64_t now_ns)
@@ -765,7 +768,8 @@ hca_verbs_busy(const struct hca_verbs *v)
 		for (i = 0; i < RD_JOBS; i++)
 			if (qp->resp.rd[i].pending)
 				return true;
-		if (qp->comp.rto_at || qp->comp.rnr_at || qp->resp.ack.pending ||
+		if (qp->comp.rto_at || qp->comp.rnr_at ||
+		    qp->resp.ack.pending ||
 		    __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_RELAXED) !=
 		    qp->sq.taken || qp->req.cur != qp->sq.taken)
 			return true;

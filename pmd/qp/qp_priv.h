@@ -7,8 +7,10 @@
  * what it sends back). Below them: the send and receive queues (sq.c,
  * rq.c), the CQ writer (cq.c), the MR checks (mr.c), paths (path.c) and
  * async events (async.c). qp.c owns the QP state machine and the
- * dispatch and calls the others; req.c calls comp.c (a WR done as it
- * leaves, a failed WR), resp.c calls ack.c, and none calls back up.
+ * dispatch and calls the others; req.c calls comp.c (its timers, a WR
+ * done as it leaves or failed, the flush in Error), resp.c calls ack.c,
+ * and none calls back up. (The completer's state is qp->comp; a
+ * completion channel is cq.c's struct hca_v_comp.)
  */
 #ifndef NET_HCA_QP_PRIV_H
 #define NET_HCA_QP_PRIV_H
@@ -49,6 +51,10 @@ struct hca_v_swr {
 	bool signaled;
 	bool rd_atomic;			/* READ or atomic: an answer awaited */
 };
+
+/* w.opcode of a WR the client wrote wrong (IBA 10.8.3: it completes in
+ * error, in order) */
+#define HCA_V_WR_BAD	0xff
 
 /* A receive WR, as copied off the receive queue */
 struct hca_v_rwr {
@@ -99,7 +105,9 @@ struct qp_comp {
 	uint64_t rnr_at;		/* ns; 0: not waiting out an RNR NAK */
 	uint8_t retry_left;
 	uint8_t rnr_left;
-	uint32_t psn;			/* the packet in hand (records) */
+	uint32_t psn;			/* what a failure names: the answer
+					 * in hand, or at a poll the oldest
+					 * packet not acknowledged (records) */
 };
 
 /* The responder (resp.c, ack.c): packets into receive WRs and memory */
@@ -123,7 +131,7 @@ struct qp_resp {
 	} write;			/* the RDMA WRITE in progress */
 	struct hca_v_rdjob rd[RD_JOBS];
 	uint32_t rd_head;		/* jobs queued, ring of RD_JOBS */
-	bool comm_est;			/* received since RTR: COMM_EST raised */
+	bool comm_est;			/* a packet since RTR: COMM_EST */
 };
 
 struct hca_v_qp {
@@ -149,7 +157,7 @@ struct hca_v_qp {
 	struct qp_comp comp;
 	struct qp_resp resp;
 	struct {
-		bool pending;		/* to ERR once the packet or poll ends */
+		bool pending;		/* to ERR after this packet or poll */
 		uint32_t status;	/* why (enum ibv_wc_status) */
 		uint32_t psn;		/* the packet that said it */
 	} err;
@@ -171,6 +179,7 @@ sq_wr(struct hca_v_qp *qp, uint32_t n)
 {
 	return &qp->req.swr[n & (qp->sq.wqes - 1)];
 }
+
 /* Signaled WRs posted (taken or still on the ring) and not completed */
 uint32_t sq_owed(const struct hca_v_qp *qp);
 
@@ -225,7 +234,8 @@ void qp_async(struct hca_v_qp *qp, enum ibv_event_type ev);
 /* ---- path.c ---- */
 /* Headers to the QP's destination (RC/UC) or ah (UD). false: no route */
 bool qp_headers(struct hca_verbs *v, struct hca_v_qp *qp,
-		const struct mpd_v_ah *ah, uint32_t dest_qp, struct mpd_pkt *pk);
+		const struct mpd_v_ah *ah, uint32_t dest_qp,
+		struct mpd_pkt *pk);
 uint32_t qp_mtu_bytes(uint32_t path_mtu);
 
 /* ---- rq.c ---- */
@@ -235,7 +245,8 @@ bool qp_take_recv(struct hca_verbs *v, struct hca_v_qp *qp,
 		  struct hca_v_rwr *r, bool *bad);
 
 /* ---- comp.c: the completer ---- */
-/* The oldest PSN not acknowledged; the next to give when none is out */
+/* The oldest PSN not acknowledged; the next to give when none is out
+ * (sq_wr()'s indexing, on a const QP) */
 static inline uint32_t
 comp_oldest_psn(const struct hca_v_qp *qp)
 {
@@ -244,6 +255,7 @@ comp_oldest_psn(const struct hca_v_qp *qp)
 	return psn_add(qp->req.swr[qp->comp.done & (qp->sq.wqes - 1)].first_psn,
 		       qp->comp.acked_pkts);
 }
+
 /* The requester sends from the oldest unacknowledged packet again */
 static inline void
 comp_rewind(struct hca_v_qp *qp)
@@ -251,6 +263,7 @@ comp_rewind(struct hca_v_qp *qp)
 	qp->req.cur = qp->comp.done;
 	qp->req.cur_pkt = qp->comp.acked_pkts;
 }
+
 /* w is done (status) and the next WR the oldest: its CQE when signaled
  * or failed */
 void comp_wr(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_swr *w,
@@ -285,6 +298,7 @@ resp_rd_slot(struct hca_v_qp *qp, uint32_t n)
 {
 	return &qp->resp.rd[n % RD_JOBS];
 }
+
 /* An ACK (MPD_AETH_ACK | credits) for psn; never replaces a NAK queued
  * in the same poll */
 void ack_queue(struct hca_v_qp *qp, uint8_t syn, uint32_t psn);

@@ -172,7 +172,7 @@ send_pkt(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_swr *w,
 	return true;
 }
 
-/* The next WR its PSNs, when it may start (IBA 10.8.3.3: a fenced WR
+/* Give the next WR its PSNs, when it may start (IBA 10.8.3.3: a fenced WR
  * waits for the READs and atomics before it; at most max_rd_atomic of
  * them; a window of packets on RC); false: it waits */
 static bool
@@ -215,9 +215,14 @@ advance(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_swr *w)
 		comp_wr(v, qp, w, IBV_WC_SUCCESS);
 }
 
-/* The send queue in RTS or SQD: false when nothing may be sent now */
+/*
+ * The start of a poll: in Error, what the client posted is flushed; in
+ * RTS, new WRs are taken off the ring; on RC the completer's timers run
+ * (a time-out rewinds the requester or fails the WR). False when nothing
+ * may be sent now: not RTS or SQD, or waiting out an RNR NAK.
+ */
 static bool
-ready(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns)
+poll_start(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns)
 {
 	uint32_t st = qp->attr.qp_state;
 
@@ -242,12 +247,12 @@ void
 req_poll(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns,
 	 struct hca_v_out *out)
 {
-	if (!ready(v, qp, now_ns))
+	if (!poll_start(v, qp, now_ns))
 		return;
 	while (out->room && qp->req.cur != qp->sq.taken) {
 		struct hca_v_swr *w = sq_wr(qp, qp->req.cur);
 
-		if (w->w.opcode == 0xff) {
+		if (w->w.opcode == HCA_V_WR_BAD) {
 			/* a WR the client wrote wrong: in order, in error */
 			if (qp->comp.done != qp->req.cur)
 				break;

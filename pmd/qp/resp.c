@@ -8,10 +8,13 @@
  *
  * As rxe's responder, a packet of a connected QP goes through steps,
  * each a small function returning the next: the PSN, the opcode
- * sequence, the MTU, the resources (a receive WR, a READ/atomic slot),
- * the R_Key, the length, then the execution, the completion and the
- * acknowledgement; a failed check names an error step, which says what
- * the requester and the client are told. What goes back is ack.c's.
+ * sequence, the MTU, then the checks in the order each operation needs
+ * them (a SEND: its receive WR, the length; a WRITE: the R_Key, the
+ * length, a receive WR only with immediate data, so that an RNR NAK
+ * leaves nothing half done; a READ or atomic: a job slot, the R_Key),
+ * then the execution, the completion and the acknowledgement. A failed
+ * check names an error step, which says what the requester and the
+ * client are told. What goes back is ack.c's.
  */
 #include <endian.h>
 #include <string.h>
@@ -47,7 +50,7 @@ recv_cqe(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 			e.slid = pk->lrh.slid;
 			e.sl = pk->lrh.sl;
 			e.dlid_path_bits = (uint8_t)(pk->lrh.dlid &
-						     ((1u << v->port->lmc) - 1));
+					((1u << v->port->lmc) - 1));
 		}
 		if (imm) {
 			e.wc_flags |= IBV_WC_WITH_IMM;
@@ -116,6 +119,8 @@ ud_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk)
 	struct hca_v_rwr r;
 	bool bad;
 
+	/* UD has SEND Only (+Imm) alone; an opcode no codec carries can
+	 * reach the layer only from a caller that forged it */
 	if (!(mask & MPD_OPC_SEND))
 		return;
 	if (!qp_take_recv(v, qp, &r, &bad)) {
@@ -180,6 +185,10 @@ struct resp_pkt {
 typedef enum resp_state (*resp_step)(struct hca_verbs *v, struct hca_v_qp *qp,
 				      struct resp_pkt *p);
 
+/* The QP to Error for what the peer sent (IBA 9.9.3.1.1: the responder's
+ * QP goes to Error too); an RC peer is told first by a NAK, which
+ * ack_poll() sends from ERR. UC has no NAK to send: none is queued, or
+ * the port would look busy until the QP went away. */
 static void
 rc_error(struct hca_v_qp *qp, uint8_t code)
 {
@@ -188,13 +197,12 @@ rc_error(struct hca_v_qp *qp, uint8_t code)
 		[MPD_NAK_REM_ACCESS] = IBV_WC_REM_ACCESS_ERR,
 		[MPD_NAK_REM_OP] = IBV_WC_REM_OP_ERR,
 	};
+	uint32_t st = code < sizeof(status) / sizeof(status[0]) ?
+		      status[code] : IBV_WC_GENERAL_ERR;
 
-	qp_error_at(qp, code < 4 ? status[code] : IBV_WC_GENERAL_ERR,
-		    qp->resp.epsn);
-	ack_nak(qp, code);
-	/* IBA 9.9.3.1.1: the responder's QP goes to error too; its NAK
-	 * leaves first (ack_poll sends it from ERR) */
-	qp_error(qp);
+	qp_error_at(qp, st, qp->resp.epsn);
+	if (qp->type == IBV_QPT_RC)
+		ack_nak(qp, code);
 }
 
 /* IBA 9.7.5.1.2, 9.8.4: the PSN. RC: one NAK for a packet ahead, a
@@ -258,9 +266,9 @@ rd_again(struct hca_verbs *v, struct hca_v_qp *qp, const struct resp_pkt *p)
 			return;
 		if (!j->atomic) {
 			/* from the PSN asked, for what it asks */
-			if (!mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
-				       pk->reth.dma_len,
-				       IBV_ACCESS_REMOTE_READ) && pk->reth.dma_len)
+			if (pk->reth.dma_len &&
+			    !mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
+				       pk->reth.dma_len, IBV_ACCESS_REMOTE_READ))
 				return;
 			j->sent = (uint32_t)d;
 			j->va = pk->reth.va - (uint64_t)d * qp_mtu(qp);
@@ -351,6 +359,8 @@ check_resource(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
 	if (busy >= (qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic
 						 : 1))
 		return RESP_ERR_INV_REQ;
+	/* the oldest job slot, kept until now for duplicates, is this
+	 * request's: exec_rd_atomic() fills it */
 	j = resp_rd_slot(qp, r->rd_head);
 	memset(j, 0, sizeof(*j));
 	j->psn = p->pk->bth.psn;
@@ -388,9 +398,11 @@ check_rkey(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
 			return RESP_ERR_RKEY;
 		return RESP_EXECUTE;
 	}
-	if (!(access & IBV_ACCESS_REMOTE_ATOMIC) ||
-	    !(p->atomic = mr_lookup(v, pk->atomic.rkey, qp->pd, pk->atomic.va,
-				    8, IBV_ACCESS_REMOTE_ATOMIC)))
+	if (!(access & IBV_ACCESS_REMOTE_ATOMIC))
+		return RESP_ERR_RKEY;
+	p->atomic = mr_lookup(v, pk->atomic.rkey, qp->pd, pk->atomic.va, 8,
+			      IBV_ACCESS_REMOTE_ATOMIC);
+	if (!p->atomic)
 		return RESP_ERR_RKEY;
 	if (pk->atomic.va & 7)
 		return RESP_ERR_INV_REQ;	/* IBA 9.4.5: 8-byte aligned */
@@ -417,7 +429,9 @@ check_length(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
 }
 
 /* A READ or atomic: queued for ack_poll to answer; an atomic done now,
- * against the client's own accesses too */
+ * against the client's own accesses too. Its responses are its
+ * acknowledgement: the PSNs they take and the MSN move here, and no
+ * complete or acknowledge step follows. */
 static enum resp_state
 exec_rd_atomic(struct hca_v_qp *qp, struct resp_pkt *p)
 {
@@ -536,7 +550,8 @@ err_msg(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
 		uint8_t status;		/* enum ibv_wc_status */
 		uint8_t code;		/* MPD_NAK_* */
 	} why[] = {
-		[RESP_ERR_INV_REQ] = { IBV_WC_REM_INV_REQ_ERR, MPD_NAK_INV_REQ },
+		[RESP_ERR_INV_REQ] = { IBV_WC_REM_INV_REQ_ERR,
+				       MPD_NAK_INV_REQ },
 		[RESP_ERR_LOC_LEN] = { IBV_WC_LOC_LEN_ERR, MPD_NAK_INV_REQ },
 		[RESP_ERR_LOC_PROT] = { IBV_WC_LOC_PROT_ERR, MPD_NAK_REM_OP },
 	};
@@ -613,7 +628,7 @@ resp_input(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 	   uint64_t now_ns)
 {
 	enum resp_state s = RESP_CHECK_PSN;
-	struct resp_pkt p;		/* its receive WR filled when taken */
+	struct resp_pkt p;		/* imm_wqe is filled when taken */
 
 	(void)now_ns;
 	if (qp->attr.qp_state == IBV_QPS_ERR)

@@ -98,7 +98,7 @@ sq_take(struct hca_verbs *v, struct hca_v_qp *qp)
 		if (!take_one(qp, sq_slot(qp, qp->sq.taken), w)) {
 			v->port->cnt.qp_bad_wqes++;
 			w->npkts = 0;
-			w->w.opcode = 0xff;
+			w->w.opcode = HCA_V_WR_BAD;
 		}
 		qp->sq.taken++;
 	}

@@ -135,14 +135,14 @@ enum mpd_op {
  * class bit per opcode the codec carries; an Only opcode is both FIRST
  * and LAST, and so is a READ request, an atomic and an ACK.
  */
-#define MPD_OPC_SEND		0x0100u	/* SEND First..Only, +Imm, +Inv */
-#define MPD_OPC_WRITE		0x0200u	/* RDMA WRITE First..Only, +Imm */
-#define MPD_OPC_READ		0x0400u	/* RDMA READ request */
-#define MPD_OPC_ATOMIC		0x0800u	/* CmpSwap, FetchAdd */
-#define MPD_OPC_READ_RESP	0x1000u	/* RDMA READ response First..Only */
-#define MPD_OPC_ACK		0x2000u	/* Acknowledge (an ACK or a NAK) */
-#define MPD_OPC_ATOMIC_ACK	0x4000u	/* Atomic Acknowledge */
-#define MPD_OPC_FIRST		0x8000u	/* starts a message */
+#define MPD_OPC_SEND		0x00100u	/* SEND First..Only, Imm, Inv */
+#define MPD_OPC_WRITE		0x00200u	/* WRITE First..Only, Imm */
+#define MPD_OPC_READ		0x00400u	/* READ request */
+#define MPD_OPC_ATOMIC		0x00800u	/* CmpSwap, FetchAdd */
+#define MPD_OPC_READ_RESP	0x01000u	/* READ response First..Only */
+#define MPD_OPC_ACK		0x02000u	/* Acknowledge: ACK or NAK */
+#define MPD_OPC_ATOMIC_ACK	0x04000u	/* Atomic Acknowledge */
+#define MPD_OPC_FIRST		0x08000u	/* starts a message */
 #define MPD_OPC_LAST		0x10000u	/* ends one */
 /* requests the responder answers from memory, and answers the
  * requester's completer takes */

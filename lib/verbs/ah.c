@@ -10,6 +10,24 @@
 
 #include "verbs_priv.h"
 
+/*
+ * The kernel's rdma_check_ah_attr(): a RoCE port addresses by GID alone,
+ * so its AH must carry a GRH (is_global), and a GRH's source GID index
+ * must name a GID of the port (one on IB, two on RoCE: device.c's
+ * gid_of()). One look at the port, as the kernel's one system call.
+ */
+static bool
+ah_grh_ok(struct ibv_context *context, const struct ibv_ah_attr *attr)
+{
+	struct mpd_chan_port_info pi;
+
+	if (mpd_v_port_info(context, attr->port_num, &pi))
+		return false;
+	if (!attr->is_global)
+		return !pi.link_layer;
+	return attr->grh.sgid_index <= (pi.link_layer ? 1 : 0);
+}
+
 VERBS_EXPORT struct ibv_ah *
 ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
@@ -22,7 +40,7 @@ ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	}
 	c = mpd_verbs_ctx(pd->context);
 	if (attr->port_num < 1 || attr->port_num > c->vdev->node.num_ports ||
-	    attr->sl > 15) {
+	    attr->sl > 15 || !ah_grh_ok(pd->context, attr)) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -73,10 +73,15 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	int rc, fd = -1;
 
 	if (!pd || !attr || !attr->send_cq || !attr->recv_cq ||
-	    (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	     attr->qp_type != IBV_QPT_UD) ||
 	    !cap_ok(&attr->cap, attr->srq != NULL)) {
 		errno = EINVAL;
+		return NULL;
+	}
+	/* the transports this device carries; raw packet, XRC and driver
+	 * QPs it has not, as rxe refuses them (rxe_qp_chk_init()) */
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	c = mpd_verbs_ctx(pd->context);

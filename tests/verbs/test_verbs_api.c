@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1455,6 +1456,99 @@ hog_share(void)
 	return tap_done();
 }
 
+/* What the device refuses whatever the port: the QP types it does not
+ * carry (EOPNOTSUPP, as rxe), an AH's GID index past the port's GIDs */
+static void
+test_refusals(bool roce)
+{
+	static const struct {
+		enum ibv_qp_type type;
+		const char *name;
+	} types[] = {
+		{ IBV_QPT_RAW_PACKET, "raw packet" },
+		{ IBV_QPT_XRC_SEND, "XRC send" },
+		{ IBV_QPT_XRC_RECV, "XRC receive" },
+		{ IBV_QPT_DRIVER, "driver" },
+	};
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+	unsigned int i, refused = 0;
+
+	for (i = 0; cq && i < sizeof(types) / sizeof(types[0]); i++) {
+		struct ibv_qp_init_attr qa = {
+			.send_cq = cq, .recv_cq = cq, .qp_type = types[i].type,
+			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+		struct ibv_qp *qp;
+
+		errno = 0;
+		qp = ibv_create_qp(pd, &qa);
+		if (!qp && errno == EOPNOTSUPP)
+			refused++;
+		else
+			tap_diag("%s QP: %p, errno %d", types[i].name,
+				 (void *)qp, errno);
+		if (qp)
+			ibv_destroy_qp(qp);
+	}
+	is_int(refused, 4, "raw packet, XRC and driver QPs: EOPNOTSUPP, as "
+	       "rxe (the transports carried are RC, UC, UD)");
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = 1;
+	aa.is_global = 1;
+	aa.grh.sgid_index = roce ? 2 : 1;
+	aa.grh.hop_limit = 64;
+	errno = 0;
+	ah = ibv_create_ah(pd, &aa);
+	ok(!ah && errno == EINVAL, "an AH with source GID index %u, past the "
+	   "port's GIDs: EINVAL (errno %d)", aa.grh.sgid_index, errno);
+	if (ah)
+		ibv_destroy_ah(ah);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+/* A RoCE port (IBA A16.1, the kernel's rdma_check_ah_attr()): an AH
+ * addresses by GID, so one without a GRH is refused */
+static int
+roce_rules(void)
+{
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+
+	pd = ibv_alloc_pd(ctx);
+	ok(pd != NULL && ibv_query_port(ctx, 1, &port) == 0 &&
+	   port.link_layer == IBV_LINK_LAYER_ETHERNET,
+	   "RoCE: PD; port 1's link layer is Ethernet");
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = 1;
+	aa.dlid = 1;
+	errno = 0;
+	ah = ibv_create_ah(pd, &aa);
+	ok(!ah && errno == EINVAL, "RoCE: an AH without a GRH (is_global 0): "
+	   "EINVAL, as the kernel (errno %d)", errno);
+	if (ah)
+		ibv_destroy_ah(ah);
+	aa.is_global = 1;
+	aa.grh.sgid_index = 1;
+	aa.grh.hop_limit = 64;
+	aa.grh.dgid.raw[10] = 0xff;
+	aa.grh.dgid.raw[11] = 0xff;
+	aa.grh.dgid.raw[12] = 10;
+	aa.grh.dgid.raw[15] = 2;
+	ah = ibv_create_ah(pd, &aa);
+	ok(ah != NULL, "RoCE: with a GRH (GID index 1, an IPv4-mapped DGID) "
+	   "it is made");
+	if (ah)
+		ibv_destroy_ah(ah);
+	test_refusals(true);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return tap_done();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1470,6 +1564,8 @@ main(int argc, char **argv)
 	ctx = open_dev(devname);
 	if (!ok(ctx != NULL, "open %s", devname))
 		return tap_done();
+	if (argc > 2 && !strcmp(argv[2], "roce"))
+		return roce_rules();
 	pd = ibv_alloc_pd(ctx);
 	i = ibv_query_port(ctx, 1, &port);
 	ok(pd && i == 0 && port.state == IBV_PORT_ACTIVE && port.lid,
@@ -1497,6 +1593,7 @@ main(int argc, char **argv)
 	test_reset_replay();
 	test_resp_errors();
 	test_readonly_mr();
+	test_refusals(false);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	return tap_done();

@@ -27,7 +27,7 @@ tmp=$(mktemp -d /tmp/madpmd-vapi.XXXXXX)
 # OpenSM keeps its cache and dumps in the test's directory, not /var
 export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
 mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
-eal_prefixes=(madpmd-vapi-$$)
+eal_prefixes=(madpmd-vapi-$$ madpmd-vapi-roce-$$)
 export MADPMD_RUN_DIR=$tmp/run
 # sockets every user may open, in a directory every user reaches: a
 # second user's pingpong below
@@ -165,4 +165,20 @@ done
 
 daemon_stop_check $daemon "$tmp/madpmd.log"
 ok $? "the daemon stops cleanly"
+
+# RoCE: the AH and QP-type rules there (no SM: the ports are Active with
+# their links)
+export MADPMD_RUN_DIR=$tmp/run-roce
+"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-vapi-roce-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" --link roce > "$tmp/madpmd-roce.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca1/umad" ] && break; sleep 0.1; done
+timeout 60 "$run" --node hca1 "$prog" hca1 roce > "$tmp/roce.out" 2>&1
+rc=$?
+relay "$tmp/roce.out"
+[ $rc = 0 ]
+ok $? "RoCE: test_verbs_api roce exits 0 (exit $rc)"
+daemon_stop_check $daemon "$tmp/madpmd-roce.log"
+ok $? "the RoCE daemon stops cleanly"
 tap_done

@@ -28,6 +28,12 @@ extern int mpd_chan_debug;
 void mpd_chan_warn(const char *fn, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+#define MPD_CHAN_DBG(...)						\
+	do {								\
+		if (mpd_chan_debug)					\
+			mpd_chan_warn(__func__, __VA_ARGS__);		\
+	} while (0)
+
 /* A node of the fabric, as the daemon lists it in $RUN_DIR/nodes. */
 struct mpd_chan_node {
 	char run_dir[MPD_CHAN_PATH_MAX];

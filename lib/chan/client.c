@@ -22,12 +22,6 @@
 
 #include "chan_client.h"
 
-#define CHAN_DBG(...)							\
-	do {								\
-		if (mpd_chan_debug)					\
-			mpd_chan_warn(__func__, __VA_ARGS__);		\
-	} while (0)
-
 int mpd_chan_debug;
 
 static atomic_bool once_done[MPD_CHAN_ONCE_MAX];
@@ -365,8 +359,8 @@ mpd_chan_hello(const struct mpd_chan_node *n, int port_num, struct mpd_chan_sess
 	/* no socket for a port past the first: a port nobody serves, as
 	 * hello refuses one (the node's first port says if a fabric runs) */
 	if (port_num > 1 && (rc == -ENOENT || rc == -ECONNREFUSED)) {
-		CHAN_DBG("%s: nothing serves port %d at %s", n->name, port_num,
-			 path);
+		MPD_CHAN_DBG("%s: nothing serves port %d at %s", n->name,
+			     port_num, path);
 		return -EINVAL;
 	}
 	if (rc == -EACCES || rc == -EPERM) {
@@ -404,7 +398,7 @@ mpd_chan_hello(const struct mpd_chan_node *n, int port_num, struct mpd_chan_sess
 	if (m.status) {
 		close_fds(fds, nfds);
 		if (m.status == EINVAL) {
-			CHAN_DBG("%s: port %d refused", n->name, port_num);
+			MPD_CHAN_DBG("%s: port %d refused", n->name, port_num);
 			mpd_chan_session_close(h);
 			return -EINVAL;
 		}

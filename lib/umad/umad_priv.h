@@ -24,19 +24,15 @@
 
 #define UMAD_EXPORT	__attribute__((visibility("default")))
 
+/* umad_debug()'s messages: lib/chan's, whose level umad_debug() sets */
+#define UMAD_DBG	MPD_CHAN_DBG
+
 #define UMAD_HDR_SIZE	((int)sizeof(struct ib_user_mad))	/* 64 */
 #define UMAD_SEG_SIZE	256	/* one MAD; the first RMPP segment */
 #define UMAD_RMPP_HDR	36	/* MAD + RMPP headers: the kernel's minimum */
 #define UMAD_MAX_DATA	((int)MPD_CHAN_MAX_MSG - UMAD_HDR_SIZE)
 #define UMAD_PATH_MAX	MPD_CHAN_PATH_MAX
 #define UMAD_SEND_WAIT_MS	250	/* a full send ring, before ENOMEM */
-
-/* umad_debug() level (lib/chan's warnings follow it) */
-#define UMAD_DBG(...)							\
-	do {								\
-		if (mpd_chan_debug)					\
-			mpd_chan_warn(__func__, __VA_ARGS__);		\
-	} while (0)
 
 /* ---- umad_tid.c: requests in flight, for the duplicate check ---- */
 #define UMAD_TIDS_MAX	512	/* twice the outstanding-send share */

@@ -13,19 +13,20 @@
 /*
  * The kernel's rdma_check_ah_attr(): a RoCE port addresses by GID alone,
  * so its AH must carry a GRH (is_global), and a GRH's source GID index
- * must name a GID of the port (one on IB, two on RoCE: device.c's
- * gid_of()). One look at the port, as the kernel's one system call.
+ * must name a GID of the port. A port's kind is the context's to know
+ * after its first look: no round trip per AH.
  */
 static bool
 ah_grh_ok(struct ibv_context *context, const struct ibv_ah_attr *attr)
 {
-	struct mpd_chan_port_info pi;
+	bool roce;
+	int ngids = mpd_v_port_gids(context, attr->port_num, &roce);
 
-	if (mpd_v_port_info(context, attr->port_num, &pi))
+	if (!ngids)
 		return false;
 	if (!attr->is_global)
-		return !pi.link_layer;
-	return attr->grh.sgid_index <= (pi.link_layer ? 1 : 0);
+		return !roce;
+	return attr->grh.sgid_index < ngids;
 }
 
 VERBS_EXPORT struct ibv_ah *

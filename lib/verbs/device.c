@@ -104,6 +104,13 @@ ibv_get_device_index(struct ibv_device *device)
 
 /* ---- ports ---------------------------------------------------------------- */
 
+/* A port's GIDs: the one of its GUID; on RoCE the IPv4-mapped one too */
+static int
+gid_tbl_len(uint32_t link_layer)
+{
+	return link_layer ? 2 : 1;
+}
+
 /* The port as it is now: from the HELLO that opens the context's session
  * of the port the first time, from a PORT_INFO request on it after. */
 static int
@@ -124,6 +131,7 @@ ctx_port_info(struct mpd_verbs_ctx *c, unsigned int port_num,
 			goto out;
 		}
 		*pi = h.rep.port;
+		mpd_v_port_seen(c, port_num, pi);
 		c->ctl_sock[i] = h.sock;
 		c->ctl_seq[i] = h.seq;
 		/* the session's rings are for MADs: not ours to keep */
@@ -139,9 +147,29 @@ ctx_port_info(struct mpd_verbs_ctx *c, unsigned int port_num,
 		goto out;
 	}
 	*pi = m.u.port;
+	mpd_v_port_seen(c, port_num, pi);
 out:
 	pthread_mutex_unlock(&c->ctl_lock);
 	return rc;
+}
+
+int
+mpd_v_port_gids(struct ibv_context *ibctx, uint8_t port_num, bool *roce)
+{
+	struct mpd_verbs_ctx *c = mpd_verbs_ctx(ibctx);
+	struct mpd_chan_port_info pi;
+	uint8_t kind;
+
+	if (port_num < 1 || port_num > c->vdev->node.num_ports)
+		return 0;
+	kind = __atomic_load_n(&c->port_kind[port_num - 1], __ATOMIC_RELAXED);
+	if (!kind) {
+		if (ctx_port_info(c, port_num, &pi))
+			return 0;
+		kind = pi.link_layer ? 2 : 1;
+	}
+	*roce = kind == 2;
+	return gid_tbl_len(*roce);
 }
 
 int
@@ -173,7 +201,7 @@ query_port(struct ibv_context *c, uint8_t port_num, struct ibv_port_attr *a,
 	out.max_mtu = (enum ibv_mtu)pi.mtu_cap;
 	out.active_mtu = (enum ibv_mtu)(pi.neighbor_mtu ? pi.neighbor_mtu :
 					pi.mtu_cap);
-	out.gid_tbl_len = pi.link_layer ? 2 : 1;
+	out.gid_tbl_len = gid_tbl_len(pi.link_layer);
 	out.port_cap_flags = pi.capmask;
 	out.max_msg_sz = 1u << 31;	/* IBA 9.4: 2^31 bytes */
 	out.pkey_tbl_len = (uint16_t)pi.num_pkeys;
@@ -214,7 +242,7 @@ gid_of(struct ibv_context *c, uint8_t port_num, int index, union ibv_gid *gid,
 
 	if (rc)
 		return rc;
-	if (index < 0 || index > (pi.link_layer ? 1 : 0))
+	if (index < 0 || index >= gid_tbl_len(pi.link_layer))
 		return EINVAL;
 	memset(gid, 0, sizeof(*gid));
 	if (index == 0) {
@@ -441,6 +469,7 @@ ctx_free(struct mpd_verbs_ctx *c)
 	mpd_v_ranges_free(c);
 	free(c->ctl_sock);
 	free(c->ctl_seq);
+	free(c->port_kind);
 	if (c->vctx.context.async_fd >= 0)
 		close(c->vctx.context.async_fd);
 	if (c->wake.efd >= 0)
@@ -488,7 +517,8 @@ ibv_open_device(struct ibv_device *device)
 	pthread_mutex_init(&c->vctx.context.mutex, NULL);
 	c->ctl_sock = malloc(n * sizeof(*c->ctl_sock));
 	c->ctl_seq = calloc(n, sizeof(*c->ctl_seq));
-	if (!c->ctl_sock || !c->ctl_seq) {
+	c->port_kind = calloc(n, sizeof(*c->port_kind));
+	if (!c->ctl_sock || !c->ctl_seq || !c->port_kind) {
 		ctx_free(c);
 		errno = ENOMEM;
 		return NULL;

@@ -57,6 +57,7 @@ mpd_v_sess_open(struct mpd_verbs_ctx *c)
 	}
 	c->ctl_sock[0] = h.sock;
 	c->ctl_seq[0] = h.seq;
+	mpd_v_port_seen(c, 1, &h.rep.port);
 	c->db.fd = h.doorbell;
 	c->db_rd = h.doorbell_rd;
 	c->wake.efd_w = h.efd_w;

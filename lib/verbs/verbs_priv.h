@@ -59,6 +59,8 @@ struct mpd_verbs_ctx {
 	pthread_mutex_t ctl_lock;	/* the sessions below */
 	int *ctl_sock;			/* per port (index port - 1), or -1 */
 	uint32_t *ctl_seq;
+	uint8_t *port_kind;		/* per port: 1 IB, 2 RoCE, 0 not seen
+					 * yet; a port's link never changes */
 	/* the device session's shared memory: receive ring, doorbell */
 	void *shm;
 	size_t shm_size;
@@ -114,6 +116,19 @@ void mpd_v_wait_count(struct mpd_verbs_ctx *c, const uint32_t *returned,
 /* device.c: the port as the daemon describes it now */
 int mpd_v_port_info(struct ibv_context *c, uint8_t port_num,
 		    struct mpd_chan_port_info *pi);
+/* What the context saw of a port, kept: its kind (port_kind); inline,
+ * for session.c as for device.c */
+static inline void
+mpd_v_port_seen(struct mpd_verbs_ctx *c, unsigned int port_num,
+		const struct mpd_chan_port_info *pi)
+{
+	__atomic_store_n(&c->port_kind[port_num - 1], pi->link_layer ? 2 : 1,
+			 __ATOMIC_RELAXED);
+}
+/* A port's GID table length (1 on IB, 2 on RoCE: device.c's gid_of()),
+ * *roce set; asked of the daemon only the first time. 0: no such port,
+ * or no answer. */
+int mpd_v_port_gids(struct ibv_context *c, uint8_t port_num, bool *roce);
 
 /* Objects */
 struct mpd_v_cq {

@@ -590,7 +590,7 @@ static int
 ring_put_share(struct umad_sess *s, enum mpd_chan_share share,
 	       const struct ib_user_mad *hdr, const void *data, int length)
 {
-	const struct mpd_chan_shm *h = s->shm;
+	struct mpd_chan_shm *h = s->shm;
 	uint64_t key = 0, now = 0;
 	int rc;
 
@@ -619,8 +619,10 @@ ring_put_share(struct umad_sess *s, enum mpd_chan_share share,
 	 * could see it waits for the doorbell (madpmd/chan.h) */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (s->doorbell >= 0 &&
-	    __atomic_load_n(&h->doorbell_armed, __ATOMIC_ACQUIRE))
+	    __atomic_load_n(&h->doorbell_armed, __ATOMIC_ACQUIRE)) {
+		__atomic_add_fetch(&h->doorbell_rings, 1, __ATOMIC_RELEASE);
 		mpd_chan_kick(s->doorbell);
+	}
 	return 0;
 }
 

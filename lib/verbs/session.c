@@ -62,6 +62,7 @@ mpd_v_sess_open(struct mpd_verbs_ctx *c)
 	c->db_rd = h.doorbell_rd;
 	c->wake.efd_w = h.efd_w;
 	c->db.armed = &((struct mpd_chan_shm *)c->shm)->doorbell_armed;
+	c->db.rings = &((struct mpd_chan_shm *)c->shm)->doorbell_rings;
 	c->wake.efd = h.efd;
 	c->wake.shm = c->shm;
 	/* ours alone, non-blocking as the daemon made it */

@@ -253,7 +253,9 @@ wq_slot(const struct mpd_v_wq *wq)
 }
 
 /* Publish pi, then ring the doorbell if the lcore sleeps on it: of its
- * fence (after doorbell_armed) and ours, one sees the other's store */
+ * fence (after doorbell_armed) and ours, one sees the other's store. The
+ * ring is counted first, so that the lcore reads it back (madpmd/chan.h,
+ * "Doorbell") */
 static void
 wq_publish(struct mpd_v_wq *wq, const struct mpd_v_doorbell *db)
 {
@@ -263,6 +265,8 @@ wq_publish(struct mpd_v_wq *wq, const struct mpd_v_doorbell *db)
 	    __atomic_load_n(db->armed, __ATOMIC_ACQUIRE)) {
 		static const uint8_t one = 1;
 
+		if (db->rings)
+			__atomic_add_fetch(db->rings, 1, __ATOMIC_RELEASE);
 		if (write(db->fd, &one, 1) < 0) {
 			/* full: the daemon wakes anyway */
 		}

@@ -53,6 +53,7 @@ uint32_t mpd_v_cq_pending(const struct mpd_v_cq_ring *r);
 
 struct mpd_v_doorbell {
 	const uint32_t *armed;		/* the session's doorbell_armed */
+	uint32_t *rings;		/* its doorbell_rings; NULL: none */
 	int fd;				/* -1: none */
 };
 

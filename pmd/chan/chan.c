@@ -463,11 +463,6 @@ housekeeping(struct hca_chan *ch)
 		session_end(ch, s);
 	}
 	hca_issm_events(ch, now);
-	if (now >= ch->drain_ms) {
-		ch->drain_ms = now + CHAN_DRAIN_MS;
-		TAILQ_FOREACH(s, &ch->sessions, next)
-			chan_doorbell_drain(s);
-	}
 	if (now >= ch->trim_ms) {
 		ch->trim_ms = now + CHAN_TRIM_MS;
 		trim_sessions(ch);
@@ -753,6 +748,25 @@ hca_chan_send_burst(struct hca_chan *ch, uint64_t now_ns,
 	}
 }
 
+/* A doorbell its client counted a ring of, read empty. Nobody else
+ * reads it: a read while the lcore sleeps could take the byte of a ring
+ * its epoll has yet to look at (the pipe is no longer readable then, the
+ * edge is dropped) and the lcore would sleep on with a send queued. The
+ * count is the client's to write: a wrong one only costs a read of its
+ * own pipe, or leaves its own doorbell full. Port lock held. */
+static void
+doorbell_read_back(struct hca_session *s)
+{
+	uint32_t rings = __atomic_load_n(
+		&((struct mpd_chan_shm *)s->shm)->doorbell_rings,
+		__ATOMIC_ACQUIRE);
+
+	if (rings == s->rings_seen)
+		return;
+	s->rings_seen = rings;
+	chan_doorbell_drain(s);
+}
+
 bool
 hca_chan_arm(struct hca_chan *ch, bool on)
 {
@@ -775,8 +789,13 @@ hca_chan_arm(struct hca_chan *ch, bool on)
 	/* send queues with work, timers that must not wait for a client */
 	pending |= on && ch->cfg.verbs && hca_verbs_busy(ch->cfg.verbs);
 	pending |= on && hca_cm_busy(ch->cfg.cm);
-	/* awake again: a doorbell rang only if a session holds one */
+	/* awake again: a doorbell rang only if a session holds one; the
+	 * ones counted as rung are read back here, by the lcore alone
+	 * (madpmd/chan.h, "Doorbell") */
 	pending |= !on && !TAILQ_EMPTY(&ch->sessions);
+	if (!on)
+		TAILQ_FOREACH(s, &ch->sessions, next)
+			doorbell_read_back(s);
 	rte_spinlock_unlock(ch->cfg.lock);
 	return pending;
 }

@@ -68,7 +68,7 @@ hca_doorbell_ring(int doorbell, uint64_t *rung)
 
 /* The lcore, awake again: what rang off the doorbells set's ready list
  * (edge-triggered: each ring is an edge). The eventfd is read here; the
- * sessions' pipes are the channel thread's to read empty. */
+ * sessions' pipes are read back by hca_chan_arm(ch, false). */
 static inline void
 hca_doorbells_drain(int doorbells, int doorbell)
 {

@@ -32,7 +32,6 @@ extern int hca_logtype;
 #define CHAN_HELLO_MS		1000	/* ... and their time to say it */
 #define CHAN_WAKE_MAX		HCA_CHAN_WAKE_MAX
 #define CHAN_TRIM_MS		1000	/* idle transfer memory given back */
-#define CHAN_DRAIN_MS		50	/* doorbells read empty */
 #define CHAN_MAX_FDS		5	/* handed over with one reply */
 
 /* What a session's verbs objects hold of the port (chan_verbs.c) */
@@ -48,6 +47,8 @@ struct hca_session {
 	int sock;
 	int wake_fd;			/* our end of the wake-up socketpair */
 	int db_r;			/* our reader of its doorbell, or -1 */
+	uint32_t rings_seen;		/* its doorbell_rings, as last read
+					 * back (lcore, port lock) */
 	void *shm;
 	size_t shm_size;
 	struct mpd_ring_view tx;	/* client -> daemon */
@@ -104,7 +105,6 @@ struct hca_chan {
 	int issm_wd;
 	uint64_t issm_retry_ms;		/* to make the FIFO again; 0 none */
 	uint64_t trim_ms;		/* next trim_sessions() */
-	uint64_t drain_ms;		/* next doorbell drain */
 	uint32_t next_pd;		/* PD numbers, unique on the port */
 	/* the port as verbs clients last heard of it (chan_verbs.c) */
 	uint8_t ev_state;
@@ -235,7 +235,8 @@ int chan_wake_open(struct hca_session *s, int doorbells, int *fds,
 /* After the reply: close what only the client keeps. */
 void chan_wake_sent(int *fds, int nfds);
 void chan_wake_close(struct hca_session *s);
-/* Read a session's doorbell empty (the lcore never reads them). */
+/* Read a session's doorbell empty (the lcore, awake, under the port lock:
+ * hca_chan_arm()) */
 void chan_doorbell_drain(const struct hca_session *s);
 
 /* ---- issm.c: the SM's hold on the port (IsSM) ---- */

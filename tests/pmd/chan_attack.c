@@ -32,6 +32,10 @@
  *                                   the doorbell rung and read back, N
  *                                   answers owed; 0 when a bystander and
  *                                   the attacker are still answered
+ *   chan_attack doorbell            rings not counted stay in the doorbell
+ *                                   (nobody reads it behind the sleeping
+ *                                   lcore's back), a counted one is read
+ *                                   back by the lcore it woke
  *   chan_attack rmpp-hog DLID N SIZE [MS]  N RMPP sends of SIZE bytes,
  *                                   MS each ACK's wait (20000); hold
  *   chan_attack sa-loop SMLID N     N SA GetTable(NodeRecord) in one session
@@ -57,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -1450,6 +1455,73 @@ mode_fds(int n)
 	return by_ok && ok == n ? 0 : 1;
 }
 
+/* Bytes waiting in a pipe, -1 when unknown */
+static int
+pipe_bytes(int fd)
+{
+	int n;
+
+	return ioctl(fd, FIONREAD, &n) == 0 ? n : -1;
+}
+
+/* Armed within ms: the port's lcore sleeps on the doorbells */
+static bool
+wait_armed(const struct raw *c, int ms)
+{
+	const struct mpd_chan_shm *h = (const void *)c->shm;
+	uint64_t end = mpd_mono_ms() + (uint64_t)ms;
+
+	while (!__atomic_load_n(&h->doorbell_armed, __ATOMIC_ACQUIRE)) {
+		if (mpd_mono_ms() >= end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+/*
+ * The doorbell is the sleeping lcore's alone to read (madpmd/chan.h,
+ * "Doorbell"): a reader that took a ring's byte before the lcore's epoll
+ * looked at it left the lcore asleep with the send queued, until its
+ * 100 ms time-out (ib_send_lat's 50 ms maximums). Three rings that the
+ * client did not count must still be in the pipe after 300 ms (the
+ * channel thread read every doorbell each 50 ms); a counted ring while
+ * the lcore sleeps must be read back by the lcore it wakes.
+ */
+static int
+mode_doorbell(void)
+{
+	struct mpd_chan_shm *h;
+	uint8_t b[3] = { 1, 1, 1 };
+	uint64_t end;
+	int left, after;
+	struct raw c;
+
+	if (raw_open(&c, my_node()) != 0 || c.doorbell < 0)
+		return 2;
+	h = (struct mpd_chan_shm *)c.shm;
+	if (!wait_armed(&c, 3000)) {
+		printf("the lcore never slept\n");
+		return 2;
+	}
+	if (write(c.doorbell, b, sizeof(b)) != (ssize_t)sizeof(b))
+		return 2;
+	usleep(300000);
+	left = pipe_bytes(c.db_rd);
+	if (!wait_armed(&c, 3000))
+		return 2;
+	__atomic_add_fetch(&h->doorbell_rings, 1, __ATOMIC_RELEASE);
+	if (write(c.doorbell, b, 1) != 1)
+		return 2;
+	end = mpd_mono_ms() + 3000;
+	while ((after = pipe_bytes(c.db_rd)) > 0 && mpd_mono_ms() < end)
+		usleep(1000);
+	printf("uncounted rings left after 300 ms: %d of 3; after a counted ring: %d\n",
+	       left, after);
+	raw_close(&c);
+	return left == 3 && after == 0 ? 0 : 1;
+}
+
 /* ---- DPDK telemetry ---------------------------------------------------------- */
 
 static int
@@ -1530,6 +1602,8 @@ main(int argc, char **argv)
 		return mode_flood(lid_arg(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "scribble") && argc == 2)
 		return mode_scribble();
+	if (!strcmp(m, "doorbell") && argc == 2)
+		return mode_doorbell();
 	if (!strcmp(m, "fds") && argc == 3)
 		return mode_fds(atoi(argv[2]));
 	if (!strcmp(m, "rmpp-hog") && (argc == 5 || argc == 6))

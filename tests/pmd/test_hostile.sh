@@ -404,6 +404,15 @@ ok $? "a client that fills its pipes, makes them blocking and reads its own door
 kill -0 $daemon 2>/dev/null && nodeinfo_is hca1 "$lid2" "$guid2"
 ok $? "then the daemon still serves stock smpquery from the other node"
 
+section "The doorbell: the sleeping lcore's alone to read"
+
+# a byte read by anyone but the lcore before its epoll looked at the
+# ring left it asleep with a send queued (madpmd/chan.h, "Doorbell")
+"$run" --node hca2 "$attack" doorbell > "$tmp/db.out" 2>&1
+rc=$?
+[ $rc = 0 ]
+ok $? "uncounted rings stay, a counted one is read back by the lcore: $(head -1 "$tmp/db.out") (exit $rc)"
+
 section "RMPP: the transfers and bytes of a share"
 
 rss0=$(rss_kb)

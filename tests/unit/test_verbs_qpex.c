@@ -62,6 +62,7 @@ tqp_open(struct tqp *t, uint32_t qp_type)
 	t->shm->state = IBV_QPS_RTS;
 	t->armed = 0;
 	t->db.armed = &t->armed;
+	t->db.rings = NULL;
 	t->db.fd = -1;
 	memset(&t->b, 0, sizeof(t->b));
 	if (mpd_v_qp_attach(&t->b.ring, t->mem, QP_SIZE, &cap, qp_type, true,

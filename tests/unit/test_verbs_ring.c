@@ -257,6 +257,7 @@ struct tqp {
 	struct mpd_v_qp_ring q;
 	struct mpd_v_doorbell db;
 	uint32_t armed;
+	uint32_t rings;
 };
 
 static int
@@ -280,7 +281,9 @@ tqp_open(struct tqp *t, uint32_t qp_type)
 	t->cap.max_recv_sge = MAX_SGE;
 	t->cap.max_inline_data = MAX_INLINE;
 	t->armed = 0;
+	t->rings = 0;
 	t->db.armed = &t->armed;
+	t->db.rings = &t->rings;
 	t->db.fd = -1;
 	return mpd_v_qp_attach(&t->q, t->mem, QP_SIZE, &t->cap, qp_type, true,
 			       true, &t->db);
@@ -468,9 +471,12 @@ test_post_send(void)
 
 		ok(read(dbr, v, sizeof(v)) < 0 && errno == EAGAIN,
 		   "no doorbell while the lcore runs");
+		is_int(t.rings, 0, "no ring counted while the lcore runs");
 		t.armed = 1;
 		is_int(mpd_v_post_send(&t.q, wr, &bad), 0, "post, armed");
 		ok(read(dbr, v, sizeof(v)) == 1, "doorbell rung once");
+		/* counted, for the lcore to read it back (madpmd/chan.h) */
+		is_int(t.rings, 1, "the ring counted");
 	}
 	close(t.db.fd);
 	close(dbr);

@@ -44,7 +44,7 @@
 extern "C" {
 #endif
 
-#define MPD_CHAN_VERSION	6
+#define MPD_CHAN_VERSION	7
 #define MPD_CHAN_SOCK		"umad"
 #define MPD_CHAN_ISSM		"issm"
 #define MPD_CHAN_NODES		"nodes"
@@ -261,6 +261,9 @@ struct mpd_chan_shm {
 	/* written by the client only: 1 + the CPU of the thread that last
 	 * began to spin on the receive ring */
 	uint32_t rx_awake_cpu;
+	/* written by the client only: its doorbell writes so far, each
+	 * counted before it is written (see "Doorbell" below) */
+	uint32_t doorbell_rings;
 };
 
 /*
@@ -312,7 +315,11 @@ mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
  * fences, and writes a byte to its doorbell when it finds doorbell_armed
  * set. One of the two sees the other, so no send waits for a timer. A
  * client that rings without need wakes the lcore, as a send would; one
- * that fills its doorbell silences only its own.
+ * that fills its doorbell silences only its own. The client counts each
+ * ring in doorbell_rings before it writes; the lcore, awake again, reads
+ * empty the doorbells whose count moved, and nothing else reads them: a
+ * read while the lcore sleeps could take the byte whose edge its epoll
+ * has not looked at yet, and it would sleep on with the send queued.
  *
  * Wake-ups: the daemon's lcore polls every send ring. For the other
  * direction the daemon sends a byte to the port fd after queueing a

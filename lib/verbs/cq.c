@@ -5,6 +5,7 @@
  * start/next/end_poll over the same ring.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,6 +14,41 @@
 #include "verbs_priv.h"
 
 /* ---- the context's ops ---- */
+
+/* Empty polls in a row before a thread looks where it runs */
+#define EMPTY_POLLS_LOOK	4
+
+/*
+ * A poll that found nothing. The completion comes once the daemon's lcore
+ * has run; a thread that polls on the lcore's own CPU keeps it from
+ * running until the scheduler takes the CPU back, a tick later (ib_send_bw
+ * stalled 3-4 ms in every 8, and its receiver ran out of receive WRs). So
+ * it yields there, as a umad client spinning there does (madpmd/chan.h,
+ * "Sharing a CPU"); on any other CPU it polls on without a system call.
+ */
+static void
+poll_found(struct ibv_context *ctx, bool any)
+{
+	static __thread unsigned int empty;
+	struct mpd_chan_shm *h = mpd_verbs_ctx(ctx)->shm;
+	uint32_t lcore;
+	int cpu;
+
+	if (any) {
+		empty = 0;
+		return;
+	}
+	if (++empty < EMPTY_POLLS_LOOK || !h)
+		return;
+	lcore = __atomic_load_n(&h->lcore_cpu, __ATOMIC_RELAXED);
+	cpu = sched_getcpu();
+	if (!lcore || cpu < 0 || (uint32_t)cpu + 1 != lcore)
+		return;
+	/* and the lcore, when it has nothing to do, yields back */
+	__atomic_store_n(&h->rx_awake_cpu, lcore, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&h->poll_yields, 1, __ATOMIC_RELEASE);
+	sched_yield();
+}
 
 int
 mpd_v_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
@@ -25,6 +61,7 @@ mpd_v_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	pthread_spin_lock(&cq->lock);
 	rc = mpd_v_cq_poll(&cq->ring, n, wc);
 	pthread_spin_unlock(&cq->lock);
+	poll_found(ibcq->context, rc != 0);
 	return rc;
 }
 
@@ -65,8 +102,10 @@ ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	pthread_spin_lock(&cq->lock);
 	if (mpd_v_cq_start(&cq->ring)) {
 		pthread_spin_unlock(&cq->lock);
+		poll_found(ibcq->context, false);
 		return ENOENT;
 	}
+	poll_found(ibcq->context, true);
 	cq->ex_polling = true;
 	ex_head(cq);
 	return 0;

@@ -707,8 +707,17 @@ hca_chan_spins_on(struct hca_chan *ch, int cpu)
 
 	rte_spinlock_lock(ch->cfg.lock);
 	TAILQ_FOREACH(s, &ch->sessions, next) {
+		uint32_t y;
+		bool spins;
+
 		h = s->shm;
-		if (__atomic_load_n(&h->rx_awake, __ATOMIC_RELAXED) &&
+		/* a umad thread in its spin, or a verbs thread that yielded
+		 * since the last look (madpmd/chan.h, "Sharing a CPU") */
+		y = __atomic_load_n(&h->poll_yields, __ATOMIC_RELAXED);
+		spins = __atomic_load_n(&h->rx_awake, __ATOMIC_RELAXED) ||
+			y != s->yields_seen;
+		s->yields_seen = y;
+		if (spins &&
 		    __atomic_load_n(&h->rx_awake_cpu, __ATOMIC_RELAXED) ==
 		    (uint32_t)cpu + 1) {
 			on = true;

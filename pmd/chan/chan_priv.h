@@ -49,6 +49,8 @@ struct hca_session {
 	int db_r;			/* our reader of its doorbell, or -1 */
 	uint32_t rings_seen;		/* its doorbell_rings, as last read
 					 * back (lcore, port lock) */
+	uint32_t yields_seen;		/* its poll_yields, as the lcore
+					 * last looked (port lock) */
 	void *shm;
 	size_t shm_size;
 	struct mpd_ring_view tx;	/* client -> daemon */

@@ -49,6 +49,40 @@ perf ib_write_bw_multi ib_write_bw -n 500 -s 1048576
 daemon_stop_check $daemon "$tmp/madpmd-pt-$$.log"
 ok $? "IB: the daemon stops cleanly"
 
+# A perftest on the lcore's CPU (-l 0,1: CPU 1) polling its CQ while the
+# lcore must run for the completion to come: it yields, and the lcore,
+# with nothing to do, yields back instead of polling or sleeping
+# (madpmd/chan.h, "Sharing a CPU"). A daemon of its own, so that only
+# verbs clients can have made it yield.
+if [ "$(nproc)" -ge 2 ]; then
+	eal_prefixes+=(madpmd-pt-cpu-$$)
+	export MADPMD_RUN_DIR=$tmp/run-cpu
+	fabric madpmd-pt-cpu-$$ "$MADPMD_RUN_DIR" --link roce
+	port=$((port + 1))
+	taskset -c 1 timeout 60 "$run" --node hca1 ib_send_lat -d hca1 \
+		-p $port -n 5000 > "$tmp/cpu.srv" 2>&1 &
+	srv=$!
+	pids+=($srv)
+	sleep 0.5
+	taskset -c 0 timeout 60 "$run" --node hca2 ib_send_lat -d hca2 \
+		-p $port -n 5000 localhost > "$tmp/cpu.cli" 2>&1
+	rc2=$?
+	wait $srv
+	rc1=$?
+	line=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$tmp/cpu.cli" | head -1 |
+	       tr -s ' \t' ' ')
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ -n "$line" ]
+	ok $? "ib_send_lat, its server pinned to the lcore's CPU (exit $rc1/$rc2):$line"
+	daemon_stop_check $daemon "$tmp/madpmd-pt-cpu-$$.log"
+	ok $? "that daemon stops cleanly"
+	yields=$(sed -n 's/^madpmd: lcore: \([0-9]*\) yields to a client spinning on its CPU$/\1/p' \
+		 "$tmp/madpmd-pt-cpu-$$.log")
+	[ "${yields:-0}" -gt 0 ]
+	ok $? "the lcore saw the verbs client polling on its CPU and yielded to it ${yields:-0} times"
+else
+	skip "a perftest on the lcore's CPU" "one CPU: the lcore has no CPU of its own"
+fi
+
 export MADPMD_RUN_DIR=$tmp/run-roce
 fabric madpmd-pt-roce-$$ "$MADPMD_RUN_DIR" --link roce
 perf roce_send_lat ib_send_lat -n 1000

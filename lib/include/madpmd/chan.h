@@ -264,6 +264,10 @@ struct mpd_chan_shm {
 	/* written by the client only: its doorbell writes so far, each
 	 * counted before it is written (see "Doorbell" below) */
 	uint32_t doorbell_rings;
+	/* written by the client only: yields of its threads that found a
+	 * CQ empty on the lcore's CPU, each after storing rx_awake_cpu (see
+	 * "Sharing a CPU" below) */
+	uint32_t poll_yields;
 };
 
 /*
@@ -355,7 +359,11 @@ mpd_chan_send_share(const uint8_t *mad, uint32_t len, bool rmpp_agent,
  * a lcore that has nothing to do yields (for a while) instead of polling
  * or sleeping while a thread spins with rx_awake_cpu its own CPU. The
  * hand-off is then two yields, not a write, a wake-up and a sleep on
- * each side. A client thread that finds lcore_cpu another CPU spins
+ * each side. A verbs client has no spin to bracket: a thread whose CQ
+ * poll finds nothing a few times in a row on the lcore's CPU yields,
+ * after storing rx_awake_cpu and counting the yield in poll_yields; the
+ * lcore takes a count that moved since its last look as a thread
+ * spinning there. A client thread that finds lcore_cpu another CPU spins
  * there even when its own CPU is shared: it cannot be taking the lcore's.
  * Both words are hints: a wrong one costs a yield, a sleep or a spin of
  * at most the client's spin time, never a record.

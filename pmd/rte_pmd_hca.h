@@ -50,6 +50,16 @@ int rte_pmd_hca_neigh_add(uint16_t port_id,
 int rte_pmd_hca_idle_ms(uint16_t port_id);
 
 /*
+ * The same to the nanosecond: in *at_ns the CLOCK_MONOTONIC time at which
+ * an application sleeping on the port's rx interrupt must poll the port
+ * again without a ring (0 or a past time: now; the end of an RNR wait or
+ * a retransmission timer of a QP; a MAD-layer timer's next millisecond;
+ * the CM's next timer), UINT64_MAX when only a frame or a client can give
+ * it work. 0, or -ENODEV, -ENOTSUP or -EINVAL (at_ns NULL).
+ */
+int rte_pmd_hca_wake_at(uint16_t port_id, uint64_t *at_ns);
+
+/*
  * 1 when a thread of one of the port's clients spins on its receive ring
  * on CPU cpu (the caller's own, from sched_getcpu()), waiting for an
  * answer that the caller, the port's lcore, would give if it ran: the

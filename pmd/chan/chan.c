@@ -795,8 +795,10 @@ hca_chan_arm(struct hca_chan *ch, bool on)
 	 * to the port itself make no frame to show for them) */
 	TAILQ_FOREACH(s, &ch->sessions, next)
 		pending |= on && !s->mc.dead && !mpd_ring_empty(&s->tx);
-	/* send queues with work, timers that must not wait for a client */
-	pending |= on && ch->cfg.verbs && hca_verbs_busy(ch->cfg.verbs);
+	/* send queues with work due now (a timer the lcore sleeps until:
+	 * rte_pmd_hca_wake_at()) */
+	pending |= on && ch->cfg.verbs &&
+		   hca_verbs_wake_at(ch->cfg.verbs) <= mpd_mono_ns();
 	pending |= on && hca_cm_busy(ch->cfg.cm);
 	/* awake again: a doorbell rang only if a session holds one; the
 	 * ones counted as rung are read back here, by the lcore alone

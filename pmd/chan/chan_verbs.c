@@ -913,6 +913,10 @@ v_modify_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	rte_spinlock_lock(ch->cfg.lock);
 	rc = hca_v_qp_modify(ch->cfg.verbs, o->p, &r->attr, r->attr_mask, now);
 	rte_spinlock_unlock(ch->cfg.lock);
+	/* a lcore asleep until a ring or a timer looks at the QP in its
+	 * new state: sends queued before RTS, the flush of Error */
+	if (!rc)
+		chan_doorbell_ring(&ch->cfg);
 	m->len = 0;
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "madpmd/clock.h"
 #include "madpmd/mad.h"
 #include "../rte_pmd_hca.h"
 #include "madpmd/records.h"
@@ -1287,25 +1289,53 @@ rte_pmd_hca_client_spins_on(uint16_t port_id, int cpu)
 }
 
 int
-rte_pmd_hca_idle_ms(uint16_t port_id)
+rte_pmd_hca_wake_at(uint16_t port_id, uint64_t *at_ns)
 {
 	struct hca_internals *hi;
-	bool timers;
+	uint64_t at, now;
 	int rc, cm_ms;
 
 	hi = hca_of_port_checked(port_id, &rc);
 	if (!hi)
 		return rc;
+	if (!at_ns)
+		return -EINVAL;
+	*at_ns = UINT64_MAX;
 	/* no timer, no CM: nothing to wake for (as rx_burst found it) */
 	if (hca_still_quiet(hi) && rte_ring_empty(hi->loop))
-		return -1;
+		return 0;
+	now = mpd_mono_ns();
 	rte_spinlock_lock(&hi->lock);
-	timers = hca_mad_timers(&hi->ml) || hca_verbs_busy(&hi->verbs) ||
-		 !rte_ring_empty(hi->loop);
-	/* the CM's timers are seconds long: sleep until the next one */
+	/* the QP layer's timers to the microsecond (an RNR wait is 10 us
+	 * to 655 ms: IBA 9.7.5.2.8) */
+	at = hca_verbs_wake_at(&hi->verbs);
+	/* the MAD layer's are 1 ms grained */
+	if (hca_mad_timers(&hi->ml) || !rte_ring_empty(hi->loop))
+		at = RTE_MIN(at, now + 1000000);
+	/* the CM's are seconds long: until the next one */
 	cm_ms = hca_cm_idle_ms(hi->cm);
 	rte_spinlock_unlock(&hi->lock);
-	if (timers)
+	if (cm_ms >= 0)
+		at = RTE_MIN(at, now + (uint64_t)RTE_MAX(cm_ms, 1) * 1000000);
+	*at_ns = at;
+	return 0;
+}
+
+int
+rte_pmd_hca_idle_ms(uint16_t port_id)
+{
+	uint64_t at, now;
+	int rc;
+
+	rc = rte_pmd_hca_wake_at(port_id, &at);
+	if (rc)
+		return rc;
+	if (at == UINT64_MAX)
+		return -1;
+	now = mpd_mono_ns();
+	/* at least 1: the caller's epoll cannot sleep less, and polls
+	 * first anyway */
+	if (at <= now + 1000000)
 		return 1;
-	return cm_ms < 0 ? -1 : (cm_ms ? cm_ms : 1);
+	return (int)RTE_MIN((at - now + 999999) / 1000000, (uint64_t)INT_MAX);
 }

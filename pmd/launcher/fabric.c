@@ -19,6 +19,7 @@
 #include "fabric.h"
 #include "lcore_place.h"
 #include "madpmd/attr.h"
+#include "madpmd/clock.h"
 #include "madpmd/pcapng.h"
 #include "madpmd/run_delay.h"
 #include "node/node.h"
@@ -849,26 +850,47 @@ intr_sleep_setup(struct fabric *f)
 
 #define INTR_SLEEP_MAX_MS	100	/* for capture requests and stop */
 
+/* Until when: the ports' next timers, to the nanosecond (UINT64_MAX: a
+ * ring or INTR_SLEEP_MAX_MS) */
+static uint64_t
+intr_wake_at(struct fabric *f)
+{
+	uint64_t at = UINT64_MAX, a;
+	unsigned int i;
+
+	for (i = 0; i < f->neth; i++)
+		if (rte_pmd_hca_wake_at(f->port[f->eth[i]].port_id, &a) == 0 &&
+		    a < at)
+			at = a;
+	if (f->nmgmt) {
+		int ms = fab_switches_arm(f);
+
+		if (ms >= 0)
+			at = RTE_MIN(at, mpd_mono_ns() + (uint64_t)ms * 1000000);
+	}
+	return at;
+}
+
 static void
 intr_sleep(struct fabric *f)
 {
 	struct rte_epoll_event ev[8];
 	int timeout = INTR_SLEEP_MAX_MS;
 	unsigned int i;
+	uint64_t at, now;
 
-	for (i = 0; i < f->neth; i++) {
-		uint16_t pid = f->port[f->eth[i]].port_id;
-		int ms = rte_pmd_hca_idle_ms(pid);
-
-		if (ms >= 0 && ms < timeout)
-			timeout = ms;
-		rte_eth_dev_rx_intr_enable(pid, 0);
-	}
-	if (f->nmgmt) {
-		int ms = fab_switches_arm(f);
-
-		if (ms >= 0 && ms < timeout)
-			timeout = ms;
+	for (i = 0; i < f->neth; i++)
+		rte_eth_dev_rx_intr_enable(f->port[f->eth[i]].port_id, 0);
+	at = intr_wake_at(f);
+	now = mpd_mono_ns();
+	if (at <= now) {
+		/* due: the look below takes it; one that moves nothing
+		 * waits on something else, a millisecond as a tick would */
+		timeout = 1;
+	} else if (at - now < INTR_SLEEP_MAX_MS * 1000000ull &&
+		   !wake_timer_arm(&f->wake, at)) {
+		/* no timerfd: whole milliseconds, rounded up */
+		timeout = (int)((at - now + 999999) / 1000000);
 	}
 	/* a client that queued a send before it saw the interrupt armed
 	 * did not ring: one more look (madpmd/chan.h) */
@@ -876,6 +898,7 @@ intr_sleep(struct fabric *f)
 		rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, RTE_DIM(ev), timeout);
 		f->idle_sleeps++;
 	}
+	wake_timer_disarm(&f->wake);
 	for (i = 0; i < f->neth; i++)
 		rte_eth_dev_rx_intr_disable(f->port[f->eth[i]].port_id, 0);
 	if (f->nmgmt)
@@ -935,6 +958,7 @@ fab_poll_loop(void *arg)
 	struct fabric *f = arg;
 	unsigned int idle = 0, sleep_us = 1, i;
 	bool intr = intr_sleep_setup(f);
+	bool timer = intr && wake_timer_open(&f->wake);
 	uint64_t hz = rte_get_tsc_hz(), next_check = 0, now, shared_until = 0;
 	uint64_t delay = 0, d, worked = 0, next_look = 0, here_until = 0;
 	/* the rules' times in TSC ticks, once: the loop compares them in
@@ -1003,6 +1027,8 @@ fab_poll_loop(void *arg)
 	}
 	f->lcore_moves = place.moves;
 	lcore_place_fini(&place);
+	if (timer)
+		wake_timer_close(&f->wake);
 	apply_capture_request(f);
 	fab_capture_close_all(f);
 	for (i = 0; i < f->nports; i++) {

@@ -16,6 +16,7 @@
 
 #include "madpmd/wire.h"
 #include "link_peer.h"
+#include "wake_timer.h"
 
 struct mpd_pcapng;
 struct rte_mbuf;
@@ -156,6 +157,7 @@ struct fabric {
 	uint64_t idle_sleeps;
 	uint64_t shared_yields;		/* to a client spinning on our CPU */
 	uint64_t lcore_moves;		/* off it, to a CPU with nothing to run */
+	struct wake_timer wake;		/* the ports' next timer, sleeping */
 	uint64_t rng;			/* lossy wires' state, lcore-owned */
 	volatile unsigned int replays_left;	/* replays not done yet */
 	struct fab_switch *sw[FAB_MAX_SWITCHES];

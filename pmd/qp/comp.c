@@ -98,7 +98,9 @@ comp_timers(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns)
 	if (c->rnr_at) {
 		if (now_ns < c->rnr_at)
 			return false;
+		/* the wait is over: sent again now, timed from now */
 		c->rnr_at = 0;
+		comp_timer_start(qp, now_ns);
 	}
 	if (!c->rto_at || now_ns < c->rto_at)
 		return true;
@@ -169,6 +171,11 @@ rnr_nak(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t syn,
 		qp->comp.rnr_left--;
 	}
 	qp->comp.rnr_at = now_ns + rnr_us[syn & 0x1f] * 1000ull;
+	/* the NAK answered: no transport time-out runs while we wait, one
+	 * starts when we send again (a wait longer than the time-out took
+	 * a retry_cnt each, and a QP that retries RNR for ever failed with
+	 * RETRY_EXC_ERR) */
+	qp->comp.rto_at = 0;
 	comp_rewind(qp);
 }
 

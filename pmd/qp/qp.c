@@ -756,6 +756,69 @@ hca_verbs_poll(struct hca_verbs *v, uint64_t now_ns, struct hca_v_out *out)
 	}
 }
 
+/* When a QP next has work for hca_verbs_poll(): now (0) for what is due,
+ * the end of the RNR wait or the retransmission timer it waits for, else
+ * never. As the poll goes: a state that sends nothing waits for the
+ * client's next modify (chan_verbs.c rings the lcore for it). */
+static uint64_t
+qp_wake_at(const struct hca_v_qp *qp)
+{
+	uint32_t st = qp->attr.qp_state;
+	uint64_t at = HCA_V_NEVER;
+	bool sends;
+	unsigned int i;
+
+	if (qp->err.pending)
+		return 0;
+	if (st == IBV_QPS_ERR)
+		/* IBA 10.3.1: what is posted in Error completes flushed */
+		return __atomic_load_n(&qp->shm->sq_pi, __ATOMIC_RELAXED) !=
+		       qp->sq.taken || (!qp->srq &&
+		       __atomic_load_n(&qp->shm->rq_pi, __ATOMIC_RELAXED) !=
+		       qp->rq.taken) ? 0 : HCA_V_NEVER;
+	if (qp->type == IBV_QPT_RC) {
+		for (i = 0; i < RD_JOBS; i++)
+			if (qp->resp.rd[i].pending)
+				return 0;
+		if (qp->resp.ack.pending)
+			return 0;
+	}
+	if (st != IBV_QPS_RTS && st != IBV_QPS_SQD)
+		return HCA_V_NEVER;
+	sends = qp->req.cur != qp->sq.taken || (st == IBV_QPS_RTS &&
+		__atomic_load_n(&qp->shm->sq_pi, __ATOMIC_RELAXED) !=
+		qp->sq.taken);
+	if (qp->type != IBV_QPT_RC)
+		return sends ? 0 : HCA_V_NEVER;
+	if (sends) {
+		/* IBA 9.7.5.2.8: nothing goes out before the RNR timer */
+		if (!qp->comp.rnr_at)
+			return 0;
+		at = qp->comp.rnr_at;
+	}
+	if (qp->comp.rto_at && qp->comp.rto_at < at)
+		at = qp->comp.rto_at;
+	return at;
+}
+
+uint64_t
+hca_verbs_wake_at(const struct hca_verbs *v)
+{
+	const struct hca_v_qp *qp;
+	uint64_t at = HCA_V_NEVER, q;
+
+	TAILQ_FOREACH(qp, &v->active, next) {
+		if (qp->owner->dead)
+			continue;
+		q = qp_wake_at(qp);
+		if (q < at)
+			at = q;
+		if (!at)
+			break;
+	}
+	return at;
+}
+
 bool
 hca_verbs_busy(const struct hca_verbs *v)
 {

@@ -165,8 +165,15 @@ void hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,
 /* Send queues and timers. */
 void hca_verbs_poll(struct hca_verbs *v, uint64_t now_ns,
 		    struct hca_v_out *out);
+/* The monotonic time (ns) the QPs next have work at without a client or
+ * the wire bringing it: 0 when a send queue, an ACK, a READ response or
+ * an error is due now, the nearest RNR wait's or retransmission timer's
+ * end, HCA_V_NEVER when nothing. */
+#define HCA_V_NEVER	UINT64_MAX
+uint64_t hca_verbs_wake_at(const struct hca_verbs *v);
 /* true while a timer runs (retransmission, RNR wait) or a send queue
- * has work: the lcore must not sleep until the doorbell. */
+ * has work, whatever the QP's state: the port's polls must look (a QP
+ * can be moved to RTS with sends queued). */
 bool hca_verbs_busy(const struct hca_verbs *v);
 /* Completion channels to write, taken with the lock held. */
 unsigned int hca_v_kicks(struct hca_verbs *v, struct hca_v_comp **k);

@@ -13,6 +13,7 @@
  */
 #include <arpa/inet.h>
 #include <alloca.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -95,15 +96,17 @@ make_ep(struct ep *e, enum ibv_qp_type t, struct ibv_cq *scq,
 					    IBV_QP_ACCESS_FLAGS));
 }
 
-/* RTR (and RTS unless rtr_only) toward dqpn on lid */
+/* RTR (and RTS unless rtr_only) toward dqpn on lid, with the RNR NAK
+ * timer it asks of its peer and the RNR retries it makes */
 static int
-connect_qp(struct ibv_qp *qp, enum ibv_qp_type t, uint16_t lid,
-	   uint32_t dqpn, int rtr_only, uint8_t timeout, uint8_t retry)
+connect_rnr(struct ibv_qp *qp, enum ibv_qp_type t, uint16_t lid,
+	    uint32_t dqpn, int rtr_only, uint8_t timeout, uint8_t retry,
+	    uint8_t min_rnr_timer, uint8_t rnr_retry)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
 		.dest_qp_num = dqpn, .rq_psn = 100, .max_dest_rd_atomic = 4,
-		.min_rnr_timer = 1,
+		.min_rnr_timer = min_rnr_timer,
 		.ah_attr = { .dlid = lid, .port_num = 1 },
 	};
 	int mask = IBV_QP_STATE;
@@ -122,13 +125,21 @@ connect_qp(struct ibv_qp *qp, enum ibv_qp_type t, uint16_t lid,
 	a.sq_psn = 100;
 	a.timeout = timeout;
 	a.retry_cnt = retry;
-	a.rnr_retry = 7;
+	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 4;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (t == IBV_QPT_RC)
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
 	return ibv_modify_qp(qp, &a, mask);
+}
+
+/* ... asking for 10 us and retrying for ever */
+static int
+connect_qp(struct ibv_qp *qp, enum ibv_qp_type t, uint16_t lid,
+	   uint32_t dqpn, int rtr_only, uint8_t timeout, uint8_t retry)
+{
+	return connect_rnr(qp, t, lid, dqpn, rtr_only, timeout, retry, 1, 7);
 }
 
 static int
@@ -1233,6 +1244,146 @@ test_resp_errors(void)
 	}
 }
 
+/* ---- RNR NAK: the wait the responder asked for ---- */
+
+/* CPU time the daemon's threads have used (ns, their schedstat), from
+ * MADPMD_TEST_DAEMON_PID; 0 when unknown */
+static uint64_t
+daemon_cpu_ns(void)
+{
+	const char *pid = getenv("MADPMD_TEST_DAEMON_PID");
+	unsigned long long ns, sum = 0;
+	char path[96];
+	struct dirent *d;
+	DIR *dir;
+	FILE *f;
+
+	if (!pid)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task/%.16s/schedstat",
+			 pid, d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		fclose(f);
+	}
+	closedir(dir);
+	return sum;
+}
+
+/*
+ * rnr_retry 7 retries for ever (IBA 9.7.5.2.8), and an RNR wait is not a
+ * transport time-out: waits of 10.24 ms, longer than the 1 ms time-out of
+ * a requester with retry_cnt 1, until the responder posts a receive 60 ms
+ * on. The SEND completes; counted as time-outs, the second wait failed it
+ * with RETRY_EXC_ERR.
+ */
+static void
+rnr_forever(void)
+{
+	struct ibv_cq *acq = cq_new(16, NULL), *bcq = cq_new(16, NULL);
+	struct ibv_send_wr wr = {
+		.wr_id = 11, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_wc wc;
+	struct ep a, b;
+	int n;
+
+	if (!acq || !bcq || make_ep(&a, IBV_QPT_RC, acq, acq, 4) ||
+	    make_ep(&b, IBV_QPT_RC, bcq, bcq, 4) ||
+	    connect_rnr(a.qp, IBV_QPT_RC, port.lid, b.qp->qp_num, 0, 8, 1, 1, 7) ||
+	    connect_rnr(b.qp, IBV_QPT_RC, port.lid, a.qp->qp_num, 0, 8, 1, 20, 7)) {
+		ok(0, "RNR for ever: an RC pair");
+		return;
+	}
+	post_send(&a, &wr, 0, 64);
+	usleep(60000);
+	n = ibv_poll_cq(acq, 1, &wc);
+	ok(n == 0, "RNR for ever: nothing completes while the responder has no receive (%d)",
+	   n == 1 ? (int)wc.status : n);
+	post_recv(&b, 1, 4096, 64);
+	n = poll_n(acq, &wc, 1);
+	ok(n == 1 && wc.status == IBV_WC_SUCCESS && wc.wr_id == 11,
+	   "RNR for ever past a 1 ms time-out with retry_cnt 1: the SEND completes once a receive is there (status %d)",
+	   n == 1 ? (int)wc.status : -1);
+	n = poll_n(bcq, &wc, 1);
+	ok(n == 1 && wc.status == IBV_WC_SUCCESS && wc.byte_len == 64,
+	   "and the responder receives it (status %d, %u bytes)",
+	   n == 1 ? (int)wc.status : -1, n == 1 ? wc.byte_len : 0);
+	pair_free(&a, &b);
+}
+
+/*
+ * IBA 9.7.5.2.8: a SEND that finds no receive WR gets an RNR NAK with the
+ * responder's timer (Table 45), and the requester sends again no earlier
+ * than that, rnr_retry times, then completes with RNR_RETRY_EXC_ERR. The
+ * daemon's lcore sleeps through the wait (it polled all of it before):
+ * a wait of 3 x 61.44 ms costs it a few milliseconds of CPU.
+ */
+static void
+test_rnr(void)
+{
+	static const struct { uint8_t code; uint32_t us; } t[] = {
+		{ 1, 10 }, { 12, 640 }, { 16, 2560 }, { 25, 61440 },
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		struct ibv_cq *acq = cq_new(16, NULL), *bcq = cq_new(16, NULL);
+		struct ibv_send_wr wr = {
+			.wr_id = 9, .opcode = IBV_WR_SEND,
+			.send_flags = IBV_SEND_SIGNALED,
+		};
+		uint64_t t0, dt, cpu0, cpu;
+		struct ibv_wc wc;
+		struct ep a, b;
+		int n;
+
+		/* the responder asks for the timer; the requester retries
+		 * 3 times */
+		if (!acq || !bcq || make_ep(&a, IBV_QPT_RC, acq, acq, 4) ||
+		    make_ep(&b, IBV_QPT_RC, bcq, bcq, 4) ||
+		    connect_rnr(a.qp, IBV_QPT_RC, port.lid, b.qp->qp_num, 0, 14,
+				7, 1, 3) ||
+		    connect_rnr(b.qp, IBV_QPT_RC, port.lid, a.qp->qp_num, 0, 14,
+				7, t[k].code, 7)) {
+			ok(0, "RNR timer %u: an RC pair", t[k].code);
+			continue;
+		}
+		cpu0 = daemon_cpu_ns();
+		t0 = mpd_mono_ns();
+		post_send(&a, &wr, 0, 64);
+		/* asleep, not polling: the daemon's CPU is its own */
+		do {
+			usleep(t[k].us > 5000 ? 5000 : 100);
+			n = ibv_poll_cq(acq, 1, &wc);
+		} while (n == 0 && mpd_mono_ns() - t0 < 5000000000ull);
+		dt = mpd_mono_ns() - t0;
+		cpu = daemon_cpu_ns() - cpu0;
+		ok(n == 1 && wc.status == IBV_WC_RNR_RETRY_EXC_ERR &&
+		   dt >= 3ull * t[k].us * 1000,
+		   "RNR timer %u (%u us), 3 retries: RNR_RETRY_EXC_ERR after %.3f ms, never before 3 waits (%.3f ms; status %d)",
+		   t[k].code, t[k].us, dt / 1e6, 3 * t[k].us / 1e3,
+		   n == 1 ? (int)wc.status : -1);
+		if (t[k].us >= 10000 && cpu0)
+			ok(cpu < dt / 10,
+			   "the daemon slept through it: %.1f ms of CPU in %.1f ms",
+			   cpu / 1e6, dt / 1e6);
+		pair_free(&a, &b);
+	}
+	rnr_forever();
+}
+
 /* ---- read-only memory is never registered for writing ---- */
 
 static const uint8_t rodata[8192] = { 1, 2, 3 };
@@ -1574,6 +1725,10 @@ main(int argc, char **argv)
 		return hold_share();
 	if (argc > 2 && !strcmp(argv[2], "hog"))
 		return hog_share();
+	if (argc > 2 && !strcmp(argv[2], "rnr")) {
+		test_rnr();
+		return tap_done();
+	}
 	/* the kernel's async fd is blocking until the application says
 	 * otherwise (ibv_get_async_event() then waits) */
 	i = fcntl(ctx->async_fd, F_GETFL);
@@ -1592,6 +1747,7 @@ main(int argc, char **argv)
 	test_stack_mr();
 	test_reset_replay();
 	test_resp_errors();
+	test_rnr();
 	test_readonly_mr();
 	test_refusals(false);
 	ibv_dealloc_pd(pd);

@@ -74,7 +74,8 @@ else
 fi
 
 # the program's own TAP lines, renumbered into this plan
-timeout 90 "$run" --node hca1 "$prog" hca1 > "$tmp/api.out" 2>&1
+MADPMD_TEST_DAEMON_PID=$daemon \
+	timeout 90 "$run" --node hca1 "$prog" hca1 > "$tmp/api.out" 2>&1
 rc=$?
 relay "$tmp/api.out"
 [ $rc = 0 ]

@@ -492,6 +492,7 @@ ibv_open_device(struct ibv_device *device)
 	struct mpd_verbs_device *d = (struct mpd_verbs_device *)device;
 	struct ibv_context_ops *ops;
 	struct mpd_verbs_ctx *c;
+	struct mpd_chan_msg m;
 	unsigned int i, n;
 	int rc;
 
@@ -533,12 +534,25 @@ ibv_open_device(struct ibv_device *device)
 		errno = rc == EPROTO ? EPROTO : ENODEV;
 		return NULL;
 	}
+	/* a context from now: the port's events reach its async fd */
+	memset(&m, 0, sizeof(m));
+	m.type = MPD_V_OPEN_CONTEXT;
+	rc = mpd_v_call(c, &m, NULL);
+	if (rc) {
+		ctx_free(c);
+		errno = rc;
+		return NULL;
+	}
 	c->vctx.sz = sizeof(c->vctx);
 	c->vctx.query_port = query_port;
 	c->vctx.query_device_ex = query_device_ex;
 	c->vctx.context.device = device;
 	c->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
-	c->vctx.context.cmd_fd = -1;
+	/* the socket the library sends the context's commands on, as the
+	 * kernel's is its uverbs file: an fd of its own for as long as the
+	 * context is open (ibv_import_device() on a copy of it says
+	 * EOPNOTSUPP: objects are not shared between contexts) */
+	c->vctx.context.cmd_fd = c->ctl_sock[0];
 	c->vctx.context.num_comp_vectors = 1;
 	c->vctx.create_cq_ex = mpd_v_create_cq_ex;
 	c->vctx.create_qp_ex = mpd_v_create_qp_ex;

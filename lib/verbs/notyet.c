@@ -98,7 +98,8 @@ ibv_dofork_range(void *base, size_t size)
 	return 0;
 }
 
-/* Sharing objects through a kernel command fd: there is no such fd */
+/* Sharing objects through a context's command fd (a copy of its control
+ * socket here): the daemon keeps each context's objects its own */
 VERBS_EXPORT struct ibv_context *
 ibv_import_device(int cmd_fd)
 {

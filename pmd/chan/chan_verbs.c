@@ -935,6 +935,16 @@ v_query_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	return 0;
 }
 
+/* ibv_open_device(): a context, to hear the port's events */
+static int
+v_open_context(struct hca_chan *ch, struct hca_session *s,
+	       struct mpd_chan_msg *m)
+{
+	(void)ch;
+	m->len = 0;
+	return table(s);
+}
+
 /* ibv_attach_mcast(), ibv_detach_mcast() */
 static int
 v_mcast(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
@@ -1124,6 +1134,7 @@ static const struct hca_chan_handler verbs_handlers[] = {
 	{ MPD_V_DESTROY_QP, v_destroy_qp },
 	{ MPD_V_ATTACH_MCAST, v_mcast },
 	{ MPD_V_DETACH_MCAST, v_mcast },
+	{ MPD_V_OPEN_CONTEXT, v_open_context },
 	{ 0, NULL },
 };
 

@@ -4,7 +4,7 @@
 # rdma-core's own pyverbs test suite (Debian's python3-pyverbs, the tests
 # shipped gzipped in /usr/share/doc/rdma-core/tests), unmodified, over the
 # drop-in libibverbs.so.1 and librdmacm.so.1: device, pd, mr, cq,
-# cq_events, cqex, qp, qpex and rdmacm on hca1 of an IB fabric with a
+# cq_events, cqex, qp, qpex, shared_pd and rdmacm on hca1 of an IB fabric with a
 # resident OpenSM (their traffic goes from the port to itself). Each
 # module must have no failure and no error, and every skip must be one
 # the device honestly reports as unsupported (a capability it does not
@@ -73,6 +73,8 @@ honest+='|Create custom mr with additional access flags [0-9]+ is not supported'
 honest+='|Rereg MR is not supported|Create XRCD is not supported'
 honest+='|To Create RAW QP must be done by root on Ethernet link layer'
 honest+='|All gid indices populated, cannot check bad flow'
+# objects shared through a copy of cmd_fd (ibv_import_device())
+honest+='|Importing a device is not supported'
 # one test's skip with a generic reason: RDMA atomic write (IBA 1.5), an
 # operation this device does not have
 honest_re="^([a-z_0-9]+: ($honest)|test_qp_ex_rc_atomic_write: Extended QP is not supported on this device)"
@@ -121,7 +123,7 @@ unshare --mount --net --propagation private true 2>/dev/null || netns_ok=$?
 
 total_pass=0 total_skip=0 total_fail=0
 for mod in test_device test_pd test_mr test_cq test_cq_events test_cqex \
-	   test_qp test_qpex test_rdmacm; do
+	   test_qp test_qpex test_shared_pd test_rdmacm; do
 	out=$tmp/$mod.out
 	ns=()
 	if [ $mod = test_rdmacm ]; then

@@ -41,7 +41,12 @@ for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; 
 timeout 60 "$run" --node hca1 "$prog" hca1 port-events > "$tmp/port.out" 2>&1 &
 waiter=$!
 pids+=($waiter)
+# and stock ibv_asyncwatch, which opens the device and makes nothing
+timeout 60 "$run" --node hca1 ibv_asyncwatch -d hca1 > "$tmp/watch.out" 2>&1 &
+watcher=$!
+pids+=($watcher)
 for i in $(seq 100); do grep -q '^# ready' "$tmp/port.out" && break; sleep 0.1; done
+for i in $(seq 100); do grep -q 'async event FD' "$tmp/watch.out" && break; sleep 0.1; done
 timeout 60 "$run" opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
 grep -q "SUBNET UP" "$tmp/opensm.log"
 ok $? "IB: opensm -o reaches SUBNET UP"
@@ -50,6 +55,11 @@ rc=$?
 relay "$tmp/port.out" "port events: "
 [ $rc = 0 ]
 ok $? "port events: the waiter exits 0 (exit $rc)"
+for i in $(seq 50); do grep -q IBV_EVENT_PORT_ACTIVE "$tmp/watch.out" && break; sleep 0.1; done
+kill $watcher 2>/dev/null
+wait $watcher 2>/dev/null
+grep -q 'event_type IBV_EVENT_PORT_ACTIVE.*port 1' "$tmp/watch.out"
+ok $? "stock ibv_asyncwatch prints the port's PORT_ACTIVE: $(grep -m1 PORT_ACTIVE "$tmp/watch.out")"
 
 # clients that take the largest share they can and leave, four times,
 # first: the daemon's anonymous memory after them is what it was before

@@ -63,6 +63,10 @@ enum mpd_v_type {
 	MPD_V_RESIZE_CQ = 47,		/* reply: one fd, the CQ's new memfd */
 	MPD_V_ATTACH_MCAST = 48,
 	MPD_V_DETACH_MCAST = 49,
+	/* the session is a device context (ibv_open_device()): it hears the
+	 * port's events from now, as the kernel sends them to every open
+	 * context, whether or not it has made an object */
+	MPD_V_OPEN_CONTEXT = 50,
 };
 
 #define MPD_V_NO_HANDLE		0xffffffffu

@@ -138,6 +138,7 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 		"rmpp_sent", "rmpp_received", "rmpp_timeouts", "rmpp_failed",
 		"qp_pkts_out", "qp_retransmits", "qp_seq_naks", "qp_duplicates",
 		"cm_ids", "cm_conns", "cm_conns_established",
+		"qp_rnr_naks_sent", "qp_rnr_naks_rcvd", "qp_rnr_retry_exc",
 	};
 	unsigned int i, j;
 
@@ -172,6 +173,9 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 		if (v[4])
 			fprintf(out, "madpmd: %s:%u QPs: %" PRIu64 " packets sent, %" PRIu64 " time-outs sent again, %" PRIu64 " sequence NAKs, %" PRIu64 " duplicates\n",
 				p->node, p->num, v[4], v[5], v[6], v[7]);
+		if (v[11] || v[12] || v[13])
+			fprintf(out, "madpmd: %s:%u RNR NAKs: %" PRIu64 " sent, %" PRIu64 " heard, %" PRIu64 " WRs out of RNR retries\n",
+				p->node, p->num, v[11], v[12], v[13]);
 		if (v[8] || v[9] || v[10])
 			fprintf(out, "madpmd: %s:%u CM: %" PRIu64 " ids, %" PRIu64 " connections live, %" PRIu64 " connections made\n",
 				p->node, p->num, v[8], v[9], v[10]);

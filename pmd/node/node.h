@@ -99,7 +99,9 @@ struct hca_counters {
 	uint64_t qp_pkts_out;
 	uint64_t qp_duplicates;		/* RC packets behind the PSN */
 	uint64_t qp_seq_naks;		/* sequence errors NAKed or heard */
-	uint64_t qp_rnr_naks;		/* RNR NAKs sent or heard */
+	uint64_t qp_rnr_naks_sent;	/* RNR NAKs the responder sent */
+	uint64_t qp_rnr_naks_rcvd;	/* ... the requester heard */
+	uint64_t qp_rnr_retry_exc;	/* WRs done with RNR_RETRY_EXC_ERR */
 	uint64_t qp_retransmits;	/* time-outs that sent again */
 	uint64_t qp_no_qp;		/* for no QP in a state to take it */
 	uint64_t qp_bad_wqes;		/* WRs a client wrote wrong */

@@ -43,7 +43,7 @@ ack_rnr(struct hca_verbs *v, struct hca_v_qp *qp)
 {
 	struct qp_resp *r = &qp->resp;
 
-	v->port->cnt.qp_rnr_naks++;
+	v->port->cnt.qp_rnr_naks_sent++;
 	r->ack.pending = true;
 	r->ack.syn = MPD_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 0x1f);
 	r->ack.psn = r->epsn;

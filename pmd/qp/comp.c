@@ -162,9 +162,10 @@ static void
 rnr_nak(struct hca_verbs *v, struct hca_v_qp *qp, uint8_t syn,
 	uint64_t now_ns)
 {
-	v->port->cnt.qp_rnr_naks++;
+	v->port->cnt.qp_rnr_naks_rcvd++;
 	if (qp->attr.rnr_retry != 7) {
 		if (!qp->comp.rnr_left) {
+			v->port->cnt.qp_rnr_retry_exc++;
 			comp_fail(v, qp, IBV_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}

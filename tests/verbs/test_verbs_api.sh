@@ -176,6 +176,13 @@ done
 
 daemon_stop_check $daemon "$tmp/madpmd.log"
 ok $? "the daemon stops cleanly"
+# the RNR waits above, counted on both sides of hca1 (the pairs are on
+# it): as many NAKs heard as sent, the 4 WRs out of retries among them
+rnr=$(sed -n 's/^madpmd: hca1:1 RNR NAKs: \([0-9]*\) sent, \([0-9]*\) heard, \([0-9]*\) WRs out of RNR retries$/\1 \2 \3/p' \
+      "$tmp/madpmd.log")
+set -- $rnr
+[ $# = 3 ] && [ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" -ge 4 ]
+ok $? "RNR NAKs counted (xstats qp_rnr_naks_sent/_rcvd/qp_rnr_retry_exc): ${rnr:-none} (sent, heard, WRs out of retries)"
 
 # RoCE: the AH and QP-type rules there (no SM: the ports are Active with
 # their links)

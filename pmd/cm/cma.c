@@ -831,6 +831,47 @@ hca_cma_migrate(struct hca_cma *cma, struct hca_cma_owner *o, uint32_t h,
 
 static void
 mc_event(struct hca_cma *cma, struct hca_cma_id *id, struct hca_cma_mc *mc,
+	 uint32_t event, int32_t status, const struct mpd_v_ah *ah);
+
+/*
+ * A RoCE port has no SA: the join is the port's own, done at once
+ * (cma_iboe_join_multicast()). RoCEv2 carries IPv4 groups alone (the
+ * kernel: ENOTSUPP for IPv6); the MGID is the group mapped
+ * (cma_iboe_set_mgid()), the address GID 1 (the port's IPv4 one) to it,
+ * hop limit 64, the Q_Key RDMA_UDP_QKEY unless the id has one.
+ */
+static int
+roce_join(struct hca_cma *cma, struct hca_cma_id *id, struct hca_cma_mc *mc)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	const struct mpd_cm_addr *a = &mc->addr;
+	struct mpd_v_ah ah;
+
+	memset(mc->mgid, 0, 16);
+	if (a->family == AF_INET_) {
+		memcpy(mc->mgid, mapped, sizeof(mapped));
+		memcpy(mc->mgid + 12, a->addr, 4);
+	} else if (hca_gid_ip4_mapped(a->addr)) {
+		memcpy(mc->mgid, a->addr, 16);
+	} else {
+		return EOPNOTSUPP;
+	}
+	if (!hca_gid_multicast(mc->mgid))
+		return EINVAL;
+	if (!id->qkey)
+		id->qkey = HCA_CMA_UDP_QKEY;
+	memset(&ah, 0, sizeof(ah));
+	ah.is_global = 1;
+	memcpy(ah.dgid, mc->mgid, 16);
+	ah.sgid_index = 1;
+	ah.hop_limit = 64;
+	ah.port_num = cma->port->port_num;
+	mc_event(cma, id, mc, HCA_CMA_EV_MULTICAST_JOIN, 0, &ah);
+	return 0;
+}
+
+static void
+mc_event(struct hca_cma *cma, struct hca_cma_id *id, struct hca_cma_mc *mc,
 	 uint32_t event, int32_t status, const struct mpd_v_ah *ah)
 {
 	struct mpd_cm_event_rec e;
@@ -872,8 +913,6 @@ hca_cma_join(struct hca_cma *cma, struct hca_cma_owner *o,
 	rc = addr_check(&r->addr);
 	if (rc)
 		return rc;
-	if (p->link != MPD_LINK_IB)
-		return EOPNOTSUPP;
 	if (o->njoins >= MPD_CM_SESSION_JOINS)
 		return ENOMEM;
 	mc = hca_cma_mc_alloc(cma);
@@ -883,6 +922,14 @@ hca_cma_join(struct hca_cma *cma, struct hca_cma_owner *o,
 	mc->id = id->handle;
 	mc->uid = r->uid;
 	mc->addr = r->addr;
+	if (p->link != MPD_LINK_IB) {
+		rc = roce_join(cma, id, mc);
+		if (rc) {
+			o->njoins--;
+			hca_cma_mc_free(cma, mc);
+		}
+		return rc;
+	}
 	/* ucma: FULLMEMBER -> FullMember, SENDONLY_FULLMEMBER ->
 	 * SendOnlyFullMember */
 	mc->join_state = r->flags == HCA_CMA_MC_SENDONLY ?

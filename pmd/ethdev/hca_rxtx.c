@@ -72,8 +72,9 @@ mcast_loop(struct data_ctx *e, const struct mpd_pkt *pk, struct rte_mbuf *m)
 {
 	struct rte_mbuf *c;
 
-	if (pk->link != MPD_LINK_IB || pk->lrh.dlid < MPD_LID_MCAST_LO ||
-	    pk->lrh.dlid == MPD_LID_PERMISSIVE)
+	if (pk->link == MPD_LINK_IB ? pk->lrh.dlid < MPD_LID_MCAST_LO ||
+				      pk->lrh.dlid == MPD_LID_PERMISSIVE :
+				      !(pk->eth.dst[0] & 1))
 		return false;
 	c = rte_pktmbuf_copy(m, e->mp, 0, UINT32_MAX);
 	if (c && rte_ring_enqueue(e->hi->loop, c) != 0)

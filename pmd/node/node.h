@@ -232,6 +232,11 @@ bool hca_port_resolve(const struct hca_port *p, const uint8_t gid[16],
 /* An IPv4-mapped GID (RFC 4291 2.5.5.2): a RoCEv2 port's GID 1, whose
  * packets go over IPv4 */
 bool hca_gid_ip4_mapped(const uint8_t gid[16]);
+/* A multicast group's GID, as rdma_is_multicast_addr() says: an IPv4
+ * group (224.0.0.0/4) mapped, or ff00::/8 */
+bool hca_gid_multicast(const uint8_t gid[16]);
+/* The Ethernet group MAC of a RoCE multicast GID's IP group */
+void hca_gid_group_mac(const uint8_t gid[16], uint8_t mac[6]);
 /* The port's own entry in an address table. */
 void hca_port_neigh(const struct hca_port *p, struct hca_neigh *n);
 /* A DR SMP (class 0x81) the port received, by IBA 14.2.2.2 at an end

@@ -108,6 +108,34 @@ hca_gid_ip4_mapped(const uint8_t gid[16])
 	return memcmp(gid, mapped, sizeof(mapped)) == 0;
 }
 
+bool
+hca_gid_multicast(const uint8_t gid[16])
+{
+	/* rdma_is_multicast_addr(): an IPv4 group mapped, or ff00::/8 */
+	if (hca_gid_ip4_mapped(gid))
+		return (gid[12] & 0xf0) == 0xe0;
+	return gid[0] == 0xff;
+}
+
+void
+hca_gid_group_mac(const uint8_t gid[16], uint8_t mac[6])
+{
+	/* RFC 1112 6.4 (01:00:5e and the group's low 23 bits), RFC 2464 7
+	 * (33:33 and the group's last 32 bits) */
+	if (hca_gid_ip4_mapped(gid)) {
+		mac[0] = 0x01;
+		mac[1] = 0x00;
+		mac[2] = 0x5e;
+		mac[3] = gid[13] & 0x7f;
+		mac[4] = gid[14];
+		mac[5] = gid[15];
+		return;
+	}
+	mac[0] = 0x33;
+	mac[1] = 0x33;
+	memcpy(mac + 2, gid + 12, 4);
+}
+
 /* GID 1 of a RoCEv2 port: its IPv4 address, mapped */
 static bool
 gid_is_ip4(const uint8_t gid[16], const uint8_t ip4[4])
@@ -185,8 +213,8 @@ hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len, bool promisc,
 			return HCA_RX_DROP;
 		}
 	} else if (memcmp(pk->eth.dst, p->mac, sizeof(p->mac)) != 0 &&
-		   !promisc) {
-		return HCA_RX_DROP;	/* not for this port */
+		   !promisc && !(pkt_is_multicast(pk) && qp == MPD_QPN_MCAST)) {
+		return HCA_RX_DROP;	/* not for this port, nor a group's */
 	}
 	if (qp > 1) {
 		/* the QP layer checks its QP's P_Key and Q_Key */

@@ -36,13 +36,17 @@ qp_slot(const struct hca_v_mcg *g, uint32_t qpn)
 	return -1;
 }
 
-/* What ib_attach_mcast() refuses: not UD, not a multicast GID, on IB a
- * LID outside 0xC000..0xFFFE (RoCE has no LIDs) */
+/* What ib_attach_mcast() refuses: not UD, not a multicast GID (on RoCE
+ * also an IPv4 group mapped, rdma_is_multicast_addr()), on IB a LID
+ * outside 0xC000..0xFFFE (RoCE has no LIDs) */
 static int
 args_ok(const struct hca_verbs *v, const struct hca_v_qp *qp,
 	const uint8_t gid[16], uint16_t lid)
 {
-	if (qp->type != IBV_QPT_UD || gid[0] != 0xff)
+	if (qp->type != IBV_QPT_UD)
+		return EINVAL;
+	if (v->port->link == MPD_LINK_IB ? gid[0] != 0xff :
+	    !hca_gid_multicast(gid))
 		return EINVAL;
 	if (v->port->link == MPD_LINK_IB &&
 	    (lid < MPD_LID_MCAST_LO || lid == MPD_LID_PERMISSIVE))
@@ -121,14 +125,42 @@ mcast_qp_gone(struct hca_verbs *v, uint32_t qpn)
 	}
 }
 
+/* RoCEv2: the group is the destination IP, as a GID (an IPv4 group
+ * mapped); its MAC must be that group's */
+static const struct hca_v_mcg *
+roce_group(const struct hca_verbs *v, const struct mpd_pkt *pk)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	uint8_t gid[16], mac[6];
+	unsigned int i;
+
+	if (pk->ip_ver == 4) {
+		memcpy(gid, mapped, sizeof(mapped));
+		memcpy(gid + 12, pk->ip4.dst, 4);
+	} else {
+		memcpy(gid, pk->ip6.dst, 16);
+	}
+	if (!hca_gid_multicast(gid))
+		return NULL;
+	hca_gid_group_mac(gid, mac);
+	if (memcmp(mac, pk->eth.dst, 6))
+		return NULL;
+	for (i = 0; i < MPD_V_MAX_MCAST_GRP; i++) {
+		const struct hca_v_mcg *g = &v->mcg[i];
+
+		if (g->nqps && !memcmp(g->mgid, gid, 16))
+			return g;
+	}
+	return NULL;
+}
+
 const struct hca_v_mcg *
 mcast_group(const struct hca_verbs *v, const struct mpd_pkt *pk)
 {
 	unsigned int i;
 
-	/* RoCE multicast (group MACs, IP multicast) is not carried yet */
 	if (pk->link != MPD_LINK_IB)
-		return NULL;
+		return roce_group(v, pk);
 	for (i = 0; i < MPD_V_MAX_MCAST_GRP; i++) {
 		const struct hca_v_mcg *g = &v->mcg[i];
 

@@ -45,9 +45,18 @@ qp_headers(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_v_ah *ah,
 		memcpy(pk->grh.dgid, ah->dgid, 16);
 		return true;
 	}
-	/* RoCEv2 (IBA A17.4): the GID, through the fabric's table */
-	if (!ah->is_global || !hca_port_resolve(p, ah->dgid, &n))
+	/* RoCEv2 (IBA A17.4): the GID, through the fabric's table; a
+	 * group's is its IP group and that group's MAC */
+	if (!ah->is_global)
 		return false;
+	if (hca_gid_multicast(ah->dgid)) {
+		memset(&n, 0, sizeof(n));
+		hca_gid_group_mac(ah->dgid, n.mac);
+		if (hca_gid_ip4_mapped(ah->dgid))
+			memcpy(n.ip4, ah->dgid + 12, 4);
+	} else if (!hca_port_resolve(p, ah->dgid, &n)) {
+		return false;
+	}
 	memcpy(pk->eth.dst, n.mac, 6);
 	memcpy(pk->eth.src, p->mac, 6);
 	if (hca_gid_ip4_mapped(ah->dgid)) {

@@ -18,6 +18,12 @@
 #     (bench_shm_rtt -r), and with the relay sleeping on a doorbell A and B
 #     ring, as the lcore does when it shares a core (-r -s 1). Target <= 2 us.
 #  4. perftest ib_write_bw -s 64 message rate, one lcore. Target >= 2.5 M/s.
+#  5. perftest ib_send_bw -s 64 (default receive depth, 512) beside that
+#     ib_write_bw in the same run. Target: send >= half of write.
+#  6. RNR NAK waits (test_verbs_api's RNR cases: rnr_retry 3 against the
+#     responder's timer of 10 us, 640 us, 2.56 ms, 61.44 ms), the time to
+#     RNR_RETRY_EXC_ERR beside the 3 waits the timers ask for. Target:
+#     within 10% plus 50 us (IBA 9.7.5.2.8).
 #
 #   tests/bench/bench_verbs.sh [--runs N]
 # Environment: BUILD_DIR (default build).
@@ -80,9 +86,18 @@ for r in $(seq "$runs"); do
 		   sed -n 's/.* p50_us=\([0-9.]*\).*/\1/p')
 	bell_lat=$(awk -v r="$bell_rtt" 'BEGIN { printf "%.3f", r / 2 }')
 	bw=$(perf ib_write_bw -s 64 -n 500000 | awk '{print $5}')
+	sbw=$(perf ib_send_bw -s 64 -n 500000 | awk '{print $5}')
+	rnr=$(MADPMD_TEST_DAEMON_PID=$daemon "$run" --node hca1 \
+	      "$build/tests/verbs/test_verbs_api" hca1 rnr-spin |
+	      sed -n 's/.*RNR timer [0-9]* (\([0-9]*\) us), 3 retries: RNR_RETRY_EXC_ERR after \([0-9.]*\) ms, never before 3 waits (\([0-9.]*\) ms.*/\1:\2:\3/p')
 	echo "run $r: poll_cq full CQ $(mps "$poll") M/s, bare $(mps "$bpoll") M/s, ratio $(ratio "$poll" "$bpoll") (target >= 50 M/s)"
 	echo "run $r: streamed $(mps "$strm") M/s, bare $(mps "$bstrm") M/s, ratio $(ratio "$strm" "$bstrm") (target >= 20 M/s)"
 	echo "run $r: ib_send_lat 64 B typical ${lat} us, bare one-way ${bare_lat} us, ratio $(ratio "$lat" "$bare_lat") (target <= 2 us)"
 	echo "run $r: three pollers (A -> relay -> B and back, one-way): busy ${relay_lat} us, ratio $(ratio3 "$lat" "$relay_lat"); relay on a doorbell ${bell_lat} us, ratio $(ratio3 "$lat" "$bell_lat")"
 	echo "run $r: ib_write_bw 64 B ${bw} M msg/s, ratio to target 2.5: $(ratio "$bw" 2.5)"
+	echo "run $r: ib_send_bw 64 B ${sbw} M msg/s, ratio to ib_write_bw $(ratio "$sbw" "$bw") (target >= 0.5)"
+	for t in $rnr; do
+		IFS=: read -r us got want <<< "$t"
+		echo "run $r: RNR timer ${us} us x 3: ${got} ms against ${want} ms, ratio $(ratio3 "$got" "$want"), over by $(awk -v g="$got" -v w="$want" 'BEGIN { printf "%.0f", (g - w) * 1000 }') us (target: within 10% + 50 us)"
+	done
 done

@@ -230,6 +230,36 @@ ok $? "IB: the daemon stops cleanly"
 export MADPMD_RUN_DIR=$tmp/run-roce
 fabric madpmd-cm-roce-$$ "$MADPMD_RUN_DIR" --link roce
 cm_tools roce
+# mckey on RoCE: no SA, the join is the port's own (RoCEv2 to the IPv4
+# group, its MGID the group mapped: cma_iboe_set_mgid()), both at once
+addr=$("$run" --node hca1 --print-addr)
+addr2=$("$run" --node hca2 --print-addr)
+for mode in "" -o; do
+	name=roce_mckey${mode:+_sendonly}
+	timeout 60 "$run" --node hca1 stdbuf -oL mckey -m 239.1.3.1 -b "$addr" \
+		> "$tmp/$name.srv" 2>&1 &
+	srv=$!
+	pids+=($srv)
+	for i in $(seq 100); do grep -q "^mckey: joined" "$tmp/$name.srv" && break; sleep 0.1; done
+	timeout 60 "$run" --node hca2 stdbuf -oL mckey -m 239.1.3.1 -s -b "$addr2" \
+		-C 10 $mode > "$tmp/$name.cli" 2>&1
+	rc2=$?
+	wait $srv
+	rc1=$?
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] &&
+		grep -q "^mckey: joined dgid: ::ffff:239.1.3.1 mlid 0x0 sl 0$" "$tmp/$name.srv" &&
+		grep -q "data transfers complete" "$tmp/$name.srv" &&
+		grep -q "return status 0" "$tmp/$name.cli"
+	ok $? "RoCE: $name: 10 datagrams from hca2 to 239.1.3.1 received on hca1 (exit $rc1, $rc2)"
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] || pair_show $name
+	sed -n 's/^mckey: joined/# receiver joined/p' "$tmp/$name.srv"
+done
+# RoCEv2 carries IPv4 groups only (the kernel refuses IPv6 ones)
+timeout 30 "$run" --node hca2 mckey -m ff0e::1:2 -b "$addr2" -C 1 \
+	> "$tmp/roce_mckey6.srv" 2>&1
+rc1=$?
+[ $rc1 != 0 ] && grep -qi "not supported\|failed to join\|-95" "$tmp/roce_mckey6.srv"
+ok $? "RoCE: mckey to an IPv6 group is refused (exit $rc1: $(grep -m1 -i join "$tmp/roce_mckey6.srv"))"
 daemon_stop_check $daemon "$tmp/madpmd-cm-roce-$$.log"
 ok $? "RoCE: the daemon stops cleanly"
 

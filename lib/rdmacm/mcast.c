@@ -120,8 +120,8 @@ rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 	pthread_mutex_unlock(&p->mut);
 	if (!mc)
 		return cma_err(EADDRNOTAVAIL);
-	if (id->qp && mc->mlid &&
-	    mc->join_flags != RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER)
+	/* as rdma-core: whatever the MLID (0 on RoCE, which has none) */
+	if (id->qp && mc->join_flags != RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER)
 		ibv_detach_mcast(id->qp, &mc->mgid, mc->mlid);
 	memset(&m, 0, sizeof(m));
 	m.type = MPD_CM_LEAVE_MCAST;

@@ -4,8 +4,9 @@
 # rdma-core's own pyverbs test suite (Debian's python3-pyverbs, the tests
 # shipped gzipped in /usr/share/doc/rdma-core/tests), unmodified, over the
 # drop-in libibverbs.so.1 and librdmacm.so.1: device, pd, mr, cq,
-# cq_events, cqex, qp, qpex, shared_pd and rdmacm on hca1 of an IB fabric with a
-# resident OpenSM (their traffic goes from the port to itself). Each
+# cq_events, cqex, qp, qpex, shared_pd and rdmacm on hca1 of an IB fabric
+# with a resident OpenSM, then on hca1 of a RoCE fabric (their traffic
+# goes from the port to itself). Each
 # module must have no failure and no error, and every skip must be one
 # the device honestly reports as unsupported (a capability it does not
 # have, from the list below): any other reason is a failure. The counts
@@ -62,7 +63,7 @@ tmp=$(mktemp -d /tmp/madpmd-pyverbs.XXXXXX)
 # OpenSM keeps its cache and dumps in the test's directory, not /var
 export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
 mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
-eal_prefixes=(madpmd-pyv-$$)
+eal_prefixes=(madpmd-pyv-$$ madpmd-pyv-roce-$$)
 src=/usr/share/doc/rdma-core/tests
 py=/usr/bin/python3	# the interpreter python3-pyverbs is built for
 
@@ -72,6 +73,7 @@ honest+='|Reg MR with MW access is not supported|Create memory window of type [0
 honest+='|Create custom mr with additional access flags [0-9]+ is not supported'
 honest+='|Rereg MR is not supported|Create XRCD is not supported'
 honest+='|To Create RAW QP must be done by root on Ethernet link layer'
+honest+='|Create Raw Packet QP (with|without)( extended)? attrs is not supported'
 honest+='|All gid indices populated, cannot check bad flow'
 # objects shared through a copy of cmd_fd (ibv_import_device())
 honest+='|Importing a device is not supported'
@@ -103,6 +105,50 @@ mkdir -p "$tmp/py"
 cp -r "$src" "$tmp/py/"
 gunzip -f "$tmp/py/tests/"*.gz
 
+netns_ok=0
+unshare --mount --net --propagation private true 2>/dev/null || netns_ok=$?
+
+total_pass=0 total_skip=0 total_fail=0
+# modules LINK: each module on hca1 of a fabric of that link
+modules() {
+	local link=$1 mod out ns rc ran skip bad pass odd addr
+	addr=$("$run" --node hca1 --print-addr)
+	for mod in test_device test_pd test_mr test_cq test_cq_events \
+		   test_cqex test_qp test_qpex test_shared_pd test_rdmacm; do
+		out=$tmp/$link-$mod.out
+		ns=()
+		if [ $mod = test_rdmacm ]; then
+			if [ $netns_ok != 0 ]; then
+				skip "$link: pyverbs $mod" "unshare --mount --net fails here (not root?)"
+				continue
+			fi
+			ns=(unshare --mount --net --propagation private --kill-child
+			    "$self" --in-netns "$addr" hca1 "$tmp/sysclass-$link")
+		fi
+		# inside madpmd-run: its /sys/class/infiniband gets the netdev
+		(cd "$tmp/py" && timeout 300 "$run" --node hca1 "${ns[@]}" "$py" \
+			tests/run_tests.py --dev hca1 -v "tests.$mod") > "$out" 2>&1
+		rc=$?
+		ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$out")
+		skip=$(grep -c '\.\.\. skipped ' "$out")
+		bad=$(grep -cE '\.\.\. (FAIL|ERROR)$' "$out")
+		ran=${ran:-0}
+		pass=$((ran - skip - bad))
+		odd=$(skips "$out" | grep -vE "$honest_re" | sort -u)
+		total_pass=$((total_pass + pass))
+		total_skip=$((total_skip + skip))
+		total_fail=$((total_fail + bad))
+		[ $rc = 0 ] && [ "$ran" -gt 0 ] && [ $bad = 0 ] && [ -z "$odd" ]
+		ok $? "$link: pyverbs $mod: $pass passed, $skip skipped, $bad failed (exit $rc)"
+		grep -E '\.\.\. skipped ' "$out" | sed "s/.*skipped '//; s/'\$//" |
+			sort | uniq -c | sed 's/^/#   skip: /'
+		[ -n "$odd" ] && echo "$odd" | sed 's/^/#   NOT a capability we lack: /'
+		if [ $rc != 0 ] || [ $bad != 0 ]; then
+			grep -E '^(FAIL|ERROR):|Error' "$out" | head -10 | sed 's/^/#   /'
+		fi
+	done
+}
+
 export MADPMD_RUN_DIR=$tmp/run
 "$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-pyv-$$ \
 	-- --run-dir "$MADPMD_RUN_DIR" > "$tmp/madpmd.log" 2>&1 &
@@ -116,50 +162,23 @@ pids+=($sm)
 for i in $(seq 300); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.1; done
 grep -q "SUBNET UP" "$tmp/opensm.log"
 ok $? "IB: a resident opensm reaches SUBNET UP"
-
-addr=$("$run" --node hca1 --print-addr)
-netns_ok=0
-unshare --mount --net --propagation private true 2>/dev/null || netns_ok=$?
-
-total_pass=0 total_skip=0 total_fail=0
-for mod in test_device test_pd test_mr test_cq test_cq_events test_cqex \
-	   test_qp test_qpex test_shared_pd test_rdmacm; do
-	out=$tmp/$mod.out
-	ns=()
-	if [ $mod = test_rdmacm ]; then
-		if [ $netns_ok != 0 ]; then
-			skip "pyverbs $mod" "unshare --mount --net fails here (not root?)"
-			continue
-		fi
-		ns=(unshare --mount --net --propagation private --kill-child
-		    "$self" --in-netns "$addr" hca1 "$tmp/sysclass")
-	fi
-	# inside madpmd-run: its /sys/class/infiniband gets the netdev
-	(cd "$tmp/py" && timeout 300 "$run" --node hca1 "${ns[@]}" "$py" \
-		tests/run_tests.py --dev hca1 -v "tests.$mod") > "$out" 2>&1
-	rc=$?
-	ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$out")
-	skip=$(grep -c '\.\.\. skipped ' "$out")
-	bad=$(grep -cE '\.\.\. (FAIL|ERROR)$' "$out")
-	ran=${ran:-0}
-	pass=$((ran - skip - bad))
-	odd=$(skips "$out" | grep -vE "$honest_re" | sort -u)
-	total_pass=$((total_pass + pass))
-	total_skip=$((total_skip + skip))
-	total_fail=$((total_fail + bad))
-	[ $rc = 0 ] && [ "$ran" -gt 0 ] && [ $bad = 0 ] && [ -z "$odd" ]
-	ok $? "pyverbs $mod: $pass passed, $skip skipped, $bad failed (exit $rc)"
-	grep -E '\.\.\. skipped ' "$out" | sed "s/.*skipped '//; s/'\$//" |
-		sort | uniq -c | sed 's/^/#   skip: /'
-	[ -n "$odd" ] && echo "$odd" | sed 's/^/#   NOT a capability we lack: /'
-	if [ $rc != 0 ] || [ $bad != 0 ]; then
-		grep -E '^(FAIL|ERROR):|Error' "$out" | head -10 | sed 's/^/#   /'
-	fi
-done
-echo "# pyverbs total: $total_pass passed, $total_skip skipped, $total_fail failed"
-
+modules ib
 stop $sm
-
 daemon_stop_check $daemon "$tmp/madpmd.log"
-ok $? "the daemon stops cleanly"
+ok $? "IB: the daemon stops cleanly"
+
+# RoCE: no SM; the ports are Active with their link
+export MADPMD_RUN_DIR=$tmp/run-roce
+"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-pyv-roce-$$ \
+	-- --run-dir "$MADPMD_RUN_DIR" --link roce > "$tmp/madpmd-roce.log" 2>&1 &
+daemon=$!
+pids+=($daemon)
+for i in $(seq 100); do
+	"$run" --node hca1 ibv_devinfo 2>/dev/null | grep -q PORT_ACTIVE && break
+	sleep 0.1
+done
+modules roce
+daemon_stop_check $daemon "$tmp/madpmd-roce.log"
+ok $? "RoCE: the daemon stops cleanly"
+echo "# pyverbs total: $total_pass passed, $total_skip skipped, $total_fail failed"
 tap_done

@@ -15,16 +15,18 @@
 
 /* ---- the context's ops ---- */
 
-/* Empty polls in a row before a thread looks where it runs */
+/* Empty polls in a row between two looks at where a thread runs */
 #define EMPTY_POLLS_LOOK	4
 
 /*
- * A poll that found nothing. The completion comes once the daemon's lcore
- * has run; a thread that polls on the lcore's own CPU keeps it from
- * running until the scheduler takes the CPU back, a tick later (ib_send_bw
- * stalled 3-4 ms in every 8, and its receiver ran out of receive WRs). So
- * it yields there, as a umad client spinning there does (madpmd/chan.h,
- * "Sharing a CPU"); on any other CPU it polls on without a system call.
+ * A poll that found nothing (looked at every fourth in a row: the look
+ * costs a vDSO call). The completion comes once the daemon's lcore has
+ * run; a thread that polls on the lcore's own CPU keeps it from running
+ * until the scheduler takes the CPU back, a tick later (ib_send_bw
+ * stalled 3-4 ms in every 8, and its receiver ran out of receive WRs).
+ * So it yields there, as a umad client spinning there does
+ * (madpmd/chan.h, "Sharing a CPU"); on any other CPU it polls on without
+ * a system call.
  */
 static void
 poll_found(struct ibv_context *ctx, bool any)
@@ -38,7 +40,7 @@ poll_found(struct ibv_context *ctx, bool any)
 		empty = 0;
 		return;
 	}
-	if (++empty < EMPTY_POLLS_LOOK || !h)
+	if (++empty % EMPTY_POLLS_LOOK || !h)
 		return;
 	lcore = __atomic_load_n(&h->lcore_cpu, __ATOMIC_RELAXED);
 	cpu = sched_getcpu();

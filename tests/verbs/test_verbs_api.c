@@ -1302,8 +1302,10 @@ rnr_forever(void)
 
 	if (!acq || !bcq || make_ep(&a, IBV_QPT_RC, acq, acq, 4) ||
 	    make_ep(&b, IBV_QPT_RC, bcq, bcq, 4) ||
-	    connect_rnr(a.qp, IBV_QPT_RC, port.lid, b.qp->qp_num, 0, 8, 1, 1, 7) ||
-	    connect_rnr(b.qp, IBV_QPT_RC, port.lid, a.qp->qp_num, 0, 8, 1, 20, 7)) {
+	    connect_rnr(a.qp, IBV_QPT_RC, port.lid, b.qp->qp_num, 0, 8, 1, 1,
+			7) ||
+	    connect_rnr(b.qp, IBV_QPT_RC, port.lid, a.qp->qp_num, 0, 8, 1, 20,
+			7)) {
 		ok(0, "RNR for ever: an RC pair");
 		return;
 	}

@@ -5,10 +5,10 @@
 # how steady perftest's headline figures are over madpmd. Each of
 # ib_{send,write,read,atomic}_{lat,bw}, on IB (a resident OpenSM, for
 # -R's path records) and on RoCE, without and with -R (rdma_cm), runs
-# N times (default 10) between hca1 and hca2; per case the message rate
-# (bw: min, max and max/min; target within 2x) or the typical latency
-# (lat: min and max of the typical, and the largest maximum of the runs;
-# target under 1 ms on a quiet machine).
+# N times (default 10) between hca1 and hca2 (bw: 64 B messages). Per
+# case: bw, the message rate's min, max and max/min (target within 2x);
+# lat, the typical latency's min and max and the largest maximum of the
+# runs (target under 1 ms on a quiet machine).
 #
 #   tests/bench/bench_perftest.sh [--runs N]
 # Environment: BUILD_DIR (default build).
@@ -35,16 +35,18 @@ export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
 mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
 port=$((30000 + RANDOM % 20000))
 
-# one client's result line, empty when the pair failed
+# one client's result line, empty when the pair failed; with -R the
+# client connects to hca1's fabric address, as rdma_cm resolves it
 perf() {
-	local tool=$1
+	local tool=$1 to=localhost
 	shift
+	case " $* " in *" -R "*) to=$addr ;; esac
 	port=$((port + 1))
 	timeout 60 "$run" --node hca1 "$tool" -d hca1 -p $port "$@" \
 		> "$tmp/srv.out" 2>&1 &
 	local srv=$!
 	sleep 0.5
-	timeout 60 "$run" --node hca2 "$tool" -d hca2 -p $port "$@" localhost \
+	timeout 60 "$run" --node hca2 "$tool" -d hca2 -p $port "$@" "$to" \
 		2>&1 | grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' | head -1 || true
 	wait $srv || true
 }
@@ -80,6 +82,11 @@ one_case() {
 		}'
 }
 
+# message sizes of the bw cases: 64 B (an atomic is 8 whatever is asked)
+bw_size() {
+	[ "$1" = atomic ] && echo 8 || echo 64
+}
+
 for link in ib roce; do
 	export MADPMD_RUN_DIR=$tmp/run-$link
 	"$build/pmd/madpmd" --no-huge --no-pci -m 512 -l 0,1 \
@@ -94,10 +101,11 @@ for link in ib roce; do
 	else
 		sleep 1
 	fi
+	addr=$("$run" --node hca1 --print-addr)
 	for cm in "" -R; do
 		for t in send write read atomic; do
 			one_case "$link ib_${t}_lat $cm" ib_${t}_lat -n 5000 $cm
-			one_case "$link ib_${t}_bw $cm" ib_${t}_bw -n 100000 $cm
+			one_case "$link ib_${t}_bw $cm" ib_${t}_bw -s $(bw_size $t) -n 100000 $cm
 		done
 	done
 	if [ -n "$sm" ]; then

@@ -230,6 +230,17 @@ ok $? "IB: the daemon stops cleanly"
 export MADPMD_RUN_DIR=$tmp/run-roce
 fabric madpmd-cm-roce-$$ "$MADPMD_RUN_DIR" --link roce
 cm_tools roce
+# rdma_cm over IPv6 on RoCE: hca1's GID 0 (its link-local address, from
+# ibv_devinfo) as an AF_INET6 address, RoCEv2 over IPv6 underneath
+addr6=$("$run" --node hca1 ibv_devinfo -v |
+	sed -n 's/.*GID\[ *0\]:[[:space:]]*\([0-9a-f:]*\),.*/\1/p' | head -1)
+port=$((port + 1))
+cm_pair roce_rping6 "rping -s -a $addr6 -p $port -C 10 -v" \
+	"rping -c -a $addr6 -p $port -C 10 -v -V"
+[ -n "$addr6" ] && [ $rc1 = 0 ] && [ $rc2 = 0 ] &&
+	[ "$(grep -c 'ping data: rdma-ping-' "$tmp/roce_rping6.cli")" = 10 ]
+ok $? "RoCE: rping over IPv6 to hca1's GID 0 ($addr6): 10 validated pings (exit $rc1, $rc2)"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] || pair_show roce_rping6
 # mckey on RoCE: no SA, the join is the port's own (RoCEv2 to the IPv4
 # group, its MGID the group mapped: cma_iboe_set_mgid()), both at once
 addr=$("$run" --node hca1 --print-addr)

@@ -225,13 +225,10 @@ own_addr(const struct hca_port *p, struct mpd_cm_addr *a, uint16_t family)
 {
 	a->family = family;
 	memset(a->addr, 0, sizeof(a->addr));
-	if (family == AF_INET_) {
+	if (family == AF_INET_)
 		memcpy(a->addr, p->ip4, 4);
-	} else {
-		a->addr[10] = 0xff;
-		a->addr[11] = 0xff;
-		memcpy(a->addr + 12, p->ip4, 4);
-	}
+	else
+		hca_gid_from_ip4(p->ip4, a->addr);
 }
 
 static void
@@ -843,14 +840,11 @@ mc_event(struct hca_cma *cma, struct hca_cma_id *id, struct hca_cma_mc *mc,
 static int
 roce_join(struct hca_cma *cma, struct hca_cma_id *id, struct hca_cma_mc *mc)
 {
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 	const struct mpd_cm_addr *a = &mc->addr;
 	struct mpd_v_ah ah;
 
-	memset(mc->mgid, 0, 16);
 	if (a->family == AF_INET_) {
-		memcpy(mc->mgid, mapped, sizeof(mapped));
-		memcpy(mc->mgid + 12, a->addr, 4);
+		hca_gid_from_ip4(a->addr, mc->mgid);
 	} else if (hca_gid_ip4_mapped(a->addr)) {
 		memcpy(mc->mgid, a->addr, 16);
 	} else {

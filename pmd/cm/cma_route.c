@@ -107,10 +107,7 @@ hca_cma_gid(const struct hca_port *p, const struct hca_neigh *n,
 		memcpy(gid, n->gid, 16);
 		return;
 	}
-	memset(gid, 0, 16);
-	gid[10] = 0xff;
-	gid[11] = 0xff;
-	memcpy(gid + 12, n->ip4, 4);
+	hca_gid_from_ip4(n->ip4, gid);
 }
 
 void

@@ -19,12 +19,9 @@ desc_from_pkt(const struct hca_port *p, const struct mpd_pkt *pk,
 	d->pkey_index = hca_port_pkey_index(p, pk->bth.pkey);
 	if (pk->link == MPD_LINK_ROCE_V2) {
 		/* RoCEv2: the GRH is the IP header's (IBA A17.4.5.1) */
-		static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
-
 		d->grh_present = 1;
 		if (pk->ip_ver == 4) {
-			memcpy(d->gid, mapped, sizeof(mapped));
-			memcpy(d->gid + 12, pk->ip4.src, 4);
+			hca_gid_from_ip4(pk->ip4.src, d->gid);
 			d->hop_limit = pk->ip4.ttl;
 			d->traffic_class = pk->ip4.tos;
 		} else {

@@ -232,6 +232,8 @@ bool hca_port_resolve(const struct hca_port *p, const uint8_t gid[16],
 /* An IPv4-mapped GID (RFC 4291 2.5.5.2): a RoCEv2 port's GID 1, whose
  * packets go over IPv4 */
 bool hca_gid_ip4_mapped(const uint8_t gid[16]);
+/* An IPv4 address as a GID: ::ffff:a.b.c.d (RoCEv2, IBA A17.4.5.1) */
+void hca_gid_from_ip4(const uint8_t ip4[4], uint8_t gid[16]);
 /* A multicast group's GID, as rdma_is_multicast_addr() says: an IPv4
  * group (224.0.0.0/4) mapped, or ff00::/8 */
 bool hca_gid_multicast(const uint8_t gid[16]);

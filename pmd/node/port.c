@@ -100,12 +100,19 @@ hca_port_neigh(const struct hca_port *p, struct hca_neigh *n)
 	memcpy(n->ip4, p->ip4, sizeof(n->ip4));
 }
 
+static const uint8_t ip4_mapped[12] = { [10] = 0xff, [11] = 0xff };
+
 bool
 hca_gid_ip4_mapped(const uint8_t gid[16])
 {
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	return memcmp(gid, ip4_mapped, sizeof(ip4_mapped)) == 0;
+}
 
-	return memcmp(gid, mapped, sizeof(mapped)) == 0;
+void
+hca_gid_from_ip4(const uint8_t ip4[4], uint8_t gid[16])
+{
+	memcpy(gid, ip4_mapped, sizeof(ip4_mapped));
+	memcpy(gid + 12, ip4, 4);
 }
 
 bool

@@ -130,16 +130,13 @@ mcast_qp_gone(struct hca_verbs *v, uint32_t qpn)
 static const struct hca_v_mcg *
 roce_group(const struct hca_verbs *v, const struct mpd_pkt *pk)
 {
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 	uint8_t gid[16], mac[6];
 	unsigned int i;
 
-	if (pk->ip_ver == 4) {
-		memcpy(gid, mapped, sizeof(mapped));
-		memcpy(gid + 12, pk->ip4.dst, 4);
-	} else {
+	if (pk->ip_ver == 4)
+		hca_gid_from_ip4(pk->ip4.dst, gid);
+	else
 		memcpy(gid, pk->ip6.dst, 16);
-	}
 	if (!hca_gid_multicast(gid))
 		return NULL;
 	hca_gid_group_mac(gid, mac);

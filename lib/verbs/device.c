@@ -163,10 +163,12 @@ mpd_v_port_gids(struct ibv_context *ibctx, uint8_t port_num, bool *roce)
 	if (port_num < 1 || port_num > c->vdev->node.num_ports)
 		return 0;
 	kind = __atomic_load_n(&c->port_kind[port_num - 1], __ATOMIC_RELAXED);
+	/* the first look keeps it (mpd_v_port_seen()) */
 	if (!kind) {
 		if (ctx_port_info(c, port_num, &pi))
 			return 0;
-		kind = pi.link_layer ? 2 : 1;
+		kind = __atomic_load_n(&c->port_kind[port_num - 1],
+				       __ATOMIC_RELAXED);
 	}
 	*roce = kind == 2;
 	return gid_tbl_len(*roce);

@@ -58,6 +58,7 @@ self=$(readlink -f "$0")
 madpmd=$1
 run=$2
 . "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/pair.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-pyverbs.XXXXXX)
 # OpenSM keeps its cache and dumps in the test's directory, not /var
@@ -167,18 +168,11 @@ stop $sm
 daemon_stop_check $daemon "$tmp/madpmd.log"
 ok $? "IB: the daemon stops cleanly"
 
-# RoCE: no SM; the ports are Active with their link
+# RoCE: no SM; fabric waits until the ports are Active with their link
 export MADPMD_RUN_DIR=$tmp/run-roce
-"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-pyv-roce-$$ \
-	-- --run-dir "$MADPMD_RUN_DIR" --link roce > "$tmp/madpmd-roce.log" 2>&1 &
-daemon=$!
-pids+=($daemon)
-for i in $(seq 100); do
-	"$run" --node hca1 ibv_devinfo 2>/dev/null | grep -q PORT_ACTIVE && break
-	sleep 0.1
-done
+fabric madpmd-pyv-roce-$$ "$MADPMD_RUN_DIR" --link roce
 modules roce
-daemon_stop_check $daemon "$tmp/madpmd-roce.log"
+daemon_stop_check $daemon "$tmp/madpmd-pyv-roce-$$.log"
 ok $? "RoCE: the daemon stops cleanly"
 echo "# pyverbs total: $total_pass passed, $total_skip skipped, $total_fail failed"
 tap_done

@@ -9,6 +9,7 @@ madpmd=$1
 run=$2
 prog=$3
 . "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/pair.sh"
 
 # relay FILE [PREFIX]: a program's own TAP lines, renumbered into this
 # plan (its diagnostics too, unless PREFIX names the lines)
@@ -184,19 +185,15 @@ set -- $rnr
 [ $# = 3 ] && [ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" -ge 4 ]
 ok $? "RNR NAKs counted (xstats qp_rnr_naks_sent/_rcvd/qp_rnr_retry_exc): ${rnr:-none} (sent, heard, WRs out of retries)"
 
-# RoCE: the AH and QP-type rules there (no SM: the ports are Active with
-# their links)
+# RoCE: the AH and QP-type rules there (no SM: fabric waits until the
+# ports are Active with their links)
 export MADPMD_RUN_DIR=$tmp/run-roce
-"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-vapi-roce-$$ \
-	-- --run-dir "$MADPMD_RUN_DIR" --link roce > "$tmp/madpmd-roce.log" 2>&1 &
-daemon=$!
-pids+=($daemon)
-for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca1/umad" ] && break; sleep 0.1; done
+fabric madpmd-vapi-roce-$$ "$MADPMD_RUN_DIR" --link roce
 timeout 60 "$run" --node hca1 "$prog" hca1 roce > "$tmp/roce.out" 2>&1
 rc=$?
 relay "$tmp/roce.out"
 [ $rc = 0 ]
 ok $? "RoCE: test_verbs_api roce exits 0 (exit $rc)"
-daemon_stop_check $daemon "$tmp/madpmd-roce.log"
+daemon_stop_check $daemon "$tmp/madpmd-vapi-roce-$$.log"
 ok $? "the RoCE daemon stops cleanly"
 tap_done

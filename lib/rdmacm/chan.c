@@ -106,6 +106,7 @@ cma_chan_open(void)
 	/* ours alone, non-blocking as the daemon made it */
 	c->wake.may_block = false;
 	c->queued_tail = &c->queued;
+	c->refs = 1;
 	pthread_mutex_init(&c->ctl_lock, NULL);
 	pthread_mutex_init(&c->rx_lock, NULL);
 	/* we post nothing on the send ring: no doorbell to ring */
@@ -123,7 +124,8 @@ cma_chan_close(struct cma_chan *c)
 	struct cma_rec *q;
 
 	close(c->sock);
-	close(c->ch.fd);
+	if (c->ch.fd >= 0)
+		close(c->ch.fd);
 	close(c->efd);
 	close(c->wake.efd_w);
 	munmap(c->shm, c->shm_size);
@@ -134,6 +136,25 @@ cma_chan_close(struct cma_chan *c)
 	pthread_mutex_destroy(&c->ctl_lock);
 	pthread_mutex_destroy(&c->rx_lock);
 	free(c);
+}
+
+void
+cma_chan_get(struct cma_chan *c)
+{
+	__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+}
+
+void
+cma_chan_put(struct cma_chan *c)
+{
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		cma_chan_close(c);
+}
+
+bool
+cma_chan_closing(struct cma_chan *c)
+{
+	return __atomic_load_n(&c->closing, __ATOMIC_ACQUIRE);
 }
 
 /* The session ended under a request: a daemon that still takes
@@ -259,6 +280,15 @@ rdma_create_event_channel(void)
 CMA_EXPORT void
 rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
-	if (channel)
-		cma_chan_close(cma_chan(channel));
+	struct cma_chan *c = cma_chan(channel);
+
+	if (!c)
+		return;
+	__atomic_store_n(&c->closing, true, __ATOMIC_RELEASE);
+	/* the application's fd number is free at once, as after close();
+	 * a thread waiting on the session's wake-ups wakes to EOF */
+	close(c->ch.fd);
+	__atomic_store_n(&c->ch.fd, -1, __ATOMIC_RELAXED);
+	shutdown(c->efd, SHUT_RD);
+	cma_chan_put(c);
 }

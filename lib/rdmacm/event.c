@@ -250,18 +250,17 @@ drop:
 	return false;
 }
 
-CMA_EXPORT int
-rdma_get_cm_event(struct rdma_event_channel *channel,
-		  struct rdma_cm_event **event)
+/* The next event, waiting for it unless the fd is non-blocking; -1
+ * with errno set; -1 with the channel closing when the application
+ * destroyed it while we waited. */
+static int
+get_event(struct cma_chan *c, struct rdma_cm_event **event)
 {
-	struct cma_chan *c = cma_chan(channel);
 	struct mpd_cm_event_rec r;
 	struct cma_event *e;
 	struct cma_id *p;
 	int rc, fl;
 
-	if (!channel || !event)
-		return cma_err(EINVAL);
 	for (;;) {
 		rc = next_record(c, &r, &p);
 		if (rc < 0)
@@ -279,13 +278,38 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 			free(e);
 			continue;
 		}
-		fl = fcntl(channel->fd, F_GETFL);
+		if (cma_chan_closing(c))
+			return -1;
+		fl = fcntl(__atomic_load_n(&c->ch.fd, __ATOMIC_RELAXED), F_GETFL);
 		if (fl < 0 || (fl & O_NONBLOCK))
 			return cma_err(EAGAIN);
 		rc = cma_chan_wait(c, -1);
 		if (rc)
 			return cma_err(rc);
 	}
+}
+
+CMA_EXPORT int
+rdma_get_cm_event(struct rdma_event_channel *channel,
+		  struct rdma_cm_event **event)
+{
+	struct cma_chan *c = cma_chan(channel);
+	int rc;
+
+	if (!channel || !event)
+		return cma_err(EINVAL);
+	cma_chan_get(c);
+	rc = get_event(c, event);
+	if (rc == -1 && cma_chan_closing(c)) {
+		/* destroyed under us: the kernel's read() stays blocked on
+		 * the file it holds, and so does this call, for good; an
+		 * error would make rping's cm_thread exit() the process */
+		cma_chan_put(c);
+		for (;;)
+			pause();
+	}
+	cma_chan_put(c);
+	return rc;
 }
 
 int

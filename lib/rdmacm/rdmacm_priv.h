@@ -60,9 +60,17 @@ struct cma_rec {
  * receive ring, moved into the list "queued" before they are handed out
  * (so that a destroyed id's records can be taken out of the middle);
  * ch.fd is an epoll fd over the session's eventfd (efd), readable while
- * either holds one. */
+ * either holds one.
+ *
+ * refs: one for the application, one per rdma_get_cm_event() under way.
+ * The kernel keeps a file alive under a read() in flight; so do we: a
+ * destroy that finds a thread waiting in rdma_get_cm_event() (rping's
+ * cm_thread does, while main tears down) only marks the channel closing,
+ * and the last reference closes the session and frees it. */
 struct cma_chan {
 	struct rdma_event_channel ch;	/* what the application sees */
+	unsigned int refs;		/* atomic */
+	bool closing;			/* atomic: destroyed by the application */
 	pthread_mutex_t ctl_lock;	/* sock, seq, dead */
 	int sock;
 	int efd;			/* the session's wake-ups, under ch.fd */
@@ -147,6 +155,9 @@ struct cma_event {
 /* chan.c */
 struct cma_chan *cma_chan_open(void);
 void cma_chan_close(struct cma_chan *c);
+void cma_chan_get(struct cma_chan *c);
+void cma_chan_put(struct cma_chan *c);
+bool cma_chan_closing(struct cma_chan *c);
 /* One request on the channel's session: 0 with the reply in *m, the
  * daemon's status (a positive errno), ENOSYS (the daemon cut the session
  * off for a request it does not serve) or EIO (the daemon is gone). */

@@ -318,14 +318,6 @@ addr_check(const struct mpd_cm_addr *a)
 	return 0;
 }
 
-static bool
-addr_wild(const struct mpd_cm_addr *a)
-{
-	static const uint8_t zero[16];
-
-	return !memcmp(a->addr, zero, a->family == AF_INET_ ? 4 : 16);
-}
-
 int
 hca_cma_bind(struct hca_cma *cma, struct hca_cma_owner *o, uint32_t h,
 	     const struct mpd_cm_addr *a)
@@ -346,8 +338,9 @@ hca_cma_bind(struct hca_cma *cma, struct hca_cma_owner *o, uint32_t h,
 	id->src.family = a->family;
 	id->src.scope_id = a->scope_id;
 	memcpy(id->src.addr, a->addr, sizeof(id->src.addr));
-	/* a specific address binds the id to this port's device */
-	id->has_port = !addr_wild(a);
+	/* a specific address binds the id to this port's device; loopback
+	 * is no more specific than the wildcard (cma.c cma_any_addr()) */
+	id->has_port = !hca_cma_addr_any(a);
 	if (id->has_port)
 		own_gid(cma->port, id->sgid);
 	id->state = HCA_CMA_ADDR_BOUND;
@@ -391,7 +384,7 @@ hca_cma_resolve_addr(struct hca_cma *cma, struct hca_cma_owner *o,
 		emit_simple(cma, id, HCA_CMA_EV_ADDR_ERROR, -EHOSTUNREACH);
 		return 0;
 	}
-	if (!id->src.family || addr_wild(&id->src)) {
+	if (!id->src.family || hca_cma_addr_any(&id->src)) {
 		uint16_t port = id->src.port;
 
 		own_addr(p, &id->src, r->dst.family);
@@ -1275,7 +1268,7 @@ request(struct hca_cma *cma, struct hca_ibcm_conn *c,
 	hca_port_neigh(cma->port, &self);
 	id->src = src;
 	id->src.port = l->src.port;
-	if (addr_wild(&id->src))
+	if (hca_cma_addr_any(&id->src))
 		own_addr(cma->port, &id->src, src.family);
 	id->dst = dst;
 	id->has_port = true;

@@ -239,6 +239,9 @@ int hca_cma_leave(struct hca_cma *cma, struct hca_cma_owner *o,
 
 /* ---- cma_route.c: addresses and routes, from the fabric's tables ---- */
 
+/* The kernel's cma_any_addr(): the wildcard or loopback, which bind an
+ * id to no device (a listener on either listens on every port) */
+bool hca_cma_addr_any(const struct mpd_cm_addr *a);
 /* A multicast address: IPv4 224/4 (also IPv4-mapped), IPv6 ff00::/8 */
 bool hca_cma_addr_mcast(const struct mpd_cm_addr *a);
 

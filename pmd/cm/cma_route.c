@@ -63,6 +63,17 @@ hca_cma_addr_local(const struct hca_port *p, const struct mpd_cm_addr *a)
 }
 
 bool
+hca_cma_addr_any(const struct mpd_cm_addr *a)
+{
+	static const uint8_t lo6[16] = { [15] = 1 };
+
+	if (a->family == AF_INET_)
+		return is_zero(a->addr, 4) || a->addr[0] == 127;
+	return a->family == AF_INET6_ &&
+	       (is_zero(a->addr, 16) || !memcmp(a->addr, lo6, 16));
+}
+
+bool
 hca_cma_addr_mcast(const struct mpd_cm_addr *a)
 {
 	const uint8_t *ip4 = ip4_of(a);

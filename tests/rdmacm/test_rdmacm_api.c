@@ -15,13 +15,21 @@
  * bound to the wildcard, refused an AF_UNIX address, destroyed; a UDP id
  * resolves a group address and its join fails MULTICAST_ERROR
  * -ENETUNREACH (no SM runs), an RC id's join EINVAL, a second leave
- * EADDRNOTAVAIL.
+ * EADDRNOTAVAIL. A channel destroyed while another thread waits in
+ * rdma_get_cm_event() (rping's cm_thread does, while main tears down):
+ * its fd number is free at once, the waiter stays blocked as on the
+ * kernel's file, the process's fds go back to what they were, and 100
+ * rounds racing an event's arrival with the destroy do not crash.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,6 +387,46 @@ test_fabric_join(struct rdma_event_channel *ch)
 	}
 }
 
+/*
+ * Loopback binds as the wildcard does (the kernel's cma_any_addr()): to
+ * no device, the address kept. libfabric's verbs provider keeps the
+ * interface addresses an id binds to a device, and took 127.0.0.1 when
+ * we bound it to one.
+ */
+static void
+test_bind_loopback(struct rdma_event_channel *ch)
+{
+	struct sockaddr_in lo = { .sin_family = AF_INET,
+				  .sin_port = htons(7471) };
+	struct sockaddr_in6 lo6 = { .sin6_family = AF_INET6,
+				    .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in *got;
+	struct rdma_cm_id *id;
+	int rc;
+
+	lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
+		ok(0, "rdma_create_id for a loopback bind (%s)", strerror(errno));
+		return;
+	}
+	rc = rdma_bind_addr(id, (struct sockaddr *)&lo);
+	got = (struct sockaddr_in *)rdma_get_local_addr(id);
+	ok(rc == 0 && !id->verbs && got->sin_family == AF_INET &&
+	   got->sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
+	   got->sin_port == htons(7471),
+	   "rdma_bind_addr 127.0.0.1:7471: bound to no device, the address kept (rc %d, verbs %p)",
+	   rc, (void *)id->verbs);
+	ok(rc == 0 && rdma_listen(id, 4) == 0 && !id->verbs,
+	   "... and listens on every device, as a wildcard listener");
+	rdma_destroy_id(id);
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0) {
+		rc = rdma_bind_addr(id, (struct sockaddr *)&lo6);
+		ok(rc == 0 && !id->verbs,
+		   "rdma_bind_addr [::1]: bound to no device (rc %d)", rc);
+		rdma_destroy_id(id);
+	}
+}
+
 static void
 test_fabric(const char *node)
 {
@@ -441,6 +489,7 @@ test_fabric(const char *node)
 		   errno == EINVAL, "rdma_bind_addr AF_UNIX: EINVAL");
 		ok(rdma_destroy_id(id) == 0, "rdma_destroy_id: 0");
 	}
+	test_bind_loopback(ch);
 	test_fabric_join(ch);
 	rdma_destroy_event_channel(ch);
 	ok(1, "rdma_destroy_event_channel returns");
@@ -490,6 +539,111 @@ test_id_share(void)
 	free(ids);
 }
 
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+struct waiter {
+	struct rdma_event_channel *ch;
+	int returned;			/* atomic */
+};
+
+/* As rping's cm_thread: wait for one event, ack it */
+static void *
+wait_event(void *arg)
+{
+	struct waiter *w = arg;
+	struct rdma_cm_event *ev;
+
+	if (rdma_get_cm_event(w->ch, &ev) == 0)
+		rdma_ack_cm_event(ev);
+	__atomic_store_n(&w->returned, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool
+start_waiter(struct waiter *w)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, wait_event, w))
+		return false;
+	pthread_detach(t);
+	return true;
+}
+
+static void
+test_destroy_waiting(void)
+{
+	enum { ROUNDS = 100 };
+	static struct waiter ws[ROUNDS + 1];
+	struct sockaddr_in grp = { .sin_family = AF_INET };
+	struct rdma_cm_id *id;
+	int before, after = -1, fd, i, crashed = 0, waited = 0;
+
+	before = count_fds();
+	ws[0].ch = rdma_create_event_channel();
+	if (!ok(ws[0].ch && start_waiter(&ws[0]),
+		"destroy under a waiter: a thread waits in rdma_get_cm_event"))
+		return;
+	usleep(50000);
+	fd = ws[0].ch->fd;
+	rdma_destroy_event_channel(ws[0].ch);
+	usleep(100000);
+	ok(!__atomic_load_n(&ws[0].returned, __ATOMIC_ACQUIRE),
+	   "destroy under a waiter: the waiter stays blocked, as on the kernel's file");
+	errno = 0;
+	ok(fcntl(fd, F_GETFD) == -1 && errno == EBADF,
+	   "destroy under a waiter: the channel's fd %d is closed at once", fd);
+	for (i = 0; i < 20 && (after = count_fds()) != before; i++)
+		usleep(50000);
+	ok(after == before,
+	   "destroy under a waiter: the session is let go (%d fds, %d before)",
+	   after, before);
+
+	/* an event on its way while the application tears down */
+	grp.sin_addr.s_addr = inet_addr("239.1.1.2");
+	for (i = 1; i <= ROUNDS; i++) {
+		ws[i].ch = rdma_create_event_channel();
+		if (!ws[i].ch || rdma_create_id(ws[i].ch, &id, NULL,
+						RDMA_PS_UDP)) {
+			crashed++;
+			break;
+		}
+		if (!start_waiter(&ws[i])) {
+			crashed++;
+			break;
+		}
+		if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&grp, 2000))
+			crashed++;
+		if (i & 1)
+			sched_yield();
+		rdma_destroy_id(id);
+		rdma_destroy_event_channel(ws[i].ch);
+	}
+	usleep(100000);
+	for (i = 1; i <= ROUNDS; i++)
+		waited += !__atomic_load_n(&ws[i].returned, __ATOMIC_ACQUIRE);
+	ok(!crashed && i > ROUNDS,
+	   "destroy racing an event: %d rounds, %d waiters still blocked",
+	   i - 1, waited);
+	for (i = 0; i < 20 && (after = count_fds()) != before; i++)
+		usleep(50000);
+	ok(after == before,
+	   "destroy racing an event: every session let go (%d fds, %d before)",
+	   after, before);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -510,6 +664,7 @@ main(int argc, char **argv)
 	else {
 		test_fabric(argc > 3 ? argv[3] : "hca1");
 		test_id_share();
+		test_destroy_waiting();
 	}
 	return tap_done();
 }

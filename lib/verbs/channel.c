@@ -1,30 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Completion channels: a socket the daemon sends a byte to for each event
- * it raises on a CQ of the channel, after adding 1 to that CQ's
+ * Completion channels: a socketpair the daemon sends a byte on for each
+ * event it raises on a CQ of the channel, after adding 1 to that CQ's
  * comp_events (madpmd/verbs.h). Which CQ it was is found by comparing
  * each CQ's comp_events with the events handed out for it.
  *
- * We hold our end of the daemon's socketpair only, and an eventfd of our
- * own that says "more events remain than were handed out".
- * channel->fd is an epoll fd over both: readable when either is, and its
- * O_NONBLOCK is the application's to set, as on the kernel's channel fd.
+ * The daemon hands us both ends: ours, which is channel->fd, readable
+ * while events are pending, its O_NONBLOCK the application's to set as
+ * on the kernel's channel fd; and a copy of its own, on which we send
+ * ourselves a byte when more events remain than the one handed out.
+ * Waiting is a blocking recv() on channel->fd: restarted or not after a
+ * signal handler exactly as the kernel's read() of its channel fd
+ * (SA_RESTART), which a poll() could not be (signal(7)).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "verbs_priv.h"
 
 struct mpd_v_channel_priv {
-	struct mpd_v_channel ch;
+	struct mpd_v_channel ch;	/* ch.ch.fd: our end of the pair */
 	uint32_t handle;
-	int efd;			/* our end of the daemon's socketpair */
-	int more;			/* our eventfd: events remain */
+	int efd_w;			/* the daemon's end: wake ourselves */
 };
 
 VERBS_EXPORT struct ibv_comp_channel *
@@ -32,7 +33,7 @@ ibv_create_comp_channel(struct ibv_context *context)
 {
 	struct mpd_v_channel_priv *p;
 	struct mpd_chan_msg m;
-	int rc, fd = -1;
+	int rc, fds[2];
 
 	p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -41,37 +42,29 @@ ibv_create_comp_channel(struct ibv_context *context)
 	}
 	memset(&m, 0, sizeof(m));
 	m.type = MPD_V_CREATE_CHANNEL;
-	rc = mpd_v_call(mpd_verbs_ctx(context), &m, &fd);
+	rc = mpd_v_call_fds(mpd_verbs_ctx(context), &m, fds, 2);
 	if (rc) {
 		free(p);
 		errno = rc;
 		return NULL;
 	}
 	p->handle = m.u.v_handle.handle;
-	p->efd = fd;
 	p->ch.ch.context = context;
-	p->more = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	p->ch.ch.fd = epoll_create1(EPOLL_CLOEXEC);
-	if (p->more < 0 || p->ch.ch.fd < 0 ||
-	    fcntl(fd, F_SETFL, O_NONBLOCK) != 0 ||
-	    epoll_ctl(p->ch.ch.fd, EPOLL_CTL_ADD, fd,
-		      &(struct epoll_event){ .events = EPOLLIN }) != 0 ||
-	    epoll_ctl(p->ch.ch.fd, EPOLL_CTL_ADD, p->more,
-		      &(struct epoll_event){ .events = EPOLLIN }) != 0)
-		goto fail;
+	p->ch.ch.fd = fds[0];
+	p->efd_w = fds[1];
+	/* blocking, as the kernel's; the daemon's end is left as it is:
+	 * its flags are the daemon's, and we send with MSG_DONTWAIT */
+	if (fcntl(fds[0], F_SETFL, 0) != 0) {
+		rc = errno;
+		mpd_v_destroy(mpd_verbs_ctx(context), MPD_V_DESTROY_CHANNEL,
+			      p->handle, NULL);
+		close(fds[0]);
+		close(fds[1]);
+		free(p);
+		errno = rc;
+		return NULL;
+	}
 	return &p->ch.ch;
-fail:
-	rc = errno;
-	if (p->ch.ch.fd >= 0)
-		close(p->ch.ch.fd);
-	if (p->more >= 0)
-		close(p->more);
-	mpd_v_destroy(mpd_verbs_ctx(context), MPD_V_DESTROY_CHANNEL, p->handle,
-		      NULL);
-	close(fd);
-	free(p);
-	errno = rc;
-	return NULL;
 }
 
 uint32_t
@@ -105,8 +98,7 @@ ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 		return rc;
 	}
 	close(channel->fd);
-	close(p->efd);
-	close(p->more);
+	close(p->efd_w);
 	free(p);
 	return 0;
 }
@@ -137,34 +129,46 @@ take_event(struct mpd_v_channel *ch, bool *more)
 	return found;
 }
 
-/* Read the socket and our eventfd empty: whether anything was there. */
+/* Read the socket empty: whether anything was there. */
 static bool
 channel_clear(const struct mpd_v_channel_priv *p)
 {
 	uint8_t buf[256];
 	bool any = false;
-	uint64_t v;
 	ssize_t n;
 
 	for (;;) {
-		n = read(p->efd, buf, sizeof(buf));
+		n = recv(p->ch.ch.fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n > 0)
 			any = true;
 		if (n < (ssize_t)sizeof(buf))
-			break;
+			return any;
 	}
-	if (read(p->more, &v, sizeof(v)) == (ssize_t)sizeof(v))
-		any = true;
-	return any;
+}
+
+/* Until the socket is readable: 0, or -1 with errno EAGAIN (the
+ * application made the fd non-blocking), EINTR (a signal whose handler
+ * does not restart system calls) or EIO (the daemon is gone). */
+static int
+channel_wait(const struct mpd_v_channel_priv *p)
+{
+	uint8_t b;
+	ssize_t n = recv(p->ch.ch.fd, &b, 1, MSG_PEEK);
+
+	if (n > 0)
+		return 0;
+	if (n == 0)
+		errno = EIO;
+	return -1;
 }
 
 /*
- * As the kernel's: blocks unless the fd was made O_NONBLOCK (EAGAIN).
- * The fd is readable while events are pending: it is read first (the
- * daemon counts an event before it writes the pipe), and "more" written
- * when more remain than the one handed out.
+ * As the kernel's: blocks unless the fd was made O_NONBLOCK (EAGAIN),
+ * and returns EINTR where its read() would. The fd is read first (the
+ * daemon counts an event before it sends), and a byte sent back when
+ * more remain than the one handed out.
  */
 VERBS_EXPORT int
 ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
@@ -174,7 +178,7 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 	const struct mpd_v_channel_priv *p;
 	struct mpd_verbs_ctx *c;
 	struct mpd_v_cq *got;
-	uint64_t one = 1;
+	static const uint8_t one = 1;
 	bool more;
 
 	if (!channel || !cq || !cq_context) {
@@ -185,32 +189,23 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 	p = (const struct mpd_v_channel_priv *)channel;
 	for (;;) {
 		if (!channel_clear(p)) {
-			struct epoll_event ev;
-			int fl = fcntl(channel->fd, F_GETFL);
-
-			if (fl < 0)
-				return -1;
-			if (fl & O_NONBLOCK) {
-				errno = EAGAIN;
-				return -1;
-			}
-			if (epoll_wait(channel->fd, &ev, 1, -1) < 0 &&
-			    errno != EINTR)
+			if (channel_wait(p))
 				return -1;
 			continue;
 		}
 		pthread_mutex_lock(&c->obj_lock);
 		got = take_event(ch, &more);
 		pthread_mutex_unlock(&c->obj_lock);
-		if (more && write(p->more, &one, sizeof(one)) < 0) {
-			/* saturated: readable anyway */
+		if (more && send(p->efd_w, &one, 1,
+				 MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+			/* full: readable anyway */
 		}
 		if (got) {
 			*cq = &got->cq;
 			*cq_context = got->cq.cq_context;
 			return 0;
 		}
-		/* a write for a CQ destroyed since: wait for the next */
+		/* a byte for a CQ destroyed since: wait for the next */
 	}
 }
 

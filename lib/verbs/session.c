@@ -96,25 +96,35 @@ mpd_v_sess_close(struct mpd_verbs_ctx *c)
 		c->objs = o->next;
 }
 
+/* A request whose reply carries want fds (fds may be NULL for 0) */
 int
-mpd_v_call(struct mpd_verbs_ctx *c, struct mpd_chan_msg *m, int *fd)
+mpd_v_call_fds(struct mpd_verbs_ctx *c, struct mpd_chan_msg *m, int *fds,
+	       int want)
 {
-	int fds[4], nfds = 0, rc, i;
+	int got[4], nfds = 0, rc, i;
 
 	pthread_mutex_lock(&c->ctl_lock);
-	rc = mpd_chan_call(c->ctl_sock[0], &c->ctl_seq[0], m, fds, 4, &nfds);
+	rc = mpd_chan_call(c->ctl_sock[0], &c->ctl_seq[0], m, got, 4, &nfds);
 	pthread_mutex_unlock(&c->ctl_lock);
 	if (rc < 0)
 		return EIO;
-	if (!m->status && fd && nfds == 1) {
-		*fd = fds[0];
+	if (!m->status && nfds == want) {
+		for (i = 0; i < nfds; i++)
+			fds[i] = got[i];
 		return 0;
 	}
 	for (i = 0; i < nfds; i++)
-		close(fds[i]);
+		close(got[i]);
 	if (m->status)
 		return m->status > 0 ? m->status : EPROTO;
-	return fd ? EPROTO : 0;
+	/* fds nobody asked for are closed and forgotten */
+	return want ? EPROTO : 0;
+}
+
+int
+mpd_v_call(struct mpd_verbs_ctx *c, struct mpd_chan_msg *m, int *fd)
+{
+	return mpd_v_call_fds(c, m, fd, fd ? 1 : 0);
 }
 
 int

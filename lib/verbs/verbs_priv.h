@@ -97,6 +97,8 @@ void mpd_v_sess_close(struct mpd_verbs_ctx *c);
  * positive errno) or EIO when the daemon is gone. With fd non-NULL a
  * successful reply must carry exactly one fd (EPROTO otherwise). */
 int mpd_v_call(struct mpd_verbs_ctx *c, struct mpd_chan_msg *m, int *fd);
+int mpd_v_call_fds(struct mpd_verbs_ctx *c, struct mpd_chan_msg *m, int *fds,
+		   int want);
 /* DESTROY_* / DEALLOC_PD / DEREG_MR of a handle; rep may be NULL */
 int mpd_v_destroy(struct mpd_verbs_ctx *c, uint32_t type, uint32_t handle,
 		  struct mpd_v_destroy_rep *rep);

@@ -569,7 +569,10 @@ v_create_channel(struct hca_chan *ch, struct hca_session *s,
 	vobj_set(s, h, (struct chan_vobj){ .kind = VOBJ_COMP, .p = c });
 	m->len = sizeof(m->u.v_handle);
 	m->u.v_handle.handle = h;
-	rc = hca_chan_reply(s, m, theirs);
+	/* and a copy of ours, with which the client wakes itself when it
+	 * leaves events pending (lib/verbs/channel.c) */
+	m->status = 0;
+	rc = hca_chan_send_reply(s->sock, m, (int[]){ theirs, c->fd }, 2);
 	close(theirs);
 	return rc ? CHAN_GONE : CHAN_REPLIED;
 }

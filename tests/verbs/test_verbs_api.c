@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -706,6 +708,76 @@ async_wait(enum ibv_event_type want, int ms)
 	return -1;
 }
 
+static volatile sig_atomic_t alarms;
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* a solicited SEND from a, 400 ms from now */
+static void *
+send_later(void *arg)
+{
+	struct ibv_send_wr wr = { .wr_id = 3, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SOLICITED };
+
+	usleep(400000);
+	post_send(arg, &wr, 0, 8);
+	return NULL;
+}
+
+/*
+ * A signal while ibv_get_cq_event() blocks: EINTR if its handler was
+ * installed without SA_RESTART, as the kernel's read() of the channel
+ * fd (qperf ends a test so), and the call goes on waiting with it
+ * (perftest's signal()).
+ */
+static void
+test_event_signal(struct ibv_comp_channel *ch, struct ibv_cq *rcq,
+		  struct ep *a)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct itimerval t = { .it_value = { .tv_usec = 100000 } };
+	struct ibv_wc wc[2];
+	struct ibv_cq *got = NULL;
+	pthread_t th;
+	void *cctx;
+	int rc, err;
+
+	sigemptyset(&sa.sa_mask);
+	ibv_req_notify_cq(rcq, 0);
+	sigaction(SIGALRM, &sa, &old);
+	alarms = 0;
+	setitimer(ITIMER_REAL, &t, NULL);
+	errno = 0;
+	rc = ibv_get_cq_event(ch, &got, &cctx);
+	err = errno;
+	ok(rc == -1 && err == EINTR && alarms == 1,
+	   "a SIGALRM handler without SA_RESTART: ibv_get_cq_event fails EINTR (%d, %s)",
+	   rc, strerror(err));
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	alarms = 0;
+	setitimer(ITIMER_REAL, &t, NULL);
+	if (pthread_create(&th, NULL, send_later, a)) {
+		ok(0, "a thread to send later");
+		goto out;
+	}
+	rc = ibv_get_cq_event(ch, &got, &cctx);
+	pthread_join(th, NULL);
+	ok(rc == 0 && got == rcq && alarms == 1,
+	   "with SA_RESTART: the call goes on and returns the event 300 ms later (%d, %d alarm)",
+	   rc, (int)alarms);
+	if (rc == 0)
+		ibv_ack_cq_events(rcq, 1);
+	poll_n(rcq, wc, 1);
+out:
+	sigaction(SIGALRM, &old, NULL);
+}
+
 static void
 test_events(void)
 {
@@ -722,7 +794,7 @@ test_events(void)
 	/* b in RTR only: the first packet raises COMM_EST */
 	connect_qp(a.qp, IBV_QPT_RC, port.lid, b.qp->qp_num, 0, 14, 7);
 	connect_qp(b.qp, IBV_QPT_RC, port.lid, a.qp->qp_num, 1, 14, 7);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		post_recv(&b, (uint64_t)i, 0, 64);
 	ok(ibv_req_notify_cq(rcq, 1) == 0, "armed for solicited completions only");
 	{
@@ -748,6 +820,7 @@ test_events(void)
 	n = poll_n(rcq, wc, 1);
 	ok(n == 1 && (p.revents = 0, poll(&p, 1, 100) == 0),
 	   "one event per arming: none more without ibv_req_notify_cq");
+	test_event_signal(ch, rcq, &a);
 
 	/* overrun: 64 receive WRs flushed into a CQ of 64 less what fits */
 	{

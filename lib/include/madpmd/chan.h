@@ -44,7 +44,7 @@
 extern "C" {
 #endif
 
-#define MPD_CHAN_VERSION	7
+#define MPD_CHAN_VERSION	8
 #define MPD_CHAN_SOCK		"umad"
 #define MPD_CHAN_ISSM		"issm"
 #define MPD_CHAN_NODES		"nodes"

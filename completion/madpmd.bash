@@ -9,7 +9,7 @@ _madpmd_opts='--topology --run-dir --capture --interactive --link --wire --nodes
 	--switch-clients --client-ports --idle-polls --idle-sleep-us --no-intr --duration --lossy --replay
 	--exit-after-replay --umad-mode --ib-dissector --help --version'
 # madpmd-run's options (lib/umad/madpmd-run.sh)
-_madpmd_run_opts='--node --run-dir --print-addr --help'
+_madpmd_run_opts='--node --device --run-dir --print-addr --help'
 
 _madpmd_files()
 {
@@ -66,7 +66,7 @@ _madpmd_run()
 	# madpmd-run's own options end at the first word that is not one
 	while [ "$i" -lt "$COMP_CWORD" ]; do
 		case ${COMP_WORDS[i]} in
-		--node|--run-dir) i=$((i + 2)) ;;
+		--node|--device|--run-dir) i=$((i + 2)) ;;
 		--) i=$((i + 1)); break ;;
 		-*) i=$((i + 1)) ;;
 		*) break ;;
@@ -86,6 +86,8 @@ _madpmd_run()
 		COMPREPLY=($(compgen -W "$(_madpmd_run_nodes)" -- "$cur")); return ;;
 	--run-dir)
 		_madpmd_files -d "$cur"; return ;;
+	--device)
+		COMPREPLY=($(compgen -W "madpmd0" -- "$cur")); return ;;
 	esac
 	case $cur in
 	-*) COMPREPLY=($(compgen -W "$_madpmd_run_opts" -- "$cur")) ;;

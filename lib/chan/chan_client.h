@@ -38,6 +38,7 @@ void mpd_chan_warn(const char *fn, const char *fmt, ...)
 struct mpd_chan_node {
 	char run_dir[MPD_CHAN_PATH_MAX];
 	char name[MPD_CHAN_NODE_MAX];
+	char dev[MPD_CHAN_NODE_MAX];	/* the name its CA has here */
 	uint64_t node_guid;
 	unsigned int num_ports;
 	bool sw;		/* a switch: its port 0 alone ("0" ports) */
@@ -53,6 +54,12 @@ enum mpd_chan_lookup {
  * Which node a call is about: ca_name if given, else $MADPMD_NODE, else
  * the first line of $MADPMD_RUN_DIR/nodes. The run directory is filled in
  * whatever the outcome; so is the name when one was asked for.
+ *
+ * The process's own node (no ca_name, or ca_name $MADPMD_DEVICE) has the
+ * CA name $MADPMD_DEVICE when that is set, as every host of a cluster
+ * names its HCA alike (madpmd-run sets it: "madpmd0"); any other node,
+ * and every node when it is unset, is named as the fabric names it. The
+ * name to show is dev.
  */
 enum mpd_chan_lookup mpd_chan_node_lookup(const char *ca_name,
 					  struct mpd_chan_node *n);

@@ -102,14 +102,21 @@ enum mpd_chan_lookup
 mpd_chan_node_lookup(const char *ca_name, struct mpd_chan_node *n)
 {
 	enum mpd_chan_lookup res = MPD_CHAN_NODE_NO_FABRIC;
-	const char *want = ca_name;
+	const char *want = ca_name, *dev = getenv("MADPMD_DEVICE");
 	char path[MPD_CHAN_PATH_MAX + 16], line[512];
 	struct mpd_chan_node cand;
+	bool own;
 	FILE *f;
 
 	memset(n, 0, sizeof(*n));
 	snprintf(n->run_dir, sizeof(n->run_dir), "%s", run_dir());
-	if (!want || !*want) {
+	if (dev && !valid_name(dev))
+		dev = NULL;
+	/* the process's CA by the name it has here */
+	if (want && dev && !strcmp(want, dev))
+		want = NULL;
+	own = !want || !*want;
+	if (own) {
 		want = getenv("MADPMD_NODE");
 		if (want && !*want)
 			want = NULL;
@@ -134,6 +141,8 @@ mpd_chan_node_lookup(const char *ca_name, struct mpd_chan_node *n)
 		if (want && strcmp(cand.name, want))
 			continue;
 		memcpy(n->name, cand.name, sizeof(n->name));
+		snprintf(n->dev, sizeof(n->dev), "%s",
+			 own && dev ? dev : cand.name);
 		n->node_guid = cand.node_guid;
 		n->num_ports = cand.num_ports;
 		n->sw = cand.sw;

@@ -31,20 +31,26 @@ fi
 
 usage() {
 	cat <<USAGE
-usage: $prog [--node NAME] [--run-dir DIR] COMMAND [ARGS...]
+usage: $prog [--node NAME] [--device NAME] [--run-dir DIR] COMMAND [ARGS...]
        $prog [--node NAME] [--run-dir DIR] --print-addr
 
 Runs COMMAND with madpmd's libibumad.so.3, libibverbs.so.1 and
 librdmacm.so.1 first on the library path (from $libdir),
 so that stock OpenSM, infiniband-diags, ibverbs-utils, perftest and
-rdmacm-utils talk to the madpmd fabric instead of the kernel. Where it
+rdmacm-utils talk to the madpmd fabric instead of the kernel. The
+node's HCA has the same name on every node, as on the hosts of a
+cluster (madpmd0; the node's own name is its node description). Where it
 may make a private mount namespace (root, or user namespaces), the
-command sees the node's HCA in /sys/class/infiniband (ibstatus does),
-its ports' files kept in step with the fabric; MADPMD_SYSFS=0 leaves
-/sys alone.
+command sees the HCA in /sys/class/infiniband (ibstatus does), its ports'
+files kept in step with the fabric, and its device nodes in
+/dev/infiniband (UCX looks there); MADPMD_SYSFS=0 leaves /sys and /dev
+alone.
 
   --node NAME     the node (HCA) the command runs on; default \$MADPMD_NODE,
                   else the first node the daemon lists
+  --device NAME   the name of the node's HCA for the command; default
+                  \$MADPMD_DEVICE if set, else madpmd0; an empty NAME
+                  names it after the node (hca1), as madpmd did before
   --run-dir DIR   the daemon's run directory; default \$MADPMD_RUN_DIR,
                   else @RUN_DIR_DEFAULT@
   --print-addr    print the IPv4 address of the node's port 1 (one dotted
@@ -59,6 +65,7 @@ die() {
 }
 
 node=${MADPMD_NODE:-}
+device=${MADPMD_DEVICE-madpmd0}
 print_addr=
 run_dir=${MADPMD_RUN_DIR:-@RUN_DIR_DEFAULT@}
 
@@ -69,6 +76,11 @@ while [ $# -gt 0 ]; do
 		node=$2; shift 2 ;;
 	--node=*)
 		node=${1#--node=}; shift ;;
+	--device)
+		[ $# -ge 2 ] || { echo "$prog: --device needs a name (or '' for the node's)" >&2; exit 2; }
+		device=$2; shift 2 ;;
+	--device=*)
+		device=${1#--device=}; shift ;;
 	--run-dir)
 		[ $# -ge 2 ] || { echo "$prog: --run-dir needs a directory" >&2; exit 2; }
 		run_dir=$2; shift 2 ;;
@@ -87,6 +99,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+case $device in
+*/*|.*) echo "$prog: --device $device: not a device name (one path component)" >&2; exit 2 ;;
+esac
 if [ -n "$print_addr" ] && [ $# -gt 0 ]; then
 	echo "$prog: --print-addr takes no command (try --help)" >&2
 	exit 2
@@ -186,7 +201,8 @@ fi
 LD_LIBRARY_PATH=$rdmacmdir$verbsdir$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 MADPMD_NODE=$node
 MADPMD_RUN_DIR=$run_dir
-export LD_LIBRARY_PATH MADPMD_NODE MADPMD_RUN_DIR
+MADPMD_DEVICE=$device
+export LD_LIBRARY_PATH MADPMD_NODE MADPMD_RUN_DIR MADPMD_DEVICE
 # tools that read sysfs themselves (ibstatus) see the node's HCA in
 # /sys/class/infiniband: madpmd-sysfs makes it in a private mount
 # namespace, keeps its ports in step and execs the command (same PID)

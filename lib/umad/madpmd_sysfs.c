@@ -42,10 +42,12 @@
 #include <sys/mount.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "madpmd/attr.h"
+#include "sysfs_dev.h"
 #include "umad_priv.h"
 
 #define SYSCLASS	"/sys/class"
@@ -195,6 +197,19 @@ write_port_state(const struct sysfs_port *sp, unsigned int num)
 		  (unsigned int)(pfx >> 16) & 0xffff, (unsigned int)pfx & 0xffff,
 		  (unsigned int)(iid >> 48), (unsigned int)(iid >> 32) & 0xffff,
 		  (unsigned int)(iid >> 16) & 0xffff, (unsigned int)iid & 0xffff);
+	/* RoCE: GID 1 is the port's IPv4 address, mapped (the drop-in
+	 * libibverbs' table); both RoCE v2 */
+	if (pi->link_layer)
+		rc |= put(dir, "1", "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n",
+			  pi->ip4[0], pi->ip4[1], pi->ip4[2], pi->ip4[3]);
+	snprintf(dir, sizeof(dir), "%s/ports/%u/gid_attrs/types", ca_dir, num);
+	for (i = 0; i < (pi->link_layer ? 2u : 1u); i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "%u", i);
+		rc |= put(dir, name, "%s\n",
+			  pi->link_layer ? "RoCE v2" : "IB/RoCE v1");
+	}
 	snprintf(dir, sizeof(dir), "%s/ports/%u/pkeys", ca_dir, num);
 	for (i = 0; i < pi->num_pkeys && i < 32; i++) {
 		char name[8];
@@ -208,7 +223,14 @@ write_port_state(const struct sysfs_port *sp, unsigned int num)
 /* The node's CA, its ports, and the umad and uverbs classes pointing at
  * it; first port's attributes for the CA's (they are the node's). */
 static int
-write_tree(const char *node, struct sysfs_port *ports, unsigned int nports)
+put_dev(const char *dir, dev_t d)
+{
+	return put(dir, "dev", "%u:%u\n", major(d), minor(d));
+}
+
+static int
+write_tree(const char *node, struct sysfs_port *ports, unsigned int nports,
+	   const struct mpd_sysfs_dev_nums *nums)
 {
 	char dir[UMAD_PATH_MAX], buf[64];
 	const struct mpd_chan_port_info *pi = NULL;
@@ -245,6 +267,8 @@ write_tree(const char *node, struct sysfs_port *ports, unsigned int nports)
 	rc |= put(SYSCLASS "/infiniband_verbs", "abi_version", "6\n");
 	rc |= put(dir, "ibdev", "%s\n", node);
 	rc |= put(dir, "abi_version", "1\n");
+	if (nums)
+		rc |= put_dev(dir, nums->uverbs);
 	for (p = 1; p <= nports; p++, u++) {
 		unsigned int num = sysfs_num(&ports[p], p);
 
@@ -252,6 +276,9 @@ write_tree(const char *node, struct sysfs_port *ports, unsigned int nports)
 			continue;
 		if (mkdirf(dir, sizeof(dir), "%s/ports/%u", ca_dir, num) ||
 		    mkdirf(dir, sizeof(dir), "%s/ports/%u/gids", ca_dir, num) ||
+		    mkdirf(dir, sizeof(dir), "%s/ports/%u/gid_attrs", ca_dir, num) ||
+		    mkdirf(dir, sizeof(dir), "%s/ports/%u/gid_attrs/types",
+			   ca_dir, num) ||
 		    mkdirf(dir, sizeof(dir), "%s/ports/%u/pkeys", ca_dir, num))
 			return -1;
 		rc |= write_port_state(&ports[p], num);
@@ -260,10 +287,14 @@ write_tree(const char *node, struct sysfs_port *ports, unsigned int nports)
 			return -1;
 		rc |= put(dir, "ibdev", "%s\n", node);
 		rc |= put(dir, "port", "%u\n", num);
+		if (nums && u < MPD_SYSFS_DEV_PORTS)
+			rc |= put_dev(dir, nums->umad[u]);
 		if (mkdirf(dir, sizeof(dir), SYSCLASS "/infiniband_mad/issm%u", u))
 			return -1;
 		rc |= put(dir, "ibdev", "%s\n", node);
 		rc |= put(dir, "port", "%u\n", num);
+		if (nums && u < MPD_SYSFS_DEV_PORTS)
+			rc |= put_dev(dir, nums->issm[u]);
 	}
 	return rc ? -1 : 0;
 }
@@ -467,6 +498,8 @@ static int
 setup(void)
 {
 	static struct sysfs_port ports[MAX_PORTS + 1];
+	static struct mpd_sysfs_dev_nums dev_nums;
+	const struct mpd_sysfs_dev_nums *nums;
 	static char dir[UMAD_PATH_MAX];
 	static struct mpd_chan_node n;
 	pid_t self = getpid(), child;
@@ -478,19 +511,25 @@ setup(void)
 	nports = n.num_ports < MAX_PORTS ? n.num_ports : MAX_PORTS;
 	if (!fetch_ports(&n, ports, nports))
 		return -1;	/* the tool will meet the same */
-	snprintf(dir, sizeof(dir), SYSCLASS "/infiniband/%s", n.name);
+	snprintf(dir, sizeof(dir), SYSCLASS "/infiniband/%s", n.dev);
 	ca_dir = dir;
 	if (private_mounts() != 0) {
-		say("no /sys/class/infiniband for %s: no private mount namespace here (%s; needs root or user namespaces); running the command without it",
+		say("no /sys/class/infiniband or /dev/infiniband for %s: no private mount namespace here (%s; needs root or user namespaces); running the command without them",
 		    n.name, strerror(errno));
 		return -1;
 	}
 	if (cover_sysclass() != 0) {
-		say("no /sys/class/infiniband for %s: cannot cover /sys/class (%s); running the command without it",
+		say("no /sys/class/infiniband or /dev/infiniband for %s: cannot cover /sys/class (%s); running the command without them",
 		    n.name, strerror(errno));
 		return -1;
 	}
-	if (write_tree(n.name, ports, nports) != 0) {
+	nums = &dev_nums;
+	if (mpd_sysfs_dev(nports, &dev_nums) != 0) {
+		say("no /dev/infiniband for %s: %s; running the command without it",
+		    n.name, strerror(errno));
+		nums = NULL;
+	}
+	if (write_tree(n.dev, ports, nports, nums) != 0) {
 		say("no /sys/class/infiniband for %s: cannot write it (%s); running the command without it",
 		    n.name, strerror(errno));
 		umount2(SYSCLASS, MNT_DETACH);

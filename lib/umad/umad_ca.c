@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * CAs and ports: a madpmd node is one CA whose name is the node name.
+ * CAs and ports: a madpmd node is one CA, named $MADPMD_DEVICE in the
+ * process whose node it is (madpmd-run: "madpmd0" on every node, as
+ * hosts name their HCAs alike), else as the fabric names the node.
  * Which node: the CA name when given, else $MADPMD_NODE, else the first
  * node in $MADPMD_RUN_DIR/nodes. A process sees one CA, the selected
  * node, the way a host sees its own HCA; the port attributes come from
@@ -85,7 +87,7 @@ selected_node(struct mpd_chan_node *n)
 {
 	if (mpd_chan_node_lookup(NULL, n) != MPD_CHAN_NODE_FOUND)
 		return false;
-	return strlen(n->name) < UMAD_CA_NAME_LEN;
+	return strlen(n->dev) < UMAD_CA_NAME_LEN;
 }
 
 UMAD_EXPORT int
@@ -96,7 +98,7 @@ umad_get_cas_names(char cas[][UMAD_CA_NAME_LEN], int max)
 	UMAD_DBG("max %d", max);
 	if (!cas || max < 1 || !selected_node(&n))
 		return 0;
-	copy_name(cas[0], UMAD_CA_NAME_LEN, n.name);
+	copy_name(cas[0], UMAD_CA_NAME_LEN, n.dev);
 	return 1;
 }
 
@@ -108,7 +110,7 @@ get_ca(const struct mpd_chan_node *n, umad_ca_t *ca)
 	int p, rc, last, top = 0;
 
 	memset(ca, 0, sizeof(*ca));
-	copy_name(ca->ca_name, sizeof(ca->ca_name), n->name);
+	copy_name(ca->ca_name, sizeof(ca->ca_name), n->dev);
 	ca->node_type = 1;
 	ca->numports = (int)n->num_ports;
 	ca->node_guid = htobe64(n->node_guid);
@@ -130,7 +132,7 @@ get_ca(const struct mpd_chan_node *n, umad_ca_t *ca)
 			rc = -ENOMEM;
 			goto fail;
 		}
-		fill_port(ca->ports[p], n->name, &pi);
+		fill_port(ca->ports[p], n->dev, &pi);
 		top = p;
 		if (!first)
 			continue;
@@ -267,13 +269,13 @@ umad_get_ca_device_list(void)
 		errno = 0;
 		return NULL;
 	}
-	len = strlen(n.name) + 1;
+	len = strlen(n.dev) + 1;
 	node = calloc(1, sizeof(*node) + len);
 	if (!node) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	memcpy(node + 1, n.name, len);
+	memcpy(node + 1, n.dev, len);
 	node->ca_name = (const char *)(node + 1);
 	errno = 0;
 	return node;

@@ -49,13 +49,14 @@ ibv_get_device_list(int *num_devices)
 	d->refs = 1;
 	d->dev.node_type = IBV_NODE_CA;
 	d->dev.transport_type = IBV_TRANSPORT_IB;
-	snprintf(d->dev.name, sizeof(d->dev.name), "%s", d->node.name);
-	snprintf(d->dev.dev_name, sizeof(d->dev.dev_name), "uverbs-%.56s",
-		 d->node.name);
-	/* the node's directory in the run directory stands for sysfs */
-	snprintf(d->dev.dev_path, sizeof(d->dev.dev_path), "%.190s/%.63s",
-		 d->node.run_dir, d->node.name);
-	memcpy(d->dev.ibdev_path, d->dev.dev_path, sizeof(d->dev.ibdev_path));
+	snprintf(d->dev.name, sizeof(d->dev.name), "%s", d->node.dev);
+	/* as the kernel shows one HCA: what madpmd-run's private /dev and
+	 * /sys have for it (madpmd-sysfs), which UCX looks for */
+	snprintf(d->dev.dev_name, sizeof(d->dev.dev_name), "uverbs0");
+	snprintf(d->dev.dev_path, sizeof(d->dev.dev_path),
+		 "/sys/class/infiniband_verbs/uverbs0");
+	snprintf(d->dev.ibdev_path, sizeof(d->dev.ibdev_path),
+		 "/sys/class/infiniband/%.63s", d->node.dev);
 	list[0] = &d->dev;
 	if (num_devices)
 		*num_devices = 1;

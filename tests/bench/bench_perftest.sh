@@ -42,11 +42,11 @@ perf() {
 	shift
 	case " $* " in *" -R "*) to=$addr ;; esac
 	port=$((port + 1))
-	timeout 60 "$run" --node hca1 "$tool" -d hca1 -p $port "$@" \
+	timeout 60 "$run" --node hca1 "$tool" -d madpmd0 -p $port "$@" \
 		> "$tmp/srv.out" 2>&1 &
 	local srv=$!
 	sleep 0.5
-	timeout 60 "$run" --node hca2 "$tool" -d hca2 -p $port "$@" "$to" \
+	timeout 60 "$run" --node hca2 "$tool" -d madpmd0 -p $port "$@" "$to" \
 		2>&1 | grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' | head -1 || true
 	wait $srv || true
 }

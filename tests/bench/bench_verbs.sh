@@ -58,11 +58,11 @@ rate() { sed -n 's/.* rate=\([0-9]*\).*/\1/p'; }
 perf() {
 	local tool=$1 port=$((30000 + RANDOM % 20000))
 	shift
-	timeout 120 "$run" --node hca1 "$tool" -d hca1 -p $port "$@" \
+	timeout 120 "$run" --node hca1 "$tool" -d madpmd0 -p $port "$@" \
 		> "$tmp/srv.out" 2>&1 &
 	local srv=$!
 	sleep 0.5
-	timeout 120 "$run" --node hca2 "$tool" -d hca2 -p $port "$@" localhost \
+	timeout 120 "$run" --node hca2 "$tool" -d madpmd0 -p $port "$@" localhost \
 		2>&1 | grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' | head -1
 	wait $srv || true
 }

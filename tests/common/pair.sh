@@ -4,8 +4,9 @@
 #   fabric PREFIX RUNDIR [launcher options...]: madpmd in the background
 #     (its PID in $daemon and pids), its log in $tmp/PREFIX.log, waited for
 #     until hca2's socket is there (and on RoCE both ports Active)
-#   pair_run NAME TOOL ARGS...: TOOL -d hca1 as the server on hca1, then
-#     TOOL -d hca2 ... localhost as the client on hca2, each a process of its
+#   pair_run NAME TOOL ARGS...: TOOL -d madpmd0 as the server on hca1, then
+#     TOOL -d madpmd0 ... localhost as the client on hca2 (every node's HCA
+#     is madpmd0 under madpmd-run), each a process of its
 #     own under madpmd-run ($run), on the next TCP port from $port; outputs
 #     in $tmp/NAME.srv and $tmp/NAME.cli, exit statuses in $rc1 and $rc2
 fabric() {
@@ -34,13 +35,13 @@ pair_run() {
 	local name=$1 tool=$2 srv
 	shift 2
 	port=$((port + 1))
-	timeout 60 "$run" --node hca1 "$tool" -d hca1 -p $port "$@" \
+	timeout 60 "$run" --node hca1 "$tool" -d madpmd0 -p $port "$@" \
 		> "$tmp/$name.srv" 2>&1 &
 	srv=$!
 	pids+=($srv)
 	# the server listens once its QP is made
 	sleep 0.5
-	timeout 60 "$run" --node hca2 "$tool" -d hca2 -p $port "$@" localhost \
+	timeout 60 "$run" --node hca2 "$tool" -d madpmd0 -p $port "$@" localhost \
 		> "$tmp/$name.cli" 2>&1
 	rc2=$?
 	wait $srv

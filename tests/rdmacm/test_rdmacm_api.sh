@@ -57,7 +57,7 @@ export MADPMD_RUN_DIR=$tmp/run
 daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; done
-timeout 60 "$run" --node hca2 "$prog" "$lib" fabric hca2 > "$tmp/fabric.out" 2>&1
+timeout 60 "$run" --node hca2 "$prog" "$lib" fabric madpmd0 > "$tmp/fabric.out" 2>&1
 relay "fabric" "$tmp/fabric.out" $?
 
 daemon_stop_check $daemon "$tmp/madpmd.log"

@@ -183,9 +183,12 @@ eal_prefixes+=(madpmd-inst-$$ madpmd-inst-ns-$$ madpmd-inst-tp-$$)
 	-- --run-dir "$MADPMD_RUN_DIR" > "$tmp/madpmd.log" 2>&1 &
 pids+=($!)
 for i in $(seq 100); do [ -s "$MADPMD_RUN_DIR/nodes" ] && break; sleep 0.1; done
-# the tool sees one CA, the node madpmd-run selects
-{ "${san[@]}" "$run" ibstat -l; "${san[@]}" "$run" --node hca2 ibstat -l; } > "$tmp/ibstat.out" 2>&1
-[ "$(tr '\n' ' ' < "$tmp/ibstat.out")" = "hca1 hca2 " ]
+# the tool sees one CA, the node madpmd-run selects: madpmd0 on every
+# node, or named after the node with --device ''
+{ "${san[@]}" "$run" ibstat -l; "${san[@]}" "$run" --node hca2 ibstat -l
+  "${san[@]}" "$run" --device '' ibstat -l
+  "${san[@]}" "$run" --node hca2 --device '' ibstat -l; } > "$tmp/ibstat.out" 2>&1
+[ "$(tr '\n' ' ' < "$tmp/ibstat.out")" = "madpmd0 madpmd0 hca1 hca2 " ]
 ok $? "the staged madpmd-run runs stock ibstat -l on each node of the staged madpmd: $(tr '\n' ' ' < "$tmp/ibstat.out")"
 r=$("${san[@]}" "$run" printenv LD_LIBRARY_PATH)
 [ "$(realpath "${r%%:*}")" = "$(realpath "$stage${umad%/*}")" ]

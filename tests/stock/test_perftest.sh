@@ -59,12 +59,12 @@ if [ "$(nproc)" -ge 2 ]; then
 	export MADPMD_RUN_DIR=$tmp/run-cpu
 	fabric madpmd-pt-cpu-$$ "$MADPMD_RUN_DIR" --link roce
 	port=$((port + 1))
-	taskset -c 1 timeout 60 "$run" --node hca1 ib_send_lat -d hca1 \
+	taskset -c 1 timeout 60 "$run" --node hca1 ib_send_lat -d madpmd0 \
 		-p $port -n 5000 > "$tmp/cpu.srv" 2>&1 &
 	srv=$!
 	pids+=($srv)
 	sleep 0.5
-	taskset -c 0 timeout 60 "$run" --node hca2 ib_send_lat -d hca2 \
+	taskset -c 0 timeout 60 "$run" --node hca2 ib_send_lat -d madpmd0 \
 		-p $port -n 5000 localhost > "$tmp/cpu.cli" 2>&1
 	rc2=$?
 	wait $srv

@@ -124,11 +124,11 @@ modules() {
 				continue
 			fi
 			ns=(unshare --mount --net --propagation private --kill-child
-			    "$self" --in-netns "$addr" hca1 "$tmp/sysclass-$link")
+			    "$self" --in-netns "$addr" madpmd0 "$tmp/sysclass-$link")
 		fi
 		# inside madpmd-run: its /sys/class/infiniband gets the netdev
 		(cd "$tmp/py" && timeout 300 "$run" --node hca1 "${ns[@]}" "$py" \
-			tests/run_tests.py --dev hca1 -v "tests.$mod") > "$out" 2>&1
+			tests/run_tests.py --dev madpmd0 -v "tests.$mod") > "$out" 2>&1
 		rc=$?
 		ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$out")
 		skip=$(grep -c '\.\.\. skipped ' "$out")

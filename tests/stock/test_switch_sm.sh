@@ -45,20 +45,20 @@ grep -q '^Switch1 0x0000000000200000 0$' "$MADPMD_RUN_DIR/nodes"
 ok $? "Switch1's port 0 serves clients: listed as a switch node (no ports but 0)"
 
 "$run" --node Switch1 ibstat > "$tmp/ibstat.sw" 2>&1
-grep -q "^Switch 'Switch1'" "$tmp/ibstat.sw" && grep -q "Number of ports: 0" "$tmp/ibstat.sw" &&
+grep -q "^Switch 'madpmd0'" "$tmp/ibstat.sw" && grep -q "Number of ports: 0" "$tmp/ibstat.sw" &&
 	grep -q "^	Port 0:" "$tmp/ibstat.sw" && ! grep -q "^	Port [1-9]" "$tmp/ibstat.sw" &&
 	grep -q "Port GUID: 0x0000000000200000" "$tmp/ibstat.sw"
-ok $? "ibstat Switch1: a switch with port 0 alone, as under ibsim and the kernel"
+ok $? "ibstat on Switch1: madpmd0, a switch with port 0 alone, as under ibsim and the kernel"
 sed 's/^/# /' "$tmp/ibstat.sw" | head -n 4
 
-"$run" --node Switch1 sh -c 'cat /sys/class/infiniband/Switch1/node_type &&
-	ls /sys/class/infiniband/Switch1/ports &&
+"$run" --node Switch1 sh -c 'cat /sys/class/infiniband/madpmd0/node_type &&
+	ls /sys/class/infiniband/madpmd0/ports &&
 	cat /sys/class/infiniband_mad/umad0/port' > "$tmp/sysfs" 2>&1
 if grep -q "no /sys/class/infiniband" "$tmp/sysfs"; then
 	skip "/sys/class/infiniband of a switch" "$(head -n 1 "$tmp/sysfs")"
 else
 	[ "$(cat "$tmp/sysfs")" = "$(printf '2: switch\n0\n0')" ]
-	ok $? "madpmd-run's /sys/class/infiniband/Switch1: node_type 2: switch, ports/0 alone, umad0 is port 0"
+	ok $? "madpmd-run's /sys/class/infiniband/madpmd0 on Switch1: node_type 2: switch, ports/0 alone, umad0 is port 0"
 	sed 's/^/# /' "$tmp/sysfs"
 fi
 

@@ -47,15 +47,15 @@ ok $? "before an SM: the ports file has hca2:1 Init, LID 0 ($(ports_line hca2:1)
 
 "$run" --node hca2 ibstatus > "$tmp/ibstatus.init" 2>&1
 rc=$?
-[ $rc = 0 ] && grep -q "^Infiniband device 'hca2' port 1 status:" "$tmp/ibstatus.init" &&
+[ $rc = 0 ] && grep -q "^Infiniband device 'madpmd0' port 1 status:" "$tmp/ibstatus.init" &&
 	grep -q "state:.*2: INIT" "$tmp/ibstatus.init" &&
 	[ "$(grep -c '^Infiniband device' "$tmp/ibstatus.init")" = 1 ]
 ok $? "stock ibstatus under madpmd-run: hca2 port 1, INIT, the node's one CA (exit $rc)"
 
 # a command that runs across the bring-up: reads INIT, waits for ACTIVE
-"$run" --node hca1 sh -c "cat $sysib/hca1/ports/1/state > '$tmp/across.before';
-	for i in \$(seq 300); do grep -q ACTIVE $sysib/hca1/ports/1/state && break; sleep 0.1; done;
-	cat $sysib/hca1/ports/1/state $sysib/hca1/ports/1/lid > '$tmp/across.after'" &
+"$run" --node hca1 sh -c "cat $sysib/madpmd0/ports/1/state > '$tmp/across.before';
+	for i in \$(seq 300); do grep -q ACTIVE $sysib/madpmd0/ports/1/state && break; sleep 0.1; done;
+	cat $sysib/madpmd0/ports/1/state $sysib/madpmd0/ports/1/lid > '$tmp/across.after'" &
 across=$!
 pids+=($across)
 sleep 0.3
@@ -96,7 +96,7 @@ for node in hca1 hca2; do
 	g=${pguid#0x}
 	want_gid="fe80:0000:0000:0000:${g:0:4}:${g:4:4}:${g:8:4}:${g:12:4}"
 	f=$tmp/ibstatus.$node
-	grep -q "^Infiniband device '$node' port 1 status:" "$f" &&
+	grep -q "^Infiniband device 'madpmd0' port 1 status:" "$f" &&
 		grep -q "state:.*4: ACTIVE" "$f" && grep -q "phys state:.*5: LinkUp" "$f" &&
 		grep -Eq "base lid:[[:space:]]+$(printf '0x%x' "${lid:-0}")\$" "$f" &&
 		grep -Eq "sm lid:[[:space:]]+$(printf '0x%x' "${smlid:-0}")\$" "$f" &&
@@ -106,15 +106,15 @@ for node in hca1 hca2; do
 done
 nguid=$(awk '/Node GUID:/ {print $3}' "$tmp/ibstat.hca2")
 g=${nguid#0x}
-"$run" --node hca2 sh -c "cat $sysib/hca2/node_guid $sysib/hca2/node_type \
+"$run" --node hca2 sh -c "cat $sysib/madpmd0/node_guid $sysib/madpmd0/node_type \
 	/sys/class/infiniband_mad/umad0/ibdev /sys/class/infiniband_mad/umad0/port \
-	/sys/class/infiniband_mad/abi_version $sysib/hca2/ports/1/pkeys/0" > "$tmp/attrs" 2>&1
-[ "$(tr '\n' ' ' < "$tmp/attrs")" = "${g:0:4}:${g:4:4}:${g:8:4}:${g:12:4} 1: CA hca2 1 5 0xffff " ]
+	/sys/class/infiniband_mad/abi_version $sysib/madpmd0/ports/1/pkeys/0" > "$tmp/attrs" 2>&1
+[ "$(tr '\n' ' ' < "$tmp/attrs")" = "${g:0:4}:${g:4:4}:${g:8:4}:${g:12:4} 1: CA madpmd0 1 5 0xffff " ]
 ok $? "node_guid, node_type, infiniband_mad/umad0 and a P_Key as the kernel writes them: $(tr '\n' ' ' < "$tmp/attrs")"
 
-[ ! -e "$sysib/hca1" ] && [ ! -e "$sysib/hca2" ]
+[ ! -e "$sysib/madpmd0" ]
 ok $? "outside madpmd-run /sys/class is the host's"
-MADPMD_SYSFS=0 "$run" --node hca2 sh -c "[ ! -e $sysib/hca2 ]"
+MADPMD_SYSFS=0 "$run" --node hca2 sh -c "[ ! -e $sysib/madpmd0 ]"
 ok $? "MADPMD_SYSFS=0: madpmd-run leaves /sys alone"
 
 # 3. as an unprivileged user
@@ -146,7 +146,7 @@ daemon_stop_check $daemon "$tmp/madpmd.log"
 ok $? "the daemon stops cleanly"
 if [ "$(id -u)" = 0 ]; then
 	for i in $(seq 20); do
-		st=$(nsenter -t $sleeper -m cat $sysib/hca1/ports/1/state 2>&1)
+		st=$(nsenter -t $sleeper -m cat $sysib/madpmd0/ports/1/state 2>&1)
 		[ "$st" = "1: DOWN" ] && break
 		sleep 0.1
 	done

@@ -4,7 +4,9 @@
 # The drop-in libibverbs.so.1 as stock ibverbs-utils see it: ibv_devices
 # and ibv_devinfo -v under madpmd-run, checked against what the SMA of the
 # same port answers over the wire (smpquery from the other node, after
-# OpenSM brought the fabric up), on IB and on RoCE.
+# OpenSM brought the fabric up), on IB and on RoCE. Every node's HCA is
+# madpmd0, as hosts name theirs alike (--device '' names it after the
+# node), with its device nodes in /dev/infiniband as sysfs says.
 # Usage: test_verbs_devinfo.sh <madpmd> <madpmd-run>
 set -u
 madpmd=$1
@@ -47,8 +49,8 @@ for node in hca1 hca2; do
 	guid=$(awk -v n=$node '$1 == n {print $2}' "$MADPMD_RUN_DIR/nodes")
 	"$run" --node $node ibv_devices > "$tmp/dev.$node" 2>&1
 	got=$(awk 'NR > 2 {print $1, $2}' "$tmp/dev.$node")
-	[ "$got" = "$node $(printf %016x $((guid)))" ]
-	ok $? "$node: ibv_devices lists \"$got\" only"
+	[ "$got" = "madpmd0 $(printf %016x $((guid)))" ]
+	ok $? "$node: ibv_devices lists \"$got\" only: the name every node's HCA has"
 
 	"$run" --node $node ibv_devinfo -v > "$tmp/info.$node" 2>&1
 	rc=$?
@@ -61,7 +63,7 @@ for node in hca1 hca2; do
 	prefix=$(sq "$tmp/pi.$node" GidPrefix)
 	ng=$(sq "$tmp/ni.$node" Guid)
 	echo "# $node: LID $lid, SM LID $smlid, NodeGuid $ng, PortGuid $pguid, prefix $prefix"
-	[ $rc = 0 ] && [ "$(dv "$tmp/info.$node" hca_id)" = $node ] &&
+	[ $rc = 0 ] && [ "$(dv "$tmp/info.$node" hca_id)" = madpmd0 ] &&
 		[ "$(dv "$tmp/info.$node" node_guid | tr -d :)" = "${ng#0x}" ] &&
 		[ "$(dv "$tmp/info.$node" phys_port_cnt)" = 1 ]
 	ok $? "$node: ibv_devinfo -v names it, its node GUID as NodeInfo says"
@@ -84,6 +86,44 @@ for node in hca1 hca2; do
 		[ "$(dv "$tmp/info.$node" pkey_tbl_len)" = 32 ]
 	ok $? "$node: GID[0] $gid (GidPrefix:PortGuid), one GID, 32 P_Keys"
 done
+
+# the name is the process's: --device '' names the HCA after the node,
+# --device another name
+"$run" --node hca2 --device '' ibv_devices > "$tmp/dev.own" 2>&1
+"$run" --node hca2 --device mlx5_0 ibv_devices > "$tmp/dev.mlx" 2>&1
+"$run" --node hca2 --device mlx5_0 ibstat mlx5_0 > "$tmp/stat.mlx" 2>&1
+[ "$(awk 'NR > 2 {print $1}' "$tmp/dev.own")" = hca2 ] &&
+	[ "$(awk 'NR > 2 {print $1}' "$tmp/dev.mlx")" = mlx5_0 ] &&
+	grep -q "^CA 'mlx5_0'" "$tmp/stat.mlx"
+ok $? "--device '': hca2; --device mlx5_0: ibv_devices and ibstat mlx5_0 name it so"
+
+# /dev/infiniband as on a host, in the command's mount namespace only
+had_ib=no
+[ -e /dev/infiniband ] && had_ib=yes
+"$run" --node hca1 sh -c 'for f in uverbs0 umad0 issm0 rdma_cm; do
+		stat -c "%n %F %t:%T" /dev/infiniband/$f
+		[ -r /dev/infiniband/$f ] && [ -w /dev/infiniband/$f ] && echo "$f rw"
+	done
+	for f in infiniband_verbs/uverbs0 infiniband_mad/umad0 infiniband_mad/issm0; do
+		echo "$f $(cat /sys/class/$f/dev)"
+	done
+	[ -c /dev/null ] && [ -d /dev/shm ] && echo "dev kept"' > "$tmp/devnodes" 2>&1
+cat "$tmp/devnodes" | sed 's/^/# /'
+good=0
+for f in uverbs0:infiniband_verbs/uverbs0 umad0:infiniband_mad/umad0 issm0:infiniband_mad/issm0; do
+	d=${f%%:*} s=${f#*:}
+	mm=$(awk -v n="/dev/infiniband/$d" '$1 == n && $2 == "character" {print $NF}' "$tmp/devnodes")
+	sys=$(awk -v n="$s" '$1 == n {print $2}' "$tmp/devnodes")
+	[ -n "$mm" ] && [ "$((16#${mm%%:*})):$((16#${mm##*:}))" = "$sys" ] &&
+		grep -q "^$d rw" "$tmp/devnodes" && good=$((good + 1))
+done
+[ $good = 3 ] && grep -q "^/dev/infiniband/rdma_cm character" "$tmp/devnodes" &&
+	grep -q "^dev kept" "$tmp/devnodes"
+ok $? "/dev/infiniband: uverbs0, umad0, issm0, rdma_cm character devices the user may open, numbered as sysfs says ($good of 3), the rest of /dev kept"
+now_ib=no
+[ -e /dev/infiniband ] && now_ib=yes
+[ $had_ib = $now_ib ]
+ok $? "the machine's /dev untouched (/dev/infiniband there before: $had_ib, after: $now_ib)"
 
 daemon_stop_check $daemon "$tmp/madpmd.log"
 ok $? "the daemon stops cleanly"

@@ -39,11 +39,11 @@ daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; done
 # a context waiting for its port while OpenSM brings the fabric up
-timeout 60 "$run" --node hca1 "$prog" hca1 port-events > "$tmp/port.out" 2>&1 &
+timeout 60 "$run" --node hca1 "$prog" madpmd0 port-events > "$tmp/port.out" 2>&1 &
 waiter=$!
 pids+=($waiter)
 # and stock ibv_asyncwatch, which opens the device and makes nothing
-timeout 60 "$run" --node hca1 ibv_asyncwatch -d hca1 > "$tmp/watch.out" 2>&1 &
+timeout 60 "$run" --node hca1 ibv_asyncwatch -d madpmd0 > "$tmp/watch.out" 2>&1 &
 watcher=$!
 pids+=($watcher)
 for i in $(seq 100); do grep -q '^# ready' "$tmp/port.out" && break; sleep 0.1; done
@@ -70,7 +70,7 @@ rss_anon() { awk '/^RssAnon:/ {print $2}' /proc/$daemon/status; }
 rss0=$(rss_anon)
 hogs=0
 for r in 1 2 3 4; do
-	timeout 60 "$run" --node hca1 "$prog" hca1 hog > "$tmp/hog$r.out" 2>&1 &&
+	timeout 60 "$run" --node hca1 "$prog" madpmd0 hog > "$tmp/hog$r.out" 2>&1 &&
 		hogs=$((hogs + 1))
 done
 # the last one's session ends after the client does
@@ -86,7 +86,7 @@ fi
 
 # the program's own TAP lines, renumbered into this plan
 MADPMD_TEST_DAEMON_PID=$daemon \
-	timeout 90 "$run" --node hca1 "$prog" hca1 > "$tmp/api.out" 2>&1
+	timeout 90 "$run" --node hca1 "$prog" madpmd0 > "$tmp/api.out" 2>&1
 rc=$?
 relay "$tmp/api.out"
 [ $rc = 0 ]
@@ -102,12 +102,12 @@ pingpong() {
 	shift
 	pport=$((pport + 1))
 	"$@" env MADPMD_RUN_DIR="$MADPMD_RUN_DIR" timeout 30 "$run" --node hca1 \
-		ibv_rc_pingpong -d hca1 -p $pport -n 20 > "$tmp/$name.srv" 2>&1 \
+		ibv_rc_pingpong -d madpmd0 -p $pport -n 20 > "$tmp/$name.srv" 2>&1 \
 		8>&- 9>&- 10>&- &
 	srv=$!
 	pids+=($srv)
 	sleep 0.5
-	timeout 30 "$run" --node hca2 ibv_rc_pingpong -d hca2 -p $pport -n 20 localhost \
+	timeout 30 "$run" --node hca2 ibv_rc_pingpong -d madpmd0 -p $pport -n 20 localhost \
 		> "$tmp/$name.cli" 2>&1
 	rc2=$?
 	wait $srv
@@ -120,7 +120,7 @@ pingpong() {
 hold() {
 	mkfifo "$tmp/hold$1.in"
 	# the other holders' fifos not inherited: each sees its own EOF
-	timeout 90 "$run" --node hca1 "$prog" hca1 hold < "$tmp/hold$1.in" \
+	timeout 90 "$run" --node hca1 "$prog" madpmd0 hold < "$tmp/hold$1.in" \
 		> "$tmp/hold$1.out" 2>&1 8>&- 9>&- 10>&- &
 	holder[$1]=$!
 	pids+=(${holder[$1]})
@@ -189,7 +189,7 @@ ok $? "RNR NAKs counted (xstats qp_rnr_naks_sent/_rcvd/qp_rnr_retry_exc): ${rnr:
 # ports are Active with their links)
 export MADPMD_RUN_DIR=$tmp/run-roce
 fabric madpmd-vapi-roce-$$ "$MADPMD_RUN_DIR" --link roce
-timeout 60 "$run" --node hca1 "$prog" hca1 roce > "$tmp/roce.out" 2>&1
+timeout 60 "$run" --node hca1 "$prog" madpmd0 roce > "$tmp/roce.out" 2>&1
 rc=$?
 relay "$tmp/roce.out"
 [ $rc = 0 ]

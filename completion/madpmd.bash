@@ -9,7 +9,7 @@ _madpmd_opts='--topology --run-dir --capture --interactive --link --wire --nodes
 	--switch-clients --client-ports --idle-polls --idle-sleep-us --no-intr --duration --lossy --replay
 	--exit-after-replay --umad-mode --ib-dissector --help --version'
 # madpmd-run's options (lib/umad/madpmd-run.sh)
-_madpmd_run_opts='--node --device --run-dir --print-addr --help'
+_madpmd_run_opts='--node --device --net --run-dir --print-addr --help'
 
 _madpmd_files()
 {

@@ -31,7 +31,7 @@ fi
 
 usage() {
 	cat <<USAGE
-usage: $prog [--node NAME] [--device NAME] [--run-dir DIR] COMMAND [ARGS...]
+usage: $prog [--node NAME] [--device NAME] [--net] [--run-dir DIR] COMMAND [ARGS...]
        $prog [--node NAME] [--run-dir DIR] --print-addr
 
 Runs COMMAND with madpmd's libibumad.so.3, libibverbs.so.1 and
@@ -51,6 +51,11 @@ alone.
   --device NAME   the name of the node's HCA for the command; default
                   \$MADPMD_DEVICE if set, else madpmd0; an empty NAME
                   names it after the node (hca1), as madpmd did before
+  --net           run the command in the node's own network namespace,
+                  where eth0 holds the node's address and reaches the
+                  other nodes' over the fabric (RoCE ports: Ethernet
+                  beside RoCE); made on first use, shared by the node's
+                  commands
   --run-dir DIR   the daemon's run directory; default \$MADPMD_RUN_DIR,
                   else @RUN_DIR_DEFAULT@
   --print-addr    print the IPv4 address of the node's port 1 (one dotted
@@ -66,6 +71,7 @@ die() {
 
 node=${MADPMD_NODE:-}
 device=${MADPMD_DEVICE-madpmd0}
+net=
 print_addr=
 run_dir=${MADPMD_RUN_DIR:-@RUN_DIR_DEFAULT@}
 
@@ -81,6 +87,8 @@ while [ $# -gt 0 ]; do
 		device=$2; shift 2 ;;
 	--device=*)
 		device=${1#--device=}; shift ;;
+	--net)
+		net=1; shift ;;
 	--run-dir)
 		[ $# -ge 2 ] || { echo "$prog: --run-dir needs a directory" >&2; exit 2; }
 		run_dir=$2; shift 2 ;;
@@ -206,6 +214,14 @@ export LD_LIBRARY_PATH MADPMD_NODE MADPMD_RUN_DIR MADPMD_DEVICE
 # tools that read sysfs themselves (ibstatus) see the node's HCA in
 # /sys/class/infiniband: madpmd-sysfs makes it in a private mount
 # namespace, keeps its ports in step and execs the command (same PID)
+# --net: madpmd-sysfs enters the node's network namespace first
+if [ -n "$net" ]; then
+	[ -x "$libdir/madpmd-sysfs" ] ||
+		die "--net: no madpmd-sysfs in $libdir (build or install madpmd first)"
+	MADPMD_NET=1
+	export MADPMD_NET
+	exec "$libdir/madpmd-sysfs" "$@"
+fi
 if [ "${MADPMD_SYSFS:-1}" != 0 ] && [ -x "$libdir/madpmd-sysfs" ]; then
 	exec "$libdir/madpmd-sysfs" "$@"
 fi

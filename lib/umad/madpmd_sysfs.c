@@ -48,6 +48,7 @@
 
 #include "madpmd/attr.h"
 #include "sysfs_dev.h"
+#include "sysfs_net.h"
 #include "umad_priv.h"
 
 #define SYSCLASS	"/sys/class"
@@ -60,6 +61,7 @@ struct sysfs_port {
 };
 
 static const char *ca_dir;		/* SYSCLASS/infiniband/<node> */
+static bool in_netns;			/* madpmd-run --net */
 
 static void
 say(const char *fmt, ...)
@@ -210,6 +212,15 @@ write_port_state(const struct sysfs_port *sp, unsigned int num)
 		rc |= put(dir, name, "%s\n",
 			  pi->link_layer ? "RoCE v2" : "IB/RoCE v1");
 	}
+	/* in the node's network namespace a RoCE GID has its device (UCX
+	 * reads the netdev's address and mask there) */
+	snprintf(dir, sizeof(dir), "%s/ports/%u/gid_attrs/ndevs", ca_dir, num);
+	for (i = 0; in_netns && pi->link_layer && i < 2; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "%u", i);
+		rc |= put(dir, name, "eth%u\n", num - 1);
+	}
 	snprintf(dir, sizeof(dir), "%s/ports/%u/pkeys", ca_dir, num);
 	for (i = 0; i < pi->num_pkeys && i < 32; i++) {
 		char name[8];
@@ -278,6 +289,8 @@ write_tree(const char *node, struct sysfs_port *ports, unsigned int nports,
 		    mkdirf(dir, sizeof(dir), "%s/ports/%u/gids", ca_dir, num) ||
 		    mkdirf(dir, sizeof(dir), "%s/ports/%u/gid_attrs", ca_dir, num) ||
 		    mkdirf(dir, sizeof(dir), "%s/ports/%u/gid_attrs/types",
+			   ca_dir, num) ||
+		    mkdirf(dir, sizeof(dir), "%s/ports/%u/gid_attrs/ndevs",
 			   ca_dir, num) ||
 		    mkdirf(dir, sizeof(dir), "%s/ports/%u/pkeys", ca_dir, num))
 			return -1;
@@ -493,9 +506,11 @@ watch(pid_t cmd, const struct mpd_chan_node *n, struct sysfs_port *ports,
 	_exit(0);
 }
 
-/* Builds the tree and starts the watcher; -1 with a sentence said. */
+/* Builds the tree and starts the watcher; -1 with a sentence said.
+ * With net (madpmd-run --net) first into the node's network namespace,
+ * or exit 1: the command is not run without the IP it asked for. */
 static int
-setup(void)
+setup(bool sysfs, bool net)
 {
 	static struct sysfs_port ports[MAX_PORTS + 1];
 	static struct mpd_sysfs_dev_nums dev_nums;
@@ -506,8 +521,25 @@ setup(void)
 	unsigned int nports;
 	int status;
 
-	if (mpd_chan_node_lookup(NULL, &n) != MPD_CHAN_NODE_FOUND)
+	if (mpd_chan_node_lookup(NULL, &n) != MPD_CHAN_NODE_FOUND) {
+		if (net) {
+			say("--net: no node %s to take the network namespace of",
+			    n.name);
+			exit(1);
+		}
 		return -1;	/* madpmd-run checked; the tool will say */
+	}
+	if (net) {
+		char msg[512];
+
+		if (mpd_sysfs_net_join(&n, msg, sizeof(msg)) != 0) {
+			say("--net: %s", msg);
+			exit(1);
+		}
+		in_netns = true;
+	}
+	if (!sysfs)
+		return 0;
 	nports = n.num_ports < MAX_PORTS ? n.num_ports : MAX_PORTS;
 	if (!fetch_ports(&n, ports, nports))
 		return -1;	/* the tool will meet the same */
@@ -518,6 +550,12 @@ setup(void)
 		    n.name, strerror(errno));
 		return -1;
 	}
+	/* the namespace's own sysfs: its network devices in /sys/class/net
+	 * (the rest is the machine's, as in a container) */
+	if (in_netns && mount("sysfs", "/sys", "sysfs",
+			      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+		say("--net: /sys/class/net is the machine's: cannot mount the namespace's sysfs (%s)",
+		    strerror(errno));
 	if (cover_sysclass() != 0) {
 		say("no /sys/class/infiniband or /dev/infiniband for %s: cannot cover /sys/class (%s); running the command without them",
 		    n.name, strerror(errno));
@@ -549,14 +587,13 @@ setup(void)
 int
 main(int argc, char **argv)
 {
-	const char *off = getenv("MADPMD_SYSFS");
+	const char *off = getenv("MADPMD_SYSFS"), *net = getenv("MADPMD_NET");
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: madpmd-sysfs COMMAND [ARGS...] (madpmd-run runs it)\n");
 		return 2;
 	}
-	if (!off || strcmp(off, "0"))
-		setup();
+	setup(!off || strcmp(off, "0"), net && !strcmp(net, "1"));
 	execvp(argv[1], argv + 1);
 	fprintf(stderr, "madpmd-run: %s: %s\n", argv[1], strerror(errno));
 	return errno == ENOENT ? 127 : 126;

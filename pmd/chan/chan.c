@@ -42,7 +42,7 @@
 				 * as fast as we read */
 
 static const struct hca_chan_service *const services[] = {
-	&hca_chan_umad, &hca_chan_verbs, &hca_chan_cm,
+	&hca_chan_umad, &hca_chan_verbs, &hca_chan_cm, &hca_chan_net,
 };
 
 static void

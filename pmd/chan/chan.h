@@ -19,6 +19,7 @@
 #include "../capture/records.h"
 #include "../cm/cm_agent.h"
 #include "../mad/mad_layer.h"
+#include "../net/netif.h"
 #include "../node/node.h"
 #include "../qp/qp.h"
 
@@ -44,6 +45,7 @@ struct hca_chan_cfg {
 					 * eventfd only when it moved) */
 	int doorbells;			/* the epoll set that interrupt is:
 					 * sessions' doorbells join it; -1 */
+	struct hca_netif *netif;	/* NULL: no network namespace */
 };
 
 /* Ring a port's doorbell eventfd (the lcore wakes if it sleeps on it),
@@ -63,8 +65,10 @@ hca_doorbell_ring(int doorbell, uint64_t *rung)
 		__atomic_add_fetch(rung, 1, __ATOMIC_RELEASE);
 }
 
-/* The epoll data of a doorbells set's own eventfd (sessions' pipes: 0) */
+/* The epoll data of a doorbells set's own eventfd (sessions' pipes: 0),
+ * and of the port's network device (its frames wake the lcore) */
 #define HCA_DOORBELL_OURS	1
+#define HCA_DOORBELL_NETIF	2
 
 /* The lcore, awake again: what rang off the doorbells set's ready list
  * (edge-triggered: each ring is an edge). The eventfd is read here; the

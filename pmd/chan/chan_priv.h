@@ -206,6 +206,7 @@ struct hca_chan_service {
 extern const struct hca_chan_service hca_chan_umad;
 extern const struct hca_chan_service hca_chan_verbs;
 extern const struct hca_chan_service hca_chan_cm;
+extern const struct hca_chan_service hca_chan_net;
 
 /* reply.c: a reply with nfds fds (at most CHAN_MAX_FDS); 0 or -1 */
 int hca_chan_send_reply(int sock, struct mpd_chan_msg *m, const int *fds,

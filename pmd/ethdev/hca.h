@@ -21,6 +21,7 @@
 #include "../capture/records.h"
 #include "../chan/chan.h"
 #include "../mad/mad_layer.h"
+#include "../net/netif.h"
 #include "../node/node.h"
 #include "../qp/qp.h"
 
@@ -48,6 +49,7 @@ struct hca_internals {
 	struct hca_chan *chan;		/* when run_dir= */
 	struct hca_cm *cm;		/* IB CM and rdma_cm ids */
 	struct hca_recorder rec;
+	struct hca_netif netif;		/* in the node's network namespace */
 	struct rte_ether_addr mac;	/* the ethdev's copy of port.mac */
 	char run_dir[256];
 	unsigned int umad_mode;		/* permissions of socket and ISSM */

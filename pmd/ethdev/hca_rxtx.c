@@ -18,6 +18,7 @@
  * written after it is released.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include <ethdev_driver.h>
 #include <rte_ethdev.h>
@@ -137,6 +138,57 @@ emit_data(void *arg, struct mpd_pkt *pk, const void *payload, uint32_t len)
 	return true;
 }
 
+/* An Ethernet frame for the node's network device (net/netif.h): to
+ * the host's IP stack, counted as received by the port; lost when the
+ * device has no room, as a NIC's would be */
+static void
+to_host(struct hca_internals *hi, const uint8_t *buf, uint16_t len)
+{
+	struct hca_netif *n = &hi->netif;
+
+	hca_port_count_rcv(&hi->port, len, buf[0] & 1);
+	if (write(n->fd, buf, len) == (ssize_t)len)
+		n->to_host++;
+	else
+		n->dropped++;
+}
+
+/* What the node's network device sends, into bufs (at most room): its
+ * own Ethernet frames only (its MAC, not RoCE), while the link is up */
+static uint16_t
+from_host(struct hca_internals *hi, struct rte_mempool *mp,
+	  struct rte_mbuf **bufs, uint16_t room)
+{
+	struct hca_netif *n = &hi->netif;
+	struct hca_port *p = &hi->port;
+	struct rte_mbuf *m;
+	uint16_t got = 0;
+	ssize_t len;
+	uint8_t *d;
+
+	while (got < room && (m = rte_pktmbuf_alloc(mp)) != NULL) {
+		d = rte_pktmbuf_mtod(m, uint8_t *);
+		len = read(n->fd, d, rte_pktmbuf_tailroom(m));
+		if (len <= 0) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		if (!hi->started || p->phys_state != HCA_PHYS_LINKUP ||
+		    memcmp(d + 6, p->mac, 6) ||
+		    !hca_netif_host_frame(d, (uint32_t)len)) {
+			rte_pktmbuf_free(m);
+			n->dropped++;
+			continue;
+		}
+		m->data_len = (uint16_t)len;
+		m->pkt_len = (uint32_t)len;
+		bufs[got++] = m;
+		hca_port_count_xmit(p, (uint32_t)len);
+		n->from_host++;
+	}
+	return got;
+}
+
 /* One frame off the wire, answered in place: its new length, or 0. */
 static int
 port_input(struct hca_internals *hi, struct rte_mbuf *m, uint64_t now)
@@ -148,6 +200,12 @@ port_input(struct hca_internals *hi, struct rte_mbuf *m, uint64_t now)
 	enum hca_reply reply;
 	struct mpd_pkt pk;
 
+	/* beside RoCE, the host's ARP and IP (net/netif.h) */
+	if (hi->netif.fd >= 0 && p->link != MPD_LINK_IB &&
+	    hca_netif_for_host(buf, m->data_len, p->mac)) {
+		to_host(hi, buf, m->data_len);
+		return 0;
+	}
 	switch (hca_port_rx(p, buf, (uint16_t)m->data_len, hi->promisc, &pk,
 			    &mad)) {
 	case HCA_RX_MAD:
@@ -289,7 +347,8 @@ emit_frame(void *arg, const struct mpd_pkt *tmpl, const uint8_t *mad)
 static bool
 port_quiet(struct hca_internals *hi)
 {
-	bool quiet = hca_chan_idle(hi->chan) && !hca_mad_timers(&hi->ml) &&
+	bool quiet = hi->netif.fd < 0 &&
+		     hca_chan_idle(hi->chan) && !hca_mad_timers(&hi->ml) &&
 		     !hca_verbs_busy(&hi->verbs) &&
 		     hi->port.cap_mask == hi->port.cap_told &&
 		     (!hi->cm || (!hca_cm_busy(hi->cm) &&
@@ -338,6 +397,9 @@ port_poll(struct hca_internals *hi, struct rte_mempool *mp,
 		hca_verbs_poll(&hi->verbs, now, &vout);
 		e.n = (uint16_t)(e.n + d.n);
 	}
+	if (hi->netif.fd >= 0 && e.n < room)
+		e.n = (uint16_t)(e.n + from_host(hi, mp, bufs + e.n,
+						 (uint16_t)(room - e.n)));
 	/* a client's Set(PortInfo) to its own port moves it too */
 	hca_rec_port_check(&hi->rec, &hi->port);
 	if (hi->chan)

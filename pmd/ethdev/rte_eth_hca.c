@@ -433,7 +433,10 @@ eth_rx_intr_disable(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
 {
 	struct hca_internals *hi = dev->data->dev_private;
 
-	hca_doorbells_awake(&hi->db, hi->chan && hca_chan_arm(hi->chan, false));
+	bool sessions = hi->chan && hca_chan_arm(hi->chan, false);
+
+	/* the network device's frames are edges on the set too */
+	hca_doorbells_awake(&hi->db, sessions || hi->netif.fd >= 0);
 	return 0;
 }
 
@@ -549,6 +552,10 @@ eth_dev_close(struct rte_eth_dev *dev)
 	if (dev->data->dev_started)
 		eth_dev_stop(dev);
 	hca_services_stop(&hi->db, &hi->chan);
+	if (hi->netif.fd >= 0) {
+		close(hi->netif.fd);
+		hi->netif.fd = -1;
+	}
 	rte_spinlock_lock(&hi->lock);
 	hca_cm_destroy(hi->cm);
 	hi->cm = NULL;
@@ -735,10 +742,12 @@ static const struct {
 
 /* then the CM's (hca_cm_stats_get(), under the port lock): ids and
  * connections live, and connections established since the start (a
- * reset leaves them: they are the CM's, not the port's counters); and
- * the port's QPs live */
+ * reset leaves them: they are the CM's, not the port's counters); the
+ * port's QPs live; and the frames of its device in the node's network
+ * namespace (net/netif.h), to the host, from it, dropped */
 static const char *const cm_xstats[] = {
 	"cm_ids", "cm_conns", "cm_conns_established", "verbs_qps",
+	"netif_to_host", "netif_from_host", "netif_dropped",
 };
 #define NB_XSTATS	(RTE_DIM(xstats_tbl) + RTE_DIM(cm_xstats))
 
@@ -780,6 +789,9 @@ eth_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 	for (i = 0; i < RTE_DIM(cm_xstats); i++)
 		x[i].id = RTE_DIM(xstats_tbl) + i;
 	x[3].value = hi->verbs.nqps;
+	x[4].value = hi->netif.to_host;
+	x[5].value = hi->netif.from_host;
+	x[6].value = hi->netif.dropped;
 	rte_spinlock_unlock(&hi->lock);
 	x[0].value = st.ids;
 	x[1].value = st.conns;
@@ -946,6 +958,7 @@ hca_probe(struct rte_vdev_device *vdev)
 	if (hi->port.link == MPD_LINK_ROCE_V2)
 		hi->port.neighbor_mtu = hca_roce_mtu(RTE_ETHER_MTU);
 	hi->port_id = dev->data->port_id;
+	hi->netif.fd = -1;
 	hi->rec.node_id = hi->port_id;
 	memcpy(hi->mac.addr_bytes, port.mac, sizeof(port.mac));
 	hca_mad_layer_init(&hi->ml, &hi->port);
@@ -990,6 +1003,7 @@ hca_probe(struct rte_vdev_device *vdev)
 		.run_dir = hi->run_dir,
 		.mode = umad_mode,
 		.port_id = hi->port_id,
+		.netif = &hi->netif,
 	};
 	rc = hca_services_start(&hi->db, &hi->chan, &chan_cfg);
 	if (rc) {

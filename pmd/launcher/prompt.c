@@ -139,6 +139,7 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 		"qp_pkts_out", "qp_retransmits", "qp_seq_naks", "qp_duplicates",
 		"cm_ids", "cm_conns", "cm_conns_established",
 		"qp_rnr_naks_sent", "qp_rnr_naks_rcvd", "qp_rnr_retry_exc",
+		"netif_to_host", "netif_from_host", "netif_dropped",
 	};
 	unsigned int i, j;
 
@@ -179,6 +180,9 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 		if (v[8] || v[9] || v[10])
 			fprintf(out, "madpmd: %s:%u CM: %" PRIu64 " ids, %" PRIu64 " connections live, %" PRIu64 " connections made\n",
 				p->node, p->num, v[8], v[9], v[10]);
+		if (v[14] || v[15] || v[16])
+			fprintf(out, "madpmd: %s:%u IP (madpmd-run --net): %" PRIu64 " frames to the node's network namespace, %" PRIu64 " from it, %" PRIu64 " dropped\n",
+				p->node, p->num, v[14], v[15], v[16]);
 	}
 }
 

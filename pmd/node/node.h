@@ -269,6 +269,8 @@ void hca_port_mtu_limit(struct hca_port *p, uint8_t m);
  * A disabled port stays so. */
 void hca_port_carrier(struct hca_port *p, bool on, uint8_t up_state);
 void hca_port_count_xmit(struct hca_port *p, uint32_t len);
+/* A frame received (PMA's PortRcv counters, IBA 16.1.3.5) */
+void hca_port_count_rcv(struct hca_port *p, uint32_t len, bool multicast);
 /* Undo hca_port_count_xmit() for a frame that could not leave after all. */
 void hca_port_uncount_xmit(struct hca_port *p, uint32_t len);
 

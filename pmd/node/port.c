@@ -172,6 +172,17 @@ hca_port_resolve(const struct hca_port *p, const uint8_t gid[16],
 }
 
 void
+hca_port_count_rcv(struct hca_port *p, uint32_t len, bool multicast)
+{
+	p->cnt.rcv_pkts++;
+	p->cnt.rcv_data += hca_data_words(p->link, len);
+	if (multicast)
+		p->cnt.multicast_rcv_pkts++;
+	else
+		p->cnt.unicast_rcv_pkts++;
+}
+
+void
 hca_port_count_xmit(struct hca_port *p, uint32_t len)
 {
 	p->cnt.xmit_pkts++;
@@ -199,12 +210,7 @@ hca_port_rx(struct hca_port *p, uint8_t *buf, uint16_t len, bool promisc,
 		count_drop(p, rc);
 		return HCA_RX_DROP;
 	}
-	p->cnt.rcv_pkts++;
-	p->cnt.rcv_data += hca_data_words(p->link, len);
-	if (pkt_is_multicast(pk))
-		p->cnt.multicast_rcv_pkts++;
-	else
-		p->cnt.unicast_rcv_pkts++;
+	hca_port_count_rcv(p, len, pkt_is_multicast(pk));
 	qp = pk->bth.dest_qp;
 
 	if (p->link == MPD_LINK_IB) {

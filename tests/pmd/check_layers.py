@@ -5,7 +5,7 @@
 Reads the objects of the PMD's static library with nm: a file calls
 another when it uses a symbol the other defines. Checks that no two files
 call each other in a circle, that each folder calls only the folders below
-it (node < mad < qp < capture < cm < chan < ethdev < launcher), and, from
+it (node < mad < qp < capture < cm < net < chan < ethdev < launcher), and, from
 the sources, that every folder of pmd/ is one of those and no file
 includes a header of a folder above its own. With the madpmd launcher's
 object directory, that no two of its files call each other in a circle
@@ -22,7 +22,7 @@ import re
 import subprocess
 import sys
 
-ORDER = ["node", "mad", "qp", "capture", "cm", "chan", "ethdev", "launcher"]
+ORDER = ["node", "mad", "qp", "capture", "cm", "net", "chan", "ethdev", "launcher"]
 # what the launcher may use of the PMD: the switches it runs (node/), a
 # switch's management port (ethdev/hca_mgmt.h) and the PMD's public API
 LAUNCHER_USES = {"node"}

@@ -70,6 +70,10 @@ enum mpd_chan_type {
 	MPD_CHAN_UNREGISTER = 3,
 	MPD_CHAN_PORT_INFO = 4,
 	MPD_CHAN_RESOLVE = 5,		/* RoCE: is a GID in the fabric? */
+	MPD_CHAN_NETNS = 6,		/* the node's network namespace:
+					 * reply fds: the netns, and its
+					 * user namespace unless the
+					 * daemon's own (madpmd-run --net) */
 };
 
 struct mpd_chan_hello_req {

@@ -283,7 +283,7 @@ sess_dead_lazy(struct umad_sess *s)
  * -ETIMEDOUT, or -EIO (poll failed, EINTR included as in libibumad, or
  * the daemon is gone). errno is set to match.
  */
-static int
+static UMAD_CANCEL_FRAME int
 sess_wait(struct umad_sess *s, int timeout_ms)
 {
 	struct pollfd p[2] = {
@@ -413,7 +413,7 @@ spin(struct umad_sess *s)
  * really holds one (an eventfd write may land after its record was taken;
  * such a wake-up is cleared and waited through).
  */
-static int
+static UMAD_CANCEL_FRAME int
 sess_wait_rec(struct umad_sess *s, int timeout_ms)
 {
 	int64_t deadline = timeout_ms > 0 ?

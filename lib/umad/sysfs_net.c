@@ -35,7 +35,7 @@ mpd_sysfs_net_join(const struct mpd_chan_node *n, char *msg, size_t size)
 		int e = rc < 0 ? EIO : m.status ? m.status : EPROTO;
 
 		if (e == EOPNOTSUPP)
-			snprintf(msg, size, "%s has no IP interface: --net gives a node an Ethernet device beside RoCE (a --link roce fabric); IPoIB on IB ports is not there yet",
+			snprintf(msg, size, "%s's port serves no network device (a switch's port 0?)",
 				 n->name);
 		else
 			snprintf(msg, size, "the daemon could not give %s a network namespace (%s)",

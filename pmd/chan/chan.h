@@ -19,6 +19,7 @@
 #include "../capture/records.h"
 #include "../cm/cm_agent.h"
 #include "../mad/mad_layer.h"
+#include "../net/ipoib.h"
 #include "../net/netif.h"
 #include "../node/node.h"
 #include "../qp/qp.h"
@@ -46,6 +47,7 @@ struct hca_chan_cfg {
 	int doorbells;			/* the epoll set that interrupt is:
 					 * sessions' doorbells join it; -1 */
 	struct hca_netif *netif;	/* NULL: no network namespace */
+	struct hca_ipoib *ipoib;	/* an IB port's IPoIB, for netif */
 };
 
 /* Ring a port's doorbell eventfd (the lcore wakes if it sleeps on it),

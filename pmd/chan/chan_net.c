@@ -3,8 +3,8 @@
  * MPD_CHAN_NETNS: a client (madpmd-run --net) joins its node's network
  * namespace. The first request for a port makes the port's device in it
  * (net/netns.h; the namespace too for a node's first), which the lcore
- * then reads and writes (net/netif.h); every request gets the
- * namespace's fds. Control thread.
+ * then reads and writes (net/netif.h on RoCE, net/ipoib.h on IB); every
+ * request gets the namespace's fds. Control thread.
  */
 #include <errno.h>
 #include <unistd.h>
@@ -18,11 +18,11 @@ netns_req(const struct hca_port *p, struct hca_netns_req *r)
 		.node = p->node_name,
 		.port_num = p->port_num,
 		.roce = p->link != MPD_LINK_IB,
-		.mtu = 1500,
+		.mtu = p->link != MPD_LINK_IB ? 1500 : HCA_IPOIB_MTU,
 	};
 	memcpy(r->mac, p->mac, sizeof(r->mac));
 	memcpy(r->ip4, p->ip4, sizeof(r->ip4));
-	return r->roce ? 0 : EOPNOTSUPP;
+	return 0;
 }
 
 /* The port's device, made if it has none; 0 or an errno */
@@ -44,19 +44,34 @@ port_device(struct hca_chan *ch)
 	if (have || rc)
 		return rc;
 	/* one control thread per port: nobody else makes this one */
+	if (!r.roce && (!cfg->ipoib || hca_ipoib_init(cfg->ipoib)))
+		return cfg->ipoib ? ENOMEM : EOPNOTSUPP;
 	rc = hca_netns_add_port(&r, &fd, ifname);
-	if (rc)
-		return rc;
-	if (cfg->doorbells >= 0 &&
+	if (!rc && cfg->doorbells >= 0 &&
 	    epoll_ctl(cfg->doorbells, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		rc = errno;
 		close(fd);
+	}
+	if (rc) {
+		if (!r.roce)
+			hca_ipoib_fini(cfg->ipoib);
 		return rc;
 	}
 	rte_spinlock_lock(cfg->lock);
-	n->fd = fd;
-	memcpy(n->ifname, ifname, sizeof(n->ifname));
+	/* IPoIB: its SA agent on the port's MAD layer (the join, next poll) */
+	if (!r.roce)
+		rc = hca_ipoib_start(cfg->ipoib, cfg->port, cfg->ml, fd);
+	if (!rc) {
+		n->fd = fd;
+		memcpy(n->ifname, ifname, sizeof(n->ifname));
+	}
 	rte_spinlock_unlock(cfg->lock);
+	if (rc) {
+		epoll_ctl(cfg->doorbells, EPOLL_CTL_DEL, fd, NULL);
+		close(fd);
+		hca_ipoib_fini(cfg->ipoib);
+		return rc;
+	}
 	CHAN_LOG(INFO, "%s: %s in the node's network namespace", ch->node,
 		 ifname);
 	/* the lcore polls it from now on: wake it */

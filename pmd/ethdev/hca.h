@@ -50,6 +50,7 @@ struct hca_internals {
 	struct hca_cm *cm;		/* IB CM and rdma_cm ids */
 	struct hca_recorder rec;
 	struct hca_netif netif;		/* in the node's network namespace */
+	struct hca_ipoib ipoib;		/* IB: what carries netif's packets */
 	struct rte_ether_addr mac;	/* the ethdev's copy of port.mac */
 	char run_dir[256];
 	unsigned int umad_mode;		/* permissions of socket and ISSM */

@@ -214,6 +214,11 @@ port_input(struct hca_internals *hi, struct rte_mbuf *m, uint64_t now)
 		struct data_ctx e = { hi, hi->rxq[0].mp, NULL, 0 };
 		struct hca_v_out out = { emit_data, &e, BURST };
 
+		/* IPoIB's (net/ipoib.h); its group's multicast also goes on
+		 * to the client QPs attached */
+		if (hi->netif.fd >= 0 && p->link == MPD_LINK_IB &&
+		    hca_ipoib_input(&hi->ipoib, &pk, now, &out))
+			return 0;
 		hca_verbs_input(&hi->verbs, &pk, now, &out);
 		return 0;
 	}
@@ -397,9 +402,18 @@ port_poll(struct hca_internals *hi, struct rte_mempool *mp,
 		hca_verbs_poll(&hi->verbs, now, &vout);
 		e.n = (uint16_t)(e.n + d.n);
 	}
-	if (hi->netif.fd >= 0 && e.n < room)
+	if (hi->netif.fd >= 0 && hi->port.link == MPD_LINK_IB && e.n < room) {
+		/* both into e, one after the other, each told what is left */
+		struct hca_v_out vout = { emit_data, &e, 0 };
+
+		out.room = (unsigned int)(room - e.n);
+		hca_ipoib_join_poll(&hi->ipoib, now, &out);
+		vout.room = (uint32_t)(room - e.n);
+		hca_ipoib_poll(&hi->ipoib, now, &vout);
+	} else if (hi->netif.fd >= 0 && e.n < room) {
 		e.n = (uint16_t)(e.n + from_host(hi, mp, bufs + e.n,
 						 (uint16_t)(room - e.n)));
+	}
 	/* a client's Set(PortInfo) to its own port moves it too */
 	hca_rec_port_check(&hi->rec, &hi->port);
 	if (hi->chan)

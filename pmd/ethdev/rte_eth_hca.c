@@ -553,6 +553,14 @@ eth_dev_close(struct rte_eth_dev *dev)
 		eth_dev_stop(dev);
 	hca_services_stop(&hi->db, &hi->chan);
 	if (hi->netif.fd >= 0) {
+		bool ipoib = hi->port.link == MPD_LINK_IB;
+
+		rte_spinlock_lock(&hi->lock);
+		if (ipoib)
+			hca_ipoib_stop(&hi->ipoib);
+		rte_spinlock_unlock(&hi->lock);
+		if (ipoib)
+			hca_ipoib_fini(&hi->ipoib);
 		close(hi->netif.fd);
 		hi->netif.fd = -1;
 	}
@@ -789,9 +797,9 @@ eth_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 	for (i = 0; i < RTE_DIM(cm_xstats); i++)
 		x[i].id = RTE_DIM(xstats_tbl) + i;
 	x[3].value = hi->verbs.nqps;
-	x[4].value = hi->netif.to_host;
-	x[5].value = hi->netif.from_host;
-	x[6].value = hi->netif.dropped;
+	x[4].value = hi->netif.to_host + hi->ipoib.to_host;
+	x[5].value = hi->netif.from_host + hi->ipoib.from_host;
+	x[6].value = hi->netif.dropped + hi->ipoib.dropped;
 	rte_spinlock_unlock(&hi->lock);
 	x[0].value = st.ids;
 	x[1].value = st.conns;
@@ -1004,6 +1012,7 @@ hca_probe(struct rte_vdev_device *vdev)
 		.mode = umad_mode,
 		.port_id = hi->port_id,
 		.netif = &hi->netif,
+		.ipoib = &hi->ipoib,
 	};
 	rc = hca_services_start(&hi->db, &hi->chan, &chan_cfg);
 	if (rc) {

@@ -59,6 +59,8 @@ struct child_plan {
 	struct ifreq hw, mtu, addr, mask, up, lo;
 	struct rtentry route;
 	char ifname[HCA_NETNS_IFNAMSIZ];
+	bool tap;			/* else a TUN (IPoIB: no link layer) */
+	char no_ip6[64];		/* its disable_ipv6 */
 };
 
 static int
@@ -106,8 +108,15 @@ configure(const struct child_plan *c, int dev, bool first)
 
 	if (s < 0)
 		return -1;
-	if (ioctl(dev, TUNSETIFF, &c->tun) ||
-	    ioctl(s, SIOCSIFHWADDR, &c->hw) || ioctl(s, SIOCSIFMTU, &c->mtu) ||
+	if (ioctl(dev, TUNSETIFF, &c->tun))
+		goto out;
+	/* IPoIB here carries IPv4 alone (no neighbour discovery over IB):
+	 * no IPv6 on the TUN, whose packets would only be dropped (the
+	 * namespace's own /proc/sys/net; where it cannot, they are) */
+	if (!c->tap)
+		write_file(c->no_ip6, "1\n");
+	if ((c->tap && ioctl(s, SIOCSIFHWADDR, &c->hw)) ||
+	    ioctl(s, SIOCSIFMTU, &c->mtu) ||
 	    ioctl(s, SIOCSIFADDR, &c->addr) ||
 	    ioctl(s, SIOCSIFNETMASK, &c->mask))
 		goto out;
@@ -254,10 +263,13 @@ plan(struct child_plan *c, const struct hca_netns_req *r,
 		 getuid());
 	snprintf(c->gid_map, sizeof(c->gid_map), "%u %u 1\n", getgid(),
 		 getgid());
-	snprintf(c->ifname, sizeof(c->ifname), "eth%u",
+	c->tap = r->roce;
+	snprintf(c->ifname, sizeof(c->ifname), "%s%u", r->roce ? "eth" : "ib",
 		 r->port_num ? r->port_num - 1 : 0);
 	memcpy(c->tun.ifr_name, c->ifname, sizeof(c->ifname));
-	c->tun.ifr_flags = IFF_TAP | IFF_NO_PI;
+	c->tun.ifr_flags = (r->roce ? IFF_TAP : IFF_TUN) | IFF_NO_PI;
+	snprintf(c->no_ip6, sizeof(c->no_ip6),
+		 "/proc/sys/net/ipv6/conf/%s/disable_ipv6", c->ifname);
 	c->hw = c->mtu = c->addr = c->mask = c->up = c->tun;
 	c->hw.ifr_hwaddr.sa_family = ARPHRD_ETHER;
 	memcpy(c->hw.ifr_hwaddr.sa_data, r->mac, 6);
@@ -283,8 +295,6 @@ hca_netns_add_port(const struct hca_netns_req *r, int *dev,
 	int sv[2], fds[3], nfds = 0, rc, status;
 	pid_t pid;
 
-	if (!r->roce)
-		return EOPNOTSUPP;
 	if (strlen(r->node) >= NODE_MAX)
 		return ENAMETOOLONG;
 	pthread_mutex_lock(&tab_lock);

@@ -4,7 +4,8 @@
  * (madpmd-run --net): one per node, holding a network device per port
  * that asked, with the port's MAC and IPv4 address. The device is a TAP
  * on a RoCE port, whose Ethernet frames the port carries beside RoCE
- * (netif.h); the daemon keeps its fd and the namespace's. The addresses
+ * (netif.h), and a TUN on an IB port, whose IPv4 packets go as IPoIB
+ * (ipoib.h); the daemon keeps its fd and the namespace's. The addresses
  * exist only in that namespace.
  *
  * Made by a child process (the daemon is threaded; unshare(2) of a user
@@ -23,7 +24,7 @@
 struct hca_netns_req {
 	const char *node;		/* the node's name: one namespace each */
 	unsigned int port_num;
-	bool roce;			/* a TAP (RoCE); IB has none yet */
+	bool roce;			/* a TAP (RoCE), else a TUN (IPoIB) */
 	uint8_t mac[6];
 	uint8_t ip4[4];
 	unsigned int mtu;

@@ -4,15 +4,15 @@
 # madpmd-run --net: a command in its node's own network namespace, where
 # eth0 holds the node's address and reaches the other nodes' over the
 # fabric, Ethernet beside RoCE on a RoCE port, in the same capture as the
-# RDMA traffic it sets up. Stock programs whose side channel is TCP to
+# RDMA traffic it sets up; IPoIB on IB ports, joined to the broadcast
+# group OpenSM made, across switches. Stock programs whose side channel is TCP to
 # the peer's address run between two nodes: ping, qperf -cm 1 (rdma_cm
 # to that address), libfabric's fi_pingpong with msg and rdm endpoints
 # (its verbs provider finds the device behind eth0's address), perftest
 # without -R (its exchange over TCP). tshark reads ARP, ICMP, TCP and
 # RoCE in the one capture. The addresses exist only in those namespaces:
 # none in the machine's, nothing sent to them from it. A daemon and its
-# clients as nobody do the same in a user namespace. On an IB port --net
-# says there is no IPoIB yet and runs nothing.
+# clients as nobody do the same in a user namespace.
 # Usage: test_net.sh <madpmd> <madpmd-run>
 set -u
 madpmd=$1
@@ -150,18 +150,78 @@ daemon_stop_check $qd "$tmp/q.log"
 ok $? "the second RoCE daemon stops cleanly"
 export MADPMD_RUN_DIR=$tmp/run
 
-# an IB port has no IP interface yet: said, nothing run
-"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-net-ib-$$ \
-	-- --run-dir "$tmp/ib" > "$tmp/ib.log" 2>&1 &
+# IB: IPoIB on the broadcast group OpenSM made (a resident SM: its SA
+# takes the join), across a switch fabric (ibsim's net.2sw2path4hca:
+# Hca1 on Switch1, Hca4 on Switch2, the group forwarded by OpenSM's MFTs)
+net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
+export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
+mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
+"$madpmd" --no-huge --no-pci -m 512 -l 0,1 --file-prefix=madpmd-net-ib-$$ \
+	-- --run-dir "$tmp/ib" --topology "$net" --capture "$tmp/ib.pcapng" \
+	> "$tmp/ib.log" 2>&1 &
 ib=$!
 pids+=($ib)
-for i in $(seq 100); do [ -S "$tmp/ib/hca2/umad" ] && break; sleep 0.1; done
-"$run" --run-dir "$tmp/ib" --node hca1 --net echo ran > "$tmp/ib.out" 2>&1
+export MADPMD_RUN_DIR=$tmp/ib
+for i in $(seq 100); do [ -S "$tmp/ib/Hca4/umad" ] && break; sleep 0.1; done
+"$run" --node Hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
+sm=$!
+pids+=($sm)
+for i in $(seq 150); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.2; done
+b1=$("$run" --node Hca1 --print-addr)
+b4=$("$run" --node Hca4 --print-addr)
+"$run" --node Hca4 --net ip -o addr show ib0 > "$tmp/ib0" 2>&1
+sed 's/^/# /' "$tmp/ib0"
+grep -q "inet $b4/16 " "$tmp/ib0" && grep -q "mtu 2044" <("$run" --node Hca4 --net ip link show ib0)
+ok $? "IB: Hca4 --net has ib0 with its address $b4, MTU 2044 (IPoIB datagram mode on IB MTU 2048)"
+for i in $(seq 20); do
+	timeout 10 "$run" --node Hca1 --net ping -c 1 -W 1 "$b4" > /dev/null 2>&1 && break
+	sleep 0.2
+done
+timeout 20 "$run" --node Hca1 --net ping -c 3 -W 2 "$b4" > "$tmp/ibping" 2>&1
 rc=$?
-echo "# $(head -1 "$tmp/ib.out")"
-[ $rc = 1 ] && ! grep -q '^ran$' "$tmp/ib.out" && grep -q "IPoIB" "$tmp/ib.out"
-ok $? "IB: madpmd-run --net says there is no IPoIB yet, exit 1, the command not run"
-stop $ib
+grep -q "3 received" "$tmp/ibping"
+ok $? "IB: Hca1 --net pings Hca4's $b4 across both switches over IPoIB, 3 of 3 (exit $rc)"
+port=$((port + 1))
+timeout 30 "$run" --node Hca4 --net fi_pingpong -p verbs -e msg -B $port -I 100 -S 64 \
+	> "$tmp/ibfi.srv" 2>&1 &
+srv=$!
+pids+=($srv)
+sleep 1
+timeout 30 "$run" --node Hca1 --net fi_pingpong -p verbs -e msg -P $port -I 100 -S 64 "$b4" \
+	> "$tmp/ibfi.cli" 2>&1
+rc=$?
+wait $srv
+rc1=$?
+grep -qE '^64 +100 +=100 ' "$tmp/ibfi.cli" && [ $rc = 0 ] && [ $rc1 = 0 ]
+ok $? "IB: fi_pingpong -e msg to $b4 over the IPoIB address (exit $rc1, $rc)"
+port=$((port + 1))
+timeout 60 "$run" --node Hca4 --net qperf -lp $port > "$tmp/ibq.srv" 2>&1 &
+qsrv=$!
+pids+=($qsrv)
+sleep 0.5
+timeout 20 "$run" --node Hca1 --net qperf -lp $port -t 1 -cm 1 "$b4" rc_lat > "$tmp/ibq.cli" 2>&1
+rc=$?
+res=$(grep -E '^ +latency += ' "$tmp/ibq.cli" | tr -s ' ')
+[ $rc = 0 ] && [ -n "$res" ]
+ok $? "IB: qperf -cm 1 $b4 rc_lat, its control over TCP on IPoIB:$res (exit $rc)"
+stop $qsrv
+stop $sm
+daemon_stop_check $ib "$tmp/ib.log"
+ok $? "the IB daemon stops cleanly"
+# the capture: the join, IPoIB ARP and IP, decoded by stock tshark
+tshark -r "$tmp/ib.pcapng" -T fields -e _ws.col.Protocol -Y \
+	"(infiniband.mad.attributeid == 0x0038 && infiniband.mad.method == 0x02) ||
+	 (arp && infiniband.deth.srcqp == 2) ||
+	 (icmp.type == 0 && ip.src == $b4 && infiniband) ||
+	 (tcp.flags.syn == 1 && tcp.flags.ack == 0 && ip.dst == $b4 && infiniband)" \
+	> "$tmp/ib.txt" 2>/dev/null
+sort "$tmp/ib.txt" | uniq -c | sed 's/^/# capture: /'
+[ "$(grep -c '^ARP' "$tmp/ib.txt")" -ge 2 ] && [ "$(grep -c '^ICMP' "$tmp/ib.txt")" -ge 3 ] &&
+	[ "$(grep -c '^TCP' "$tmp/ib.txt")" -ge 2 ] &&
+	[ "$(grep -cvE '^(ARP|ICMP|TCP)' "$tmp/ib.txt")" -ge 2 ]
+ok $? "IB capture: each node's MCMemberRecord join, IPoIB ARP from QPN 2, ICMP and TCP, read by stock tshark"
+grep "^madpmd: Hca[14]:1 IP " "$tmp/ib.log" | sed 's/^/# /'
+export MADPMD_RUN_DIR=$tmp/run
 
 # a normal user: daemon and clients as nobody, the namespace in a user
 # namespace of theirs

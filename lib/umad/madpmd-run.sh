@@ -52,10 +52,10 @@ alone.
                   \$MADPMD_DEVICE if set, else madpmd0; an empty NAME
                   names it after the node (hca1), as madpmd did before
   --net           run the command in the node's own network namespace,
-                  where eth0 holds the node's address and reaches the
-                  other nodes' over the fabric (RoCE ports: Ethernet
-                  beside RoCE); made on first use, shared by the node's
-                  commands
+                  where eth0 (RoCE) or ib0 (IB) holds the node's address
+                  and reaches the other nodes' over the fabric (Ethernet
+                  beside RoCE, IPoIB); made on first use, shared by the
+                  node's commands
   --run-dir DIR   the daemon's run directory; default \$MADPMD_RUN_DIR,
                   else @RUN_DIR_DEFAULT@
   --print-addr    print the IPv4 address of the node's port 1 (one dotted

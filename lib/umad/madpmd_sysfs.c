@@ -31,7 +31,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -47,6 +46,7 @@
 #include <unistd.h>
 
 #include "madpmd/attr.h"
+#include "sysfs_cover.h"
 #include "sysfs_dev.h"
 #include "sysfs_net.h"
 #include "umad_priv.h"
@@ -361,47 +361,12 @@ ours(const char *name)
 }
 
 /* A tmpfs over /sys/class with the kernel's classes bound back, ours
- * left out; the old /sys/class is reached through a directory fd. */
+ * left out */
 static int
 cover_sysclass(void)
 {
-	char src[UMAD_PATH_MAX], to[UMAD_PATH_MAX];
-	struct dirent *e;
-	int fd, rc = -1;
-	DIR *d;
-
-	fd = open(SYSCLASS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (mount("madpmd-sysclass", SYSCLASS, "tmpfs",
-		  MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755") != 0) {
-		close(fd);
-		return -1;
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		goto undo;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.' || e->d_type != DT_DIR ||
-		    ours(e->d_name))
-			continue;
-		snprintf(src, sizeof(src), "/proc/self/fd/%d/%s", fd,
-			 e->d_name);
-		snprintf(to, sizeof(to), SYSCLASS "/%s", e->d_name);
-		if (mkdir(to, 0755) != 0 ||
-		    mount(src, to, NULL, MS_BIND | MS_REC, NULL) != 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	closedir(d);
-	if (rc == 0)
-		return 0;
-undo:
-	umount2(SYSCLASS, MNT_DETACH);
-	return -1;
+	return mpd_sysfs_cover(SYSCLASS, "madpmd-sysclass",
+			       MS_NOSUID | MS_NODEV | MS_NOEXEC, ours);
 }
 
 /* The node's ports as the daemon has them now: how many answered. */

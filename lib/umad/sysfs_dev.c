@@ -15,90 +15,29 @@
  * over it hides the machine's devices: the command has one HCA, the
  * node's.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "sysfs_cover.h"
 #include "sysfs_dev.h"
 
 #define DEV		"/dev"
 #define IBDEV		DEV "/infiniband"
 #define PATH_LEN	4096
 
-/* One entry of the old /dev (through dirfd) back at the same name. */
-static int
-bind_back(int dirfd, const char *name, unsigned char type)
-{
-	char src[PATH_LEN], to[PATH_LEN], link[PATH_LEN];
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	if (type == DT_UNKNOWN) {
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			return -1;
-		type = S_ISDIR(st.st_mode) ? DT_DIR :
-		       S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-	}
-	snprintf(to, sizeof(to), DEV "/%s", name);
-	if (type == DT_LNK) {
-		n = readlinkat(dirfd, name, link, sizeof(link) - 1);
-		if (n < 0)
-			return -1;
-		link[n] = '\0';
-		return symlink(link, to);
-	}
-	if (type == DT_DIR) {
-		if (mkdir(to, 0755) != 0)
-			return -1;
-	} else {
-		fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd < 0)
-			return -1;
-		close(fd);
-	}
-	snprintf(src, sizeof(src), "/proc/self/fd/%d/%s", dirfd, name);
-	return mount(src, to, NULL, MS_BIND | MS_REC, NULL);
-}
-
-/* A tmpfs over /dev with the old entries bound back; /dev/infiniband. */
+/* A tmpfs over /dev with the old entries bound back; /dev/infiniband */
 static int
 cover_dev(void)
 {
-	struct dirent *e;
-	int fd, rc = -1;
-	DIR *d;
-
-	fd = open(DEV, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (mpd_sysfs_cover(DEV, "madpmd-dev", MS_NOSUID, NULL) != 0)
 		return -1;
-	if (mount("madpmd-dev", DEV, "tmpfs", MS_NOSUID, "mode=0755") != 0) {
-		close(fd);
-		return -1;
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		goto undo;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (bind_back(fd, e->d_name, e->d_type) != 0)
-			goto out;
-	}
-	rc = mkdir(IBDEV, 0755);
-out:
-	closedir(d);
-	if (rc == 0)
+	if (mkdir(IBDEV, 0755) == 0)
 		return 0;
-undo:
 	umount2(DEV, MNT_DETACH);
 	return -1;
 }

@@ -6,7 +6,9 @@
 # ucx_perftest's UCP tag_lat and put_bw, UCT am_lat over rc_verbs and
 # ud_verbs), Open MPI 4.1 over UCX (a user's program, built with mpicc: a
 # ping-pong whose every byte is checked and an allreduce, one rank per
-# node), qperf (its RC, UC and UD tests, polling and waiting on events)
+# node), qperf (its RC, UC and UD tests, polling and waiting on events,
+# the RC ones connected by rdma_cm too, from the nodes' namespaces to the
+# peer's IPoIB address)
 # and libfabric's verbs provider (fi_info; fi_pingpong). Every node's HCA
 # is madpmd0, so one UCX_NET_DEVICES serves both ranks, as on a cluster.
 # UCX is kept to its verbs transports: two processes of one machine would
@@ -33,9 +35,13 @@ port=$((20000 + $$ % 20000))
 export UCX_TLS=rc_verbs,ud_verbs,self UCX_NET_DEVICES=madpmd0:1
 
 fabric madpmd-mw-$$ "$MADPMD_RUN_DIR" --umad-mode 0666
-timeout 60 "$run" --node hca1 opensm -o -f "$tmp/opensm.log" > /dev/null 2>&1
+# a resident SM: its SA takes the nodes' IPoIB joins (qperf below)
+"$run" --node hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
+sm=$!
+pids+=($sm)
+for i in $(seq 150); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.2; done
 grep -q "SUBNET UP" "$tmp/opensm.log"
-ok $? "opensm -o reaches SUBNET UP"
+ok $? "a resident opensm reaches SUBNET UP"
 
 # "Field:....value" of a diag's dump
 field() { sed -n "s/^$2:\.*//p" "$1" | head -1; }
@@ -113,24 +119,31 @@ else
 	ok 1 "mpicc builds the ping-pong ($(tail -1 "$tmp/mpicc.log"))"
 fi
 
-# ---- qperf: its control connection TCP to the server, the test over
-# the fabric; -cp 0 waits on completion events (a SIGALRM ends each) ----
+# ---- qperf, as on two hosts: both in their nodes' namespaces (--net),
+# its control connection TCP to the peer's address over IPoIB, the test
+# over the fabric; -cp 0 waits on completion events (a SIGALRM ends
+# each); -cm 1 connects its RC tests by rdma_cm to that address ----
+a2=$("$run" --node hca2 --print-addr)
 port=$((port + 1))
-timeout 300 "$run" --node hca2 qperf -lp $port > "$tmp/qperf.srv" 2>&1 &
+timeout 300 "$run" --node hca2 --net qperf -lp $port > "$tmp/qperf.srv" 2>&1 &
 qsrv=$!
 pids+=($qsrv)
-sleep 0.5
-for mode in poll event; do
-	opt=()
+for i in $(seq 50); do
+	timeout 5 "$run" --node hca1 --net ping -c 1 -W 1 "$a2" > /dev/null 2>&1 && break
+	sleep 0.2
+done
+for mode in poll event cm; do
+	opt=() tests="rc_lat rc_bw rc_rdma_write_lat rc_rdma_read_bw uc_lat ud_lat ud_bw"
 	[ $mode = event ] && opt=(-cp 0)
-	for t in rc_lat rc_bw rc_rdma_write_lat rc_rdma_read_bw uc_lat ud_lat ud_bw; do
-		timeout 20 "$run" --node hca1 qperf -lp $port -t 1 "${opt[@]}" \
-			localhost $t > "$tmp/qperf.$t.$mode" 2>&1
+	[ $mode = cm ] && opt=(-cm 1) tests="rc_lat rc_bw rc_rdma_write_lat rc_rdma_read_bw"
+	for t in $tests; do
+		timeout 20 "$run" --node hca1 --net qperf -lp $port -t 1 "${opt[@]}" \
+			"$a2" $t > "$tmp/qperf.$t.$mode" 2>&1
 		rc=$?
 		res=$(grep -E '^ +(latency|bw|send_bw) += ' "$tmp/qperf.$t.$mode" | head -1 |
 			tr -s ' ')
 		[ $rc = 0 ] && [ -n "$res" ] && ! grep -qi "error\|failed" "$tmp/qperf.$t.$mode"
-		ok $? "qperf $t ($mode${opt[*]:+, ${opt[*]}}):$res (exit $rc)"
+		ok $? "qperf $a2 $t ($mode${opt[*]:+, ${opt[*]}}):$res (exit $rc)"
 	done
 done
 stop $qsrv
@@ -157,6 +170,7 @@ sizes=$(awk '$2 == 100 && $3 == "=100" {printf "%s ", $1}' "$tmp/fi_dgram.cli")
 [ $rc = 0 ] && [ $rc1 = 0 ] && [ "$sizes" = "64 256 1k 4k " ]
 ok $? "fi_pingpong -p verbs -e dgram: ${sizes}bytes, 100 of 100 each (exit $rc1, $rc)"
 
+stop $sm
 daemon_stop_check $daemon "$tmp/madpmd-mw-$$.log"
 ok $? "the daemon stops cleanly"
 tap_done

@@ -51,6 +51,13 @@ recv_cqe(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_pkt *pk,
 			e.sl = pk->lrh.sl;
 			e.dlid_path_bits = (uint8_t)(pk->lrh.dlid &
 					((1u << v->port->lmc) - 1));
+		} else if (qp->type == IBV_QPT_UD) {
+			/* RoCE has no SL: a UD completion's says what the
+			 * frame was, as mlx5's does (bit 3 UDP, bits 2:0 the
+			 * L3 header: 1 IPv6, 2 IPv4; A17.4.5.1 wants the CQE
+			 * to tell them apart), which UCX's ud_verbs reads to
+			 * find the destination GID in the GRH area */
+			e.sl = 0x8 | (pk->ip_ver == 4 ? 0x2 : 0x1);
 		}
 		if (imm) {
 			e.wc_flags |= IBV_WC_WITH_IMM;

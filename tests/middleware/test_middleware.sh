@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Real middleware from Debian, unmodified, between two nodes of an IB
-# fabric, started as a user starts it under madpmd-run: UCX (ucx_info -d;
+# fabric (UCX and MPI on RoCE too), started as a user starts it under
+# madpmd-run: UCX (ucx_info -d;
 # ucx_perftest's UCP tag_lat and put_bw, UCT am_lat over rc_verbs and
 # ud_verbs), Open MPI 4.1 over UCX (a user's program, built with mpicc: a
 # ping-pong whose every byte is checked and an allreduce, one rank per
@@ -28,7 +29,7 @@ tmp=$(mktemp -d /tmp/madpmd-mw.XXXXXX)
 chmod 755 "$tmp"
 export OSM_CACHE_DIR=$tmp/osm-cache OSM_TMP_DIR=$tmp/osm-tmp
 mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
-eal_prefixes=(madpmd-mw-$$)
+eal_prefixes=(madpmd-mw-$$ madpmd-mw-roce-$$)
 export MADPMD_RUN_DIR=$tmp/run
 # the side channels' TCP ports (loopback)
 port=$((20000 + $$ % 20000))
@@ -173,4 +174,27 @@ ok $? "fi_pingpong -p verbs -e dgram: ${sizes}bytes, 100 of 100 each (exit $rc1,
 stop $sm
 daemon_stop_check $daemon "$tmp/madpmd-mw-$$.log"
 ok $? "the daemon stops cleanly"
+
+# ---- the same UCX and MPI on RoCE (UD over RoCE v2: the completion's
+# sl tells UCX the frame was IPv4, as mlx5's does) ----
+fabric madpmd-mw-roce-$$ "$tmp/roce" --link roce
+export MADPMD_RUN_DIR=$tmp/roce
+perftest roce_tag_lat -t tag_lat -n 2000
+ok $? "RoCE: ucx_perftest -t tag_lat (UCP, rc_verbs+ud_verbs): median $(echo "$final" | cut -d' ' -f3) us"
+perftest roce_put_bw -t ucp_put_bw -s 65536 -n 500
+ok $? "RoCE: ucx_perftest -t ucp_put_bw -s 65536: $(echo "$final" | cut -d' ' -f6) MB/s"
+perftest roce_am_ud -t am_lat -d madpmd0:1 -x ud_verbs -n 2000
+ok $? "RoCE: ucx_perftest -t am_lat -x ud_verbs: median $(echo "$final" | cut -d' ' -f3) us"
+if [ -x "$tmp/mpi_pingpong" ]; then
+	timeout 120 mpirun "${root[@]}" --oversubscribe --mca pml ucx --mca btl self \
+		-x UCX_TLS -x UCX_NET_DEVICES \
+		-np 1 "$run" --node hca1 "$tmp/mpi_pingpong" : \
+		-np 1 "$run" --node hca2 "$tmp/mpi_pingpong" > "$tmp/mpi.roce.out" 2>&1
+	rc=$?
+	[ $rc = 0 ] && [ "$(grep -c '^pingpong ' "$tmp/mpi.roce.out")" = 9 ] &&
+		[ "$(grep -c '^allreduce ok 65536' "$tmp/mpi.roce.out")" = 2 ]
+	ok $? "RoCE: mpirun, a rank on each node: ping-pong checked byte by byte, allreduce right (exit $rc)"
+fi
+daemon_stop_check $daemon "$tmp/madpmd-mw-roce-$$.log"
+ok $? "the RoCE daemon stops cleanly"
 tap_done

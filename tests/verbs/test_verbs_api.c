@@ -1754,6 +1754,63 @@ test_refusals(bool roce)
 		ibv_destroy_cq(cq);
 }
 
+/*
+ * A UD receive on RoCE v2 over IPv4, to the port's own address: the GRH
+ * area holds the IPv4 header in its last 20 bytes (rdma-core's layout),
+ * and the completion's sl says "UDP, IPv4" (0xa) as mlx5's does, which
+ * UCX's ud_verbs reads to know where the destination GID is.
+ */
+static void
+roce_ud_completion(void)
+{
+	struct ibv_cq *cq = cq_new(16, NULL);
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	union ibv_gid own;
+	struct ibv_wc wc[2];
+	struct ibv_ah *ah;
+	struct ep a, b;
+	int n;
+
+	if (!ok(cq && ibv_query_gid(ctx, 1, 1, &own) == 0 &&
+		make_ep(&a, IBV_QPT_UD, cq, cq, 8) == 0 &&
+		make_ep(&b, IBV_QPT_UD, cq, cq, 8) == 0 &&
+		connect_qp(a.qp, IBV_QPT_UD, 0, 0, 0, 0, 0) == 0 &&
+		connect_qp(b.qp, IBV_QPT_UD, 0, 0, 0, 0, 0) == 0,
+		"RoCE: two UD QPs in RTS, GID 1"))
+		return;
+	aa.grh.dgid = own;
+	aa.grh.sgid_index = 1;
+	aa.grh.hop_limit = 64;
+	ah = ibv_create_ah(pd, &aa);
+	post_recv(&b, 60, 0, 40 + 512);
+	{
+		struct ibv_send_wr wr = {
+			.wr_id = 61, .opcode = IBV_WR_SEND,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.ud = { ah, b.qp->qp_num, QKEY },
+		};
+
+		post_send(&a, &wr, 0, 16);
+	}
+	n = poll_n(cq, wc, 2);
+	if (n == 2 && wc[0].opcode != IBV_WC_RECV) {
+		struct ibv_wc t = wc[0];
+
+		wc[0] = wc[1];
+		wc[1] = t;
+	}
+	ok(n == 2 && wc[0].opcode == IBV_WC_RECV && wc[0].status == IBV_WC_SUCCESS &&
+	   (wc[0].wc_flags & IBV_WC_GRH) && wc[0].sl == 0xa &&
+	   b.buf[20] == 0x45 && !memcmp(b.buf + 36, own.raw + 12, 4),
+	   "RoCE UD receive: GRH flag, sl 0xa (UDP, IPv4: mlx5's), the IPv4 header in the GRH area's last 20 bytes, to our address (sl 0x%x)",
+	   n > 0 ? wc[0].sl : 0);
+	if (ah)
+		ibv_destroy_ah(ah);
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_qp(b.qp);
+	ibv_destroy_cq(cq);
+}
+
 /* A RoCE port (IBA A16.1, the kernel's rdma_check_ah_attr()): an AH
  * addresses by GID, so one without a GRH is refused */
 static int
@@ -1788,6 +1845,7 @@ roce_rules(void)
 	if (ah)
 		ibv_destroy_ah(ah);
 	test_refusals(true);
+	roce_ud_completion();
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	return tap_done();

@@ -227,10 +227,12 @@ export MADPMD_RUN_DIR=$tmp/run
 # namespace of theirs
 if [ "$(id -u)" = 0 ]; then
 	srun=$(stage_run "$tmp/stage" "$run")
+	# the daemon too: the build tree may be out of nobody's reach
+	cp "$madpmd" "$tmp/stage/madpmd" && chmod 755 "$tmp/stage/madpmd"
 	as=(setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME="$tmp"
 	    XDG_RUNTIME_DIR="$tmp/xdg" MADPMD_RUN_DIR="$tmp/nrun")
 	mkdir -p "$tmp/xdg" "$tmp/nrun" && chown nobody "$tmp/xdg" "$tmp/nrun"
-	"${as[@]}" "$madpmd" --no-huge --no-pci -m 256 -l 0,1 \
+	"${as[@]}" "$tmp/stage/madpmd" --no-huge --no-pci -m 256 -l 0,1 \
 		--file-prefix=madpmd-net-nobody-$$ -- --run-dir "$tmp/nrun" --link roce \
 		> "$tmp/nobody.log" 2>&1 &
 	nd=$!

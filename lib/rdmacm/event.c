@@ -259,7 +259,7 @@ get_event(struct cma_chan *c, struct rdma_cm_event **event)
 	struct mpd_cm_event_rec r;
 	struct cma_event *e;
 	struct cma_id *p;
-	int rc, fl;
+	int rc, fl, fd;
 
 	for (;;) {
 		rc = next_record(c, &r, &p);
@@ -280,7 +280,8 @@ get_event(struct cma_chan *c, struct rdma_cm_event **event)
 		}
 		if (cma_chan_closing(c))
 			return -1;
-		fl = fcntl(__atomic_load_n(&c->ch.fd, __ATOMIC_RELAXED), F_GETFL);
+		fd = __atomic_load_n(&c->ch.fd, __ATOMIC_RELAXED);
+		fl = fcntl(fd, F_GETFL);
 		if (fl < 0 || (fl & O_NONBLOCK))
 			return cma_err(EAGAIN);
 		rc = cma_chan_wait(c, -1);

@@ -70,7 +70,7 @@ struct cma_rec {
 struct cma_chan {
 	struct rdma_event_channel ch;	/* what the application sees */
 	unsigned int refs;		/* atomic */
-	bool closing;			/* atomic: destroyed by the application */
+	bool closing;			/* atomic: destroyed by its owner */
 	pthread_mutex_t ctl_lock;	/* sock, seq, dead */
 	int sock;
 	int efd;			/* the session's wake-ups, under ch.fd */

@@ -40,9 +40,11 @@ ipoib_deliver(struct hca_mad_client *c, const struct hca_mad_desc *d,
 	struct hca_ipoib *ip = ipoib_of(c);
 	struct mpd_mcmember_record rec;
 
-	if (ip->state != HCA_IPOIB_JOINING || (uint32_t)mpd_mad_tid(mad) != ip->tid)
+	if (ip->state != HCA_IPOIB_JOINING ||
+	    (uint32_t)mpd_mad_tid(mad) != ip->tid)
 		return true;
-	if (d->status || hca_cma_mc_answer(ip->port, mad, len, ip->mgid, &rec)) {
+	if (d->status ||
+	    hca_cma_mc_answer(ip->port, mad, len, ip->mgid, &rec)) {
 		ip->state = HCA_IPOIB_DOWN;
 		ip->join_ns = ip->now_ns + JOIN_RETRY_NS;
 		return true;
@@ -215,8 +217,10 @@ send_arp(struct hca_ipoib *ip, uint16_t op, const uint8_t tpa[4],
 	hca_ipoib_put_hdr(b, HCA_IPOIB_ET_ARP);
 	hca_ipoib_arp_encode(&a, b + HCA_IPOIB_HDR);
 	if (to)
-		return send_ud(ip, to->lid, to->hw.qpn, NULL, b, sizeof(b), out);
-	return send_ud(ip, ip->mlid, MPD_QPN_MCAST, ip->mgid, b, sizeof(b), out);
+		return send_ud(ip, to->lid, to->hw.qpn, NULL, b, sizeof(b),
+			       out);
+	return send_ud(ip, ip->mlid, MPD_QPN_MCAST, ip->mgid, b, sizeof(b),
+		       out);
 }
 
 static struct hca_ipoib_neigh *
@@ -329,7 +333,8 @@ pend_poll(struct hca_ipoib *ip, uint64_t now, struct hca_v_out *out)
 		if (!send_arp(ip, 1, q->ip4, NULL, out))
 			return;
 		for (j = 0; j < HCA_IPOIB_PEND; j++)
-			if (ip->pend[j].used && !memcmp(ip->pend[j].ip4, q->ip4, 4))
+			if (ip->pend[j].used &&
+			    !memcmp(ip->pend[j].ip4, q->ip4, 4))
 				ip->pend[j].arp_ns = now;
 	}
 }

@@ -22,7 +22,7 @@
 #define HCA_NETNS_IFNAMSIZ	16
 
 struct hca_netns_req {
-	const char *node;		/* the node's name: one namespace each */
+	const char *node;		/* one namespace a node name */
 	unsigned int port_num;
 	bool roce;			/* a TAP (RoCE), else a TUN (IPoIB) */
 	uint8_t mac[6];

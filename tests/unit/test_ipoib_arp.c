@@ -28,21 +28,23 @@ main(void)
 	ok(hca_ipoib_type(request, sizeof(request)) == HCA_IPOIB_ET_ARP,
 	   "the header's EtherType: ARP");
 	ok(hca_ipoib_type(request, 3) == 0, "3 bytes: no header");
-	ok(hca_ipoib_arp_decode(request + HCA_IPOIB_HDR, HCA_IPOIB_ARP_LEN, &a) &&
+	ok(hca_ipoib_arp_decode(request + HCA_IPOIB_HDR, HCA_IPOIB_ARP_LEN,
+				&a) &&
 	   a.op == 1 && a.sha.qpn == 2 && a.sha.gid[0] == 0xfe &&
 	   a.sha.gid[15] == 1 && !memcmp(a.spa, "\x0a\x4d\x01\x02", 4) &&
 	   !memcmp(a.tpa, "\x0a\x4d\x01\x03", 4), "decoded: a request, QPN 2, GID, both addresses");
 	hca_ipoib_put_hdr(out, HCA_IPOIB_ET_ARP);
 	hca_ipoib_arp_encode(&a, out + HCA_IPOIB_HDR);
 	ok(!memcmp(out, request, sizeof(out)), "encoded again: the same bytes");
-	ok(!hca_ipoib_arp_decode(request + HCA_IPOIB_HDR, HCA_IPOIB_ARP_LEN - 1, &a),
+	ok(!hca_ipoib_arp_decode(request + HCA_IPOIB_HDR,
+				 HCA_IPOIB_ARP_LEN - 1, &a),
 	   "a byte short: refused");
 	memcpy(out, request, sizeof(out));
 	out[HCA_IPOIB_HDR + 1] = 1;			/* Ethernet's hrd */
 	ok(!hca_ipoib_arp_decode(out + HCA_IPOIB_HDR, HCA_IPOIB_ARP_LEN, &a),
 	   "hardware type 1 (Ethernet): refused");
 	memcpy(out, request, sizeof(out));
-	out[HCA_IPOIB_HDR + 4] = 6;			/* a 6-byte hw address */
+	out[HCA_IPOIB_HDR + 4] = 6;		/* a 6-byte hw address */
 	ok(!hca_ipoib_arp_decode(out + HCA_IPOIB_HDR, HCA_IPOIB_ARP_LEN, &a),
 	   "hardware address length 6: refused");
 	memcpy(out, request, sizeof(out));

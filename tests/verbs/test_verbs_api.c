@@ -1799,7 +1799,8 @@ roce_ud_completion(void)
 		wc[0] = wc[1];
 		wc[1] = t;
 	}
-	ok(n == 2 && wc[0].opcode == IBV_WC_RECV && wc[0].status == IBV_WC_SUCCESS &&
+	ok(n == 2 && wc[0].opcode == IBV_WC_RECV &&
+	   wc[0].status == IBV_WC_SUCCESS &&
 	   (wc[0].wc_flags & IBV_WC_GRH) && wc[0].sl == 0xa &&
 	   b.buf[20] == 0x45 && !memcmp(b.buf + 36, own.raw + 12, 4),
 	   "RoCE UD receive: GRH flag, sl 0xa (UDP, IPv4: mlx5's), the IPv4 header in the GRH area's last 20 bytes, to our address (sl 0x%x)",

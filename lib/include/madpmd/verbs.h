@@ -49,7 +49,7 @@ enum mpd_v_type {
 	MPD_V_DEALLOC_PD = 33,
 	MPD_V_REG_MR = 34,		/* reply: one fd, the MR's memfd */
 	MPD_V_DEREG_MR = 35,
-	MPD_V_CREATE_CHANNEL = 36,	/* reply: two fds, the ends of a socketpair */
+	MPD_V_CREATE_CHANNEL = 36,	/* reply: the socketpair's ends */
 	MPD_V_DESTROY_CHANNEL = 37,
 	MPD_V_CREATE_CQ = 38,		/* reply: one fd, the CQ's memfd */
 	MPD_V_DESTROY_CQ = 39,

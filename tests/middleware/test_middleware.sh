@@ -94,7 +94,18 @@ done
 # ---- Open MPI over UCX ----
 lid1=$("$run" --node hca1 ibstat | awk '/Base lid/ {print $3; exit}')
 counters() { "$run" --node hca2 perfquery -x "$lid1" 1 > "$tmp/pq.$1" 2>&1; }
-if mpicc -O2 -o "$tmp/mpi_pingpong" "$mpisrc" > "$tmp/mpicc.log" 2>&1; then
+# the ASan pass preloads the sanitizer for our drop-ins into stock
+# programs; into mpirun it finds Open MPI 4.1.4's own use-after-free
+# (orte_rml_oob_send_buffer_nb after orte_rml_send_callback freed the
+# buffer), and the ranks cannot have it while mpirun has not: MPI runs in
+# the plain pass only
+mpi_san=
+case ${LD_PRELOAD:-} in
+*libasan*) mpi_san="a sanitized build: ASan in mpirun finds Open MPI's own use-after-free" ;;
+esac
+if [ -n "$mpi_san" ]; then
+	skip "MPI over UCX between the nodes" "$mpi_san"
+elif mpicc -O2 -o "$tmp/mpi_pingpong" "$mpisrc" > "$tmp/mpicc.log" 2>&1; then
 	ok 0 "mpicc builds the ping-pong"
 	counters before
 	root=()
@@ -185,7 +196,9 @@ perftest roce_put_bw -t ucp_put_bw -s 65536 -n 500
 ok $? "RoCE: ucx_perftest -t ucp_put_bw -s 65536: $(echo "$final" | cut -d' ' -f6) MB/s"
 perftest roce_am_ud -t am_lat -d madpmd0:1 -x ud_verbs -n 2000
 ok $? "RoCE: ucx_perftest -t am_lat -x ud_verbs: median $(echo "$final" | cut -d' ' -f3) us"
-if [ -x "$tmp/mpi_pingpong" ]; then
+if [ -n "$mpi_san" ]; then
+	skip "RoCE: MPI over UCX" "$mpi_san"
+elif [ -x "$tmp/mpi_pingpong" ]; then
 	timeout 120 mpirun "${root[@]}" --oversubscribe --mca pml ucx --mca btl self \
 		-x UCX_TLS -x UCX_NET_DEVICES \
 		-np 1 "$run" --node hca1 "$tmp/mpi_pingpong" : \

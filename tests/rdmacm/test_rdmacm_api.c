@@ -555,6 +555,7 @@ count_fds(void)
 
 struct waiter {
 	struct rdma_event_channel *ch;
+	int entered;			/* atomic */
 	int returned;			/* atomic */
 };
 
@@ -565,12 +566,16 @@ wait_event(void *arg)
 	struct waiter *w = arg;
 	struct rdma_cm_event *ev;
 
+	__atomic_store_n(&w->entered, 1, __ATOMIC_RELEASE);
 	if (rdma_get_cm_event(w->ch, &ev) == 0)
 		rdma_ack_cm_event(ev);
 	__atomic_store_n(&w->returned, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
+/* A thread waiting in rdma_get_cm_event() on w->ch: started, and given
+ * 20 ms past its call (a destroy before the call would be the
+ * application's use after free, not the race tested) */
 static bool
 start_waiter(struct waiter *w)
 {
@@ -579,6 +584,9 @@ start_waiter(struct waiter *w)
 	if (pthread_create(&t, NULL, wait_event, w))
 		return false;
 	pthread_detach(t);
+	while (!__atomic_load_n(&w->entered, __ATOMIC_ACQUIRE))
+		sched_yield();
+	usleep(20000);
 	return true;
 }
 
@@ -596,7 +604,6 @@ test_destroy_waiting(void)
 	if (!ok(ws[0].ch && start_waiter(&ws[0]),
 		"destroy under a waiter: a thread waits in rdma_get_cm_event"))
 		return;
-	usleep(50000);
 	fd = ws[0].ch->fd;
 	rdma_destroy_event_channel(ws[0].ch);
 	usleep(100000);

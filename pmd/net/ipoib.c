@@ -158,28 +158,18 @@ send_ud(struct hca_ipoib *ip, uint16_t dlid, uint32_t dqpn,
 	const uint8_t *dgid, const uint8_t *payload, uint32_t len,
 	struct hca_v_out *out)
 {
-	const struct hca_port *p = ip->port;
+	struct mpd_v_ah ah = { .dlid = dlid, .sl = ip->sl };
 	struct mpd_pkt pk;
 
 	if (!out->room)
 		return false;
-	memset(&pk, 0, sizeof(pk));
-	pk.link = MPD_LINK_IB;
-	pk.lrh.sl = ip->sl & 0xf;
-	pk.lrh.vl = p->sl2vl[ip->sl & 0xf] & 0xf;
-	if (pk.lrh.vl == MPD_VL15)
-		pk.lrh.vl = 0;
-	pk.lrh.dlid = dlid;
-	pk.lrh.slid = p->lid;
 	if (dgid) {
-		pk.has_grh = true;
-		pk.grh.ip_ver = 6;
-		pk.grh.next_hdr = MPD_GRH_NEXT_HDR_IBA;
-		pk.grh.hop_limit = 1;
-		mpd_put_be64(pk.grh.sgid, p->gid_prefix);
-		mpd_put_be64(pk.grh.sgid + 8, p->port_guid);
-		memcpy(pk.grh.dgid, dgid, 16);
+		ah.is_global = 1;
+		ah.hop_limit = 1;
+		memcpy(ah.dgid, dgid, 16);
 	}
+	if (!hca_path_headers(ip->port, &ah, &pk))
+		return false;
 	pk.bth.opcode = MPD_OP_UD_SEND_ONLY;
 	pk.bth.pkey = IPOIB_PKEY;
 	pk.bth.dest_qp = dqpn;

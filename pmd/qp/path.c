@@ -14,16 +14,13 @@ qp_mtu_bytes(uint32_t path_mtu)
 }
 
 bool
-qp_headers(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_v_ah *ah,
-	   uint32_t dest_qp, struct mpd_pkt *pk)
+hca_path_headers(const struct hca_port *p, const struct mpd_v_ah *ah,
+		 struct mpd_pkt *pk)
 {
-	const struct hca_port *p = v->port;
 	struct hca_neigh n;
 
 	memset(pk, 0, sizeof(*pk));
 	pk->link = p->link;
-	pk->bth.pkey = p->pkeys[qp->attr.pkey_index % HCA_PKEY_TABLE_LEN];
-	pk->bth.dest_qp = dest_qp & PSN_MASK;
 	if (p->link == MPD_LINK_IB) {
 		pk->lrh.sl = ah->sl & 0xf;
 		pk->lrh.vl = p->sl2vl[ah->sl & 0xf] & 0xf;
@@ -75,9 +72,24 @@ qp_headers(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_v_ah *ah,
 		mpd_put_be64(pk->ip6.src + 8, p->port_guid);
 		memcpy(pk->ip6.dst, ah->dgid, 16);
 	}
+	pk->udp.dport = MPD_ROCE_UDP_PORT;
+	return true;
+}
+
+bool
+qp_headers(struct hca_verbs *v, struct hca_v_qp *qp, const struct mpd_v_ah *ah,
+	   uint32_t dest_qp, struct mpd_pkt *pk)
+{
+	const struct hca_port *p = v->port;
+
+	if (!hca_path_headers(p, ah, pk))
+		return false;
+	pk->bth.pkey = p->pkeys[qp->attr.pkey_index % HCA_PKEY_TABLE_LEN];
+	pk->bth.dest_qp = dest_qp & PSN_MASK;
+	if (p->link == MPD_LINK_IB)
+		return true;
 	/* the source port spreads flows (RoCEv2 annex A17.3.2) */
 	pk->udp.sport = (uint16_t)(0xc000 | ((qp->qpn ^ dest_qp) & 0x3fff));
-	pk->udp.dport = MPD_ROCE_UDP_PORT;
 	return true;
 }
 

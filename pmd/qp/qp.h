@@ -158,6 +158,12 @@ struct hca_v_out {
 };
 
 void hca_verbs_init(struct hca_verbs *v, struct hca_port *port);
+/* The link's headers of a packet to ah from port p (IB: LRH, and the GRH
+ * when ah is global; RoCEv2: Ethernet, IP and UDP to RoCE's port, the
+ * source port left to the sender), pk cleared first; false: no route.
+ * The QP layer's and the daemon's own UD sender's (net/ipoib.c). */
+bool hca_path_headers(const struct hca_port *p, const struct mpd_v_ah *ah,
+		      struct mpd_pkt *pk);
 
 /* A data packet off the wire (dest QP > 1), checked by the port. */
 void hca_verbs_input(struct hca_verbs *v, const struct mpd_pkt *pk,

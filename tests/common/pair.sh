@@ -4,6 +4,9 @@
 #   fabric PREFIX RUNDIR [launcher options...]: madpmd in the background
 #     (its PID in $daemon and pids), its log in $tmp/PREFIX.log, waited for
 #     until hca2's socket is there (and on RoCE both ports Active)
+#   resident_sm NODE LOG: OpenSM on NODE under madpmd-run ($run), staying
+#     (its PID in $sm and pids), its log LOG flushed line by line (-d2);
+#     0 once LOG says SUBNET UP, within 30 s
 #   pair_run NAME TOOL ARGS...: TOOL -d madpmd0 as the server on hca1, then
 #     TOOL -d madpmd0 ... localhost as the client on hca2 (every node's HCA
 #     is madpmd0 under madpmd-run), each a process of its
@@ -29,6 +32,15 @@ fabric() {
 			sleep 0.1
 		done ;;
 	esac
+}
+
+resident_sm() {
+	local i
+	"$run" --node "$1" opensm -d2 -f "$2" > /dev/null 2>&1 &
+	sm=$!
+	pids+=($sm)
+	for i in $(seq 300); do grep -q "SUBNET UP" "$2" 2>/dev/null && break; sleep 0.1; done
+	grep -q "SUBNET UP" "$2"
 }
 
 pair_run() {

@@ -37,11 +37,7 @@ export UCX_TLS=rc_verbs,ud_verbs,self UCX_NET_DEVICES=madpmd0:1
 
 fabric madpmd-mw-$$ "$MADPMD_RUN_DIR" --umad-mode 0666
 # a resident SM: its SA takes the nodes' IPoIB joins (qperf below)
-"$run" --node hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
-sm=$!
-pids+=($sm)
-for i in $(seq 150); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.2; done
-grep -q "SUBNET UP" "$tmp/opensm.log"
+resident_sm hca1 "$tmp/opensm.log"
 ok $? "a resident opensm reaches SUBNET UP"
 
 # "Field:....value" of a diag's dump

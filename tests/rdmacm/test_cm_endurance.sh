@@ -106,11 +106,7 @@ rss_check() {
 export MADPMD_RUN_DIR=$tmp/run
 fabric $prefix "$MADPMD_RUN_DIR"
 # -d2: its log flushed at each line, to be waited for
-"$run" --node hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
-sm=$!
-pids+=($sm)
-for i in $(seq 300); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.1; done
-grep -q "SUBNET UP" "$tmp/opensm.log"
+resident_sm hca1 "$tmp/opensm.log"
 ok $? "a resident opensm reaches SUBNET UP"
 addr=$("$run" --node hca1 --print-addr)
 

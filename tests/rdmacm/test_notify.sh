@@ -41,11 +41,7 @@ notify_run() {
 	fabric $prefix "$MADPMD_RUN_DIR" --lossy drop=100%,mad=0x07:0x0014 "$@"
 	if [ "$link" = ib ]; then
 		# -d2: its log flushed at each line, to be waited for
-		"$run" --node hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
-		sm=$!
-		pids+=($sm)
-		for i in $(seq 300); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.1; done
-		grep -q "SUBNET UP" "$tmp/opensm.log"
+		resident_sm hca1 "$tmp/opensm.log"
 		ok $? "$link: a resident opensm reaches SUBNET UP with every CM RTU dropped"
 	fi
 	addr=$("$run" --node hca1 --print-addr)

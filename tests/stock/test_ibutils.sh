@@ -20,6 +20,7 @@ set -u
 madpmd=$1
 run=$2
 . "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/pair.sh"
 
 net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
 tmp=$(mktemp -d /tmp/madpmd-ibutils.XXXXXX)
@@ -33,10 +34,7 @@ mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR" "$tmp/diag"
 daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/Hca4/umad" ] && break; sleep 0.1; done
-"$run" --node Hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
-sm=$!
-pids+=($sm)
-for i in $(seq 150); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.2; done
+resident_sm Hca1 "$tmp/opensm.log"
 # and its SA serves the IPoIB broadcast group (what ibdiagpath looks for)
 for i in $(seq 100); do
 	"$run" --node Hca2 saquery -g 2>/dev/null | grep -q "ff12:401b:ffff::ffff:ffff" && break

@@ -20,6 +20,7 @@ run=$2
 here=$(dirname "$0")
 . "$here/../common/tap.sh"
 . "$here/../common/stage.sh"
+. "$here/../common/pair.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-net.XXXXXX)
 chmod 755 "$tmp"
@@ -163,10 +164,7 @@ ib=$!
 pids+=($ib)
 export MADPMD_RUN_DIR=$tmp/ib
 for i in $(seq 100); do [ -S "$tmp/ib/Hca4/umad" ] && break; sleep 0.1; done
-"$run" --node Hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
-sm=$!
-pids+=($sm)
-for i in $(seq 150); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.2; done
+resident_sm Hca1 "$tmp/opensm.log"
 b1=$("$run" --node Hca1 --print-addr)
 b4=$("$run" --node Hca4 --print-addr)
 "$run" --node Hca4 --net ip -o addr show ib0 > "$tmp/ib0" 2>&1

@@ -157,11 +157,7 @@ daemon=$!
 pids+=($daemon)
 for i in $(seq 100); do [ -S "$MADPMD_RUN_DIR/hca2/umad" ] && break; sleep 0.1; done
 # resident: rdma_cm asks it for PathRecords and multicast joins
-"$run" --node hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
-sm=$!
-pids+=($sm)
-for i in $(seq 300); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.1; done
-grep -q "SUBNET UP" "$tmp/opensm.log"
+resident_sm hca1 "$tmp/opensm.log"
 ok $? "IB: a resident opensm reaches SUBNET UP"
 modules ib
 stop $sm

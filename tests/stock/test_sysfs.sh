@@ -17,6 +17,7 @@ madpmd=$1
 run=$2
 . "$(dirname "$0")/../common/tap.sh"
 . "$(dirname "$0")/../common/stage.sh"
+. "$(dirname "$0")/../common/pair.sh"
 
 tmp=$(mktemp -d /tmp/madpmd-sysfs.XXXXXX)
 # OpenSM keeps its cache and dumps in the test's directory, not /var
@@ -60,11 +61,7 @@ across=$!
 pids+=($across)
 sleep 0.3
 
-"$run" --node hca1 opensm -d2 -f "$tmp/opensm.log" > /dev/null 2>&1 &
-sm=$!
-pids+=($sm)
-for i in $(seq 300); do grep -q "SUBNET UP" "$tmp/opensm.log" 2>/dev/null && break; sleep 0.1; done
-grep -q "SUBNET UP" "$tmp/opensm.log"
+resident_sm hca1 "$tmp/opensm.log"
 ok $? "a resident opensm on hca1 reaches SUBNET UP"
 
 # 1. the ports file follows

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "madpmd/chan.h"
+#include "madpmd/run_dir.h"
 
 #ifndef EXTCAP_VERSION
 #define EXTCAP_VERSION		"0"
@@ -178,9 +179,9 @@ portset_add(struct portset *ps, const char *name, size_t len)
 static const char *
 run_dir_default(void)
 {
-	const char *d = getenv("MADPMD_RUN_DIR");
+	static char dir[4096];
 
-	return d && *d ? d : MPD_RUN_DIR_DEFAULT;
+	return mpd_run_dir_find(dir, sizeof(dir));
 }
 
 /*
@@ -1032,6 +1033,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " --extcap-interfaces [--extcap-version=X]\n"
+		"       " PROG " --help | --version\n"
 		"       " PROG " --extcap-interface IF --extcap-dlts | --extcap-config\n"
 		"       " PROG " --extcap-interface IF --extcap-capture-filter F\n"
 		"       " PROG " --capture --extcap-interface IF --fifo PATH\n"
@@ -1039,7 +1041,9 @@ usage(FILE *f)
 		"Live capture from a running madpmd fabric, for Wireshark (an extcap).\n"
 		"IF: " IF_ALL " or " IF_PREFIX "NODE-PORT; K: wire, umad, port, wc, cm;\n"
 		"F: [kinds=K,...] [ports=NODE:PORT,...]; PATH \"-\": standard output.\n"
-		"Run directory default: $MADPMD_RUN_DIR, else " MPD_RUN_DIR_DEFAULT ".\n");
+		"Run directory default: $MADPMD_RUN_DIR, else the first of\n"
+		"$XDG_RUNTIME_DIR/madpmd (or /tmp/madpmd-UID) and " MPD_RUN_DIR_SYSTEM "\n"
+		"where a fabric runs.\n");
 }
 
 enum {
@@ -1059,6 +1063,7 @@ enum {
 	OPT_RUN_DIR,
 	OPT_KINDS,
 	OPT_HELP,
+	OPT_PROG_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -1079,6 +1084,7 @@ static const struct option long_opts[] = {
 	{ "run-dir", required_argument, NULL, OPT_RUN_DIR },
 	{ "kinds", required_argument, NULL, OPT_KINDS },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_PROG_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -1129,6 +1135,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		case OPT_KINDS:
 			o->kinds = optarg;
 			break;
+		case OPT_PROG_VERSION:
+			printf(PROG " " EXTCAP_VERSION "\n");
+			exit(0);
 		case OPT_HELP:
 			usage(stdout);
 			exit(0);

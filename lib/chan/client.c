@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "chan_client.h"
+#include "madpmd/run_dir.h"
 
 int mpd_chan_debug;
 
@@ -50,14 +51,6 @@ mpd_chan_once(enum mpd_chan_once kind, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "madpmd: %s\n", buf);
-}
-
-static const char *
-run_dir(void)
-{
-	const char *d = getenv("MADPMD_RUN_DIR");
-
-	return d && *d ? d : MPD_RUN_DIR_DEFAULT;
 }
 
 /* A node name is one path component, nothing else. */
@@ -105,11 +98,13 @@ mpd_chan_node_lookup(const char *ca_name, struct mpd_chan_node *n)
 	const char *want = ca_name, *dev = getenv("MADPMD_DEVICE");
 	char path[MPD_CHAN_PATH_MAX + 16], line[512];
 	struct mpd_chan_node cand;
+	char dir[sizeof(n->run_dir)];
 	bool own;
 	FILE *f;
 
 	memset(n, 0, sizeof(*n));
-	snprintf(n->run_dir, sizeof(n->run_dir), "%s", run_dir());
+	snprintf(n->run_dir, sizeof(n->run_dir), "%s",
+		 mpd_run_dir_find(dir, sizeof(dir)));
 	if (dev && !valid_name(dev))
 		dev = NULL;
 	/* the process's CA by the name it has here */

@@ -43,6 +43,7 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: madpmd-pktgen [-o FILE] [--link ib|roce|roce1|all] "
 		"[--kind demo|perf-get] [--dst-mac MAC] [--count N]\n"
+		"       madpmd-pktgen --help | --version\n"
 		"  -o FILE       output pcapng (default: stdout)\n"
 		"  --link L      native IB, RoCEv2, RoCEv1, or all (demo default: all,\n"
 		"                perf-get default: roce)\n"
@@ -469,6 +470,7 @@ main(int argc, char **argv)
 		{ "dst-mac", required_argument, NULL, 'm' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const enum mpd_link all[] = {
@@ -512,6 +514,9 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("madpmd-pktgen " MADPMD_VERSION "\n");
 			return 0;
 		default:
 			usage(stderr);

@@ -33,6 +33,7 @@ usage() {
 	cat <<USAGE
 usage: $prog [--node NAME] [--device NAME] [--net] [--run-dir DIR] COMMAND [ARGS...]
        $prog [--node NAME] [--run-dir DIR] --print-addr
+       $prog --help | --version
 
 Runs COMMAND with madpmd's libibumad.so.3, libibverbs.so.1 and
 librdmacm.so.1 first on the library path (from $libdir),
@@ -44,7 +45,9 @@ may make a private mount namespace (root, or user namespaces), the
 command sees the HCA in /sys/class/infiniband (ibstatus does), its ports'
 files kept in step with the fabric, and its device nodes in
 /dev/infiniband (UCX looks there); MADPMD_SYSFS=0 leaves /sys and /dev
-alone.
+alone. A daemon still starting is waited for (MADPMD_WAIT seconds,
+default 10). opensm run by a user who cannot write /var/log logs to the
+run directory (one line says where).
 
   --node NAME     the node (HCA) the command runs on; default \$MADPMD_NODE,
                   else the first node the daemon lists
@@ -57,10 +60,13 @@ alone.
                   beside RoCE, IPoIB); made on first use, shared by the
                   node's commands
   --run-dir DIR   the daemon's run directory; default \$MADPMD_RUN_DIR,
-                  else @RUN_DIR_DEFAULT@
+                  else the first where a fabric runs of your own
+                  (\$XDG_RUNTIME_DIR/madpmd, else /tmp/madpmd-UID: where
+                  madpmd started by you puts it) and /run/madpmd (root's)
   --print-addr    print the IPv4 address of the node's port 1 (one dotted
                   quad, as the daemon has it) and exit
   -h, --help      this text
+  --version       madpmd-run's version
 USAGE
 }
 
@@ -73,7 +79,7 @@ node=${MADPMD_NODE:-}
 device=${MADPMD_DEVICE-madpmd0}
 net=
 print_addr=
-run_dir=${MADPMD_RUN_DIR:-@RUN_DIR_DEFAULT@}
+run_dir=${MADPMD_RUN_DIR:-}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -98,6 +104,8 @@ while [ $# -gt 0 ]; do
 		print_addr=1; shift ;;
 	-h|--help)
 		usage; exit 0 ;;
+	--version)
+		echo "$prog @VERSION@"; exit 0 ;;
 	--)
 		shift; break ;;
 	-*)
@@ -126,9 +134,57 @@ if [ ! -e "$libdir/libibumad.so.3" ]; then
 	die "no drop-in libibumad.so.3 in $libdir (build or install madpmd first)"
 fi
 
+# madpmd/run_dir.h's rule (lib/chan/run_dir.c): the user's own run
+# directory, else root's, whichever lists nodes (root's own is /run/madpmd:
+# nothing lists nodes in its $XDG_RUNTIME_DIR/madpmd)
+has_fabric() {
+	[ -s "$1/nodes" ] || [ -e "$1/madpmd.pid" ]
+}
+looked=
+wait=${MADPMD_WAIT:-10}
+case $wait in
+''|*[!0-9]*) die "MADPMD_WAIT=$wait: not a number of seconds" ;;
+esac
+if [ -z "$run_dir" ]; then
+	case ${XDG_RUNTIME_DIR:-} in
+	/*) own=$XDG_RUNTIME_DIR/madpmd ;;
+	*) own=/tmp/madpmd-$(id -u) ;;
+	esac
+	run_dir=$own
+	if ! has_fabric "$own" && ! has_fabric /run/madpmd &&
+	   pgrep -u "$(id -u)" -x madpmd >/dev/null 2>&1; then
+		# a madpmd of yours, just started, has not made its run
+		# directory yet
+		left=$((wait * 10))
+		while ! has_fabric "$own" && ! has_fabric /run/madpmd &&
+		      [ "$left" -gt 0 ]; do
+			sleep 0.1
+			left=$((left - 1))
+		done
+	fi
+	if ! has_fabric "$own" && has_fabric /run/madpmd; then
+		run_dir=/run/madpmd
+	elif ! has_fabric "$own"; then
+		looked=" or /run/madpmd"
+	fi
+fi
+# a daemon still starting (madpmd.pid names a live process, "ready" is not
+# there yet): wait for it, at most $MADPMD_WAIT seconds (default 10)
+if [ ! -e "$run_dir/ready" ] && [ -r "$run_dir/madpmd.pid" ]; then
+	read -r dpid < "$run_dir/madpmd.pid" 2>/dev/null || dpid=
+	left=$((wait * 10))
+	while [ -n "$dpid" ] && [ -d "/proc/$dpid" ] &&
+	      [ ! -e "$run_dir/ready" ] && [ "$left" -gt 0 ]; do
+		sleep 0.1
+		left=$((left - 1))
+	done
+	if [ -n "$dpid" ] && [ -d "/proc/$dpid" ] && [ ! -e "$run_dir/ready" ]; then
+		die "the daemon in $run_dir (pid $dpid) is not ready after $wait s (MADPMD_WAIT sets how long to wait)"
+	fi
+fi
 nodes=$run_dir/nodes
 if [ ! -r "$nodes" ] || [ ! -s "$nodes" ]; then
-	die "no fabric running: no node listed in $nodes (start madpmd, or give --run-dir)"
+	die "no fabric running: no node listed in $nodes$looked (start madpmd, or give --run-dir)"
 fi
 # the nodes file: one "name guid ports ..." line per node
 first= known= found=
@@ -195,6 +251,34 @@ if [ -n "$print_addr" ]; then
 		die "no madpmd-addr in $libdir (build or install madpmd first)"
 	MADPMD_RUN_DIR=$run_dir exec "$libdir/madpmd-addr" "$node"
 fi
+
+# OpenSM logs to /var/log/opensm.log and caches in /var/cache/opensm,
+# which a normal user cannot write: unless the command names a log file or
+# a configuration (which may), the node's go to the run directory
+case $1 in
+opensm|*/opensm)
+	osm_log=yes
+	for a in "$@"; do
+		case $a in
+		-f|--log_file|--log_file=*|-F|--config|--config=*) osm_log= ;;
+		esac
+	done
+	if [ -n "$osm_log" ] &&
+	   { [ -e /var/log/opensm.log ] && [ ! -w /var/log/opensm.log ] ||
+	     [ ! -e /var/log/opensm.log ] && [ ! -w /var/log ]; }; then
+		osm_dir=$run_dir/opensm-$node
+		mkdir -p -- "$osm_dir" ||
+			die "cannot make $osm_dir for opensm's log"
+		[ -n "${OSM_CACHE_DIR:-}" ] || [ -w /var/cache/opensm ] || {
+			OSM_CACHE_DIR=$osm_dir
+			export OSM_CACHE_DIR
+		}
+		echo "$prog: opensm logs to $osm_dir/opensm.log (/var/log is not yours to write; -f FILE names another)" >&2
+		cmd=$1
+		shift
+		set -- "$cmd" -f "$osm_dir/opensm.log" "$@"
+	fi ;;
+esac
 
 # the build tree keeps the drop-in libibverbs.so.1 and librdmacm.so.1
 # beside, in lib/verbs and lib/rdmacm; installed, all three are in the one

@@ -49,6 +49,7 @@ struct umad_sess {
 	uint64_t spin_ns;		/* umad_recv() spins this long first */
 	uint64_t spin_off_until;	/* ns: preempted while spinning */
 	uint64_t alive_at;		/* ns: the daemon was there */
+	bool gone_told;			/* a wait failed with EIO for it */
 	/* the session's shares of the port (madpmd/chan.h), under tx_lock */
 	uint64_t posted[3];		/* sends of each share we queued */
 	uint32_t share[3];		/* how many may be held at once */
@@ -260,6 +261,19 @@ sess_dead(struct umad_sess *s)
 }
 
 /*
+ * The daemon went away. The first wait that sees it fails with EIO, as a
+ * read of the kernel's umad fd does once its device is removed; later
+ * waits last their time-out, as on a port whose link is down: a receiver
+ * that loops on every error (OpenSM's umad_receiver) would spin on EIO
+ * and fill its log. Sends keep failing with EIO.
+ */
+static bool
+sess_gone_first(struct umad_sess *s)
+{
+	return !__atomic_exchange_n(&s->gone_told, true, __ATOMIC_RELAXED);
+}
+
+/*
  * sess_dead() costs a system call: a send looks at most once a millisecond
  * (a daemon that goes away is noticed by the next umad_recv()/umad_poll()
  * at once, by umad_send() within a millisecond).
@@ -290,7 +304,9 @@ sess_wait(struct umad_sess *s, int timeout_ms)
 		{ .fd = s->efd, .events = POLLIN },
 		{ .fd = s->sock, .events = POLLRDHUP },
 	};
-	int n = poll(p, 2, timeout_ms);
+	/* gone and told: only the eventfd, which nobody writes now */
+	int n = poll(p, __atomic_load_n(&s->gone_told, __ATOMIC_RELAXED) ?
+			1 : 2, timeout_ms);
 
 	if (n < 0) {
 		UMAD_DBG("poll: %m");
@@ -304,8 +320,12 @@ sess_wait(struct umad_sess *s, int timeout_ms)
 	}
 	if (p[1].revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) {
 		UMAD_DBG("%s: the daemon is gone", s->node);
-		errno = EIO;
-		return -EIO;
+		if (sess_gone_first(s)) {
+			errno = EIO;
+			return -EIO;
+		}
+		/* another thread was told: wait as it does */
+		return sess_wait(s, timeout_ms);
 	}
 	errno = ETIMEDOUT;
 	return -ETIMEDOUT;
@@ -846,7 +866,8 @@ rx_take(struct umad_sess *s, struct ib_user_mad *mad, int *length)
 		if (rc == 0) {
 			if (!rx_settle(s))
 				continue;
-			return sess_dead(s) ? -EIO : -EWOULDBLOCK;
+			return sess_dead(s) && sess_gone_first(s) ?
+			       -EIO : -EWOULDBLOCK;
 		}
 		if (rx_usable(s, rec, len, kind, &hdr))
 			break;

@@ -38,6 +38,7 @@
 
 #include "fabric.h"
 #include "madpmd/chan.h"
+#include "madpmd/run_dir.h"
 #include "capsock.h"
 #include "launcher.h"
 #include "replay.h"
@@ -63,8 +64,9 @@ usage(FILE *out)
 		"usage: madpmd [EAL options] -- [options]\n"
 		"       madpmd --help | --version\n"
 		"  --topology FILE        ibsim net file (default: embedded two-HCA fabric)\n"
-		"  --run-dir DIR          where clients find the fabric (default: $MADPMD_RUN_DIR\n"
-		"                         or /run/madpmd)\n"
+		"  --run-dir DIR          where clients find the fabric (default: $MADPMD_RUN_DIR,\n"
+		"                         else /run/madpmd for root, $XDG_RUNTIME_DIR/madpmd\n"
+		"                         or /tmp/madpmd-UID for a normal user)\n"
 		"  --capture FILE         capture every HCA port to a pcapng ('-': stdout)\n"
 		"  -i, --interactive      prompt (help, show ports, show counters, set link,\n"
 		"                         capture start|stop, quit)\n"
@@ -558,6 +560,28 @@ show_replay_progress(struct fabric *f, double seconds)
 	}
 }
 
+/*
+ * A normal user's default run directory: made 0700 (and checked to be
+ * theirs: /tmp/madpmd-<uid> may have been planted). Sockets opened to other
+ * users by --umad-mode are out of their reach in there: say so.
+ */
+static int
+private_run_dir(const char *dir, unsigned int umad_mode)
+{
+	if (mpd_run_dir_private(dir) != 0) {
+		fprintf(stderr, "madpmd: cannot use run directory %s: %s%s\n",
+			dir, errno == EPERM ?
+			"it is not a directory of yours with mode 0700" :
+			strerror(errno),
+			"; give --run-dir DIR (or set MADPMD_RUN_DIR)");
+		return -1;
+	}
+	if (umad_mode & 077)
+		fprintf(stderr, "madpmd: --umad-mode 0%o: other users cannot reach %s (yours alone); give --run-dir DIR, a directory they can enter, for them\n",
+			umad_mode, dir);
+	return 0;
+}
+
 /* The run directory, before the ports: they add themselves to "nodes". */
 static int
 make_run_dir(const char *dir)
@@ -567,8 +591,15 @@ make_run_dir(const char *dir)
 	int fd;
 
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "madpmd: cannot create run directory %s: %s\n",
-			dir, strerror(errno));
+		int err = errno;
+		char own[4096];
+
+		fprintf(stderr, "madpmd: cannot create run directory %s: %s%s%s\n",
+			dir, strerror(err),
+			err == EACCES && geteuid() != 0 ?
+			"; without --run-dir and MADPMD_RUN_DIR your own is " : "",
+			err == EACCES && geteuid() != 0 ?
+			mpd_run_dir_own(own, sizeof(own)) : "");
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/madpmd.pid", dir);
@@ -598,6 +629,33 @@ make_run_dir(const char *dir)
 	if (fd >= 0)
 		close(fd);
 	return 0;
+}
+
+/*
+ * <run-dir>/ready: every node serves clients (its socket listens, its
+ * ports run, the lcore polls). Made last at start-up and first at a stop,
+ * so a client that sees it can connect; madpmd-run waits for it while
+ * madpmd.pid names a live daemon (docs/launcher.md, "Ready").
+ */
+static void
+mark_ready(const char *dir, bool ready)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, MPD_RUN_READY);
+	if (!ready) {
+		unlink(path);
+		return;
+	}
+	f = fopen(path, "we");
+	if (!f) {
+		fprintf(stderr, "madpmd: cannot write %s: %s\n", path,
+			strerror(errno));
+		return;
+	}
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
 }
 
 /*
@@ -677,6 +735,7 @@ remove_run_files(const char *dir)
 {
 	char path[4096];
 
+	mark_ready(dir, false);
 	snprintf(path, sizeof(path), "%s/madpmd.pid", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/ports", dir);
@@ -691,6 +750,7 @@ main(int argc, char **argv)
 {
 	struct app_opts o = { .exit_after_replay = -1 };
 	char eal_dir[4096];	/* PATH_MAX */
+	char own_run_dir[4096];
 	unsigned int i, elapsed = 0;
 	int sep, err, rc = 1;
 	pthread_t ports_thread;
@@ -716,6 +776,17 @@ main(int argc, char **argv)
 	if (parse_app(argc - sep, app_argv, &o, sep == 0))
 		return 1;
 	opterr = 1;
+	/* the run directory and madpmd.pid before EAL (which takes a while):
+	 * a client that finds them waits for "ready" (madpmd/chan.h) */
+	if (!o.run_dir) {
+		o.run_dir = mpd_run_dir_own(own_run_dir, sizeof(own_run_dir));
+		/* a normal user's own: private, and reached only by that user */
+		if (geteuid() != 0 && !getenv("MADPMD_RUN_DIR") &&
+		    private_run_dir(o.run_dir, fab.opts.umad_mode) != 0)
+			return 1;
+	}
+	if (make_run_dir(o.run_dir) != 0)
+		return 1;
 	/* a stop while it starts is a clean one too (its runtime directory
 	 * removed); so is the terminal's going away */
 	signal(SIGINT, on_signal);
@@ -732,6 +803,7 @@ main(int argc, char **argv)
 		/* not rte_eal_cleanup(): EAL is half set up */
 		if (own_prefix)
 			launcher_remove_runtime_dir(rte_eal_get_runtime_dir());
+		remove_run_files(o.run_dir);
 		return 1;
 	}
 	if (launcher_vdevs_check(sep < (int)RTE_DIM(eal_args) ? sep :
@@ -746,12 +818,6 @@ main(int argc, char **argv)
 				n, n == 1 ? "y" : "ies");
 	}
 	if (quit_signal)
-		goto out_eal;
-	if (!o.run_dir)
-		o.run_dir = getenv("MADPMD_RUN_DIR");
-	if (!o.run_dir)
-		o.run_dir = "/run/madpmd";
-	if (make_run_dir(o.run_dir) != 0)
 		goto out_eal;
 	fab.opts.run_dir = o.run_dir;
 	if (topology_load(&fab, o.topology, o.nodes) != 0)
@@ -799,13 +865,16 @@ main(int argc, char **argv)
 		if (o.duration)
 			alarm(o.duration);
 		signal(SIGALRM, on_signal);
+		mark_ready(o.run_dir, true);
 		fab_poll_loop(&fab);
+		mark_ready(o.run_dir, false);
 	} else {
 		rte_eal_remote_launch(fab_poll_loop, &fab, fab.poll_lcore);
 		if (o.capture && strcmp(o.capture, "-") == 0)
 			fprintf(stderr, "madpmd: fabric up, capturing to stdout\n");
 		else
 			launcher_show_ports(&fab, stderr);
+		mark_ready(o.run_dir, true);
 		if (o.interactive) {
 			launcher_prompt(&fab);
 		} else {
@@ -826,6 +895,7 @@ main(int argc, char **argv)
 					break;
 			}
 		}
+		mark_ready(o.run_dir, false);
 		fab.stop = true;
 		rte_eal_wait_lcore(fab.poll_lcore);
 	}
@@ -858,8 +928,8 @@ out_ports:
 		fab.port[i].replay = NULL;
 	}
 	fab_stop(&fab);
-	remove_run_files(o.run_dir);
 out_eal:
+	remove_run_files(o.run_dir);
 	/* the primary's runtime directory serves nobody once it is gone
 	 * (EAL leaves it behind); a secondary's is its primary's */
 	primary = rte_eal_process_type() == RTE_PROC_PRIMARY;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The launcher's interactive prompt (librte_cmdline, testpmd style). */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,9 +329,16 @@ cmd_link_parsed(void *res, struct cmdline *cl __rte_unused,
 	}
 	rc = up ? rte_eth_dev_set_link_up(p->port_id) :
 		  rte_eth_dev_set_link_down(p->port_id);
-	if (rc)
+	if (rc) {
 		printf("set link %s %s: %s\n", r->port, r->state,
 		       rte_strerror(-rc));
+		goto out;
+	}
+	/* the net_hca port at the other end of the cable loses its carrier
+	 * with it (Down, Polling) and trains again after, as a real link's
+	 * far end does; a switch's port sees to that itself */
+	if (p->peer >= 0 && fab->port[p->peer].hca)
+		rte_pmd_hca_carrier_set(fab->port[p->peer].port_id, up);
 out:
 	cmd_done();
 }
@@ -420,10 +428,81 @@ static cmdline_parse_inst_t cmd_quit = {
 
 /* help lists the table it is in */
 static cmdline_parse_inst_t cmd_help;
+static cmdline_parse_inst_t cmd_other;
 
+/* the commands; cmd_other, last, takes every line none of them does */
 static cmdline_parse_ctx_t ctx[] = {
 	&cmd_help, &cmd_show_ports, &cmd_show_cnt, &cmd_link, &cmd_cap_start,
-	&cmd_cap_stop, &cmd_quit, NULL,
+	&cmd_cap_stop, &cmd_quit, &cmd_other, NULL,
+};
+#define NCMDS	(RTE_DIM(ctx) - 2)
+
+/* the same table without cmd_other, to ask whether a line is a command */
+static cmdline_parse_ctx_t cmds_only[NCMDS + 1];
+static struct cmdline *cmds_cl;
+
+/*
+ * A token that matches a whole line no command takes: instead of
+ * librte_cmdline's bare "Bad arguments" or "Command not found", the line
+ * gets the usage of the commands it starts like (two full matches would be
+ * "Ambiguous", so it must refuse every line a command parses).
+ */
+struct cmd_other_res {
+	char line[256];
+};
+
+static int
+other_parse(cmdline_parse_token_hdr_t *tk __rte_unused, const char *buf,
+	    void *res, unsigned int ressize)
+{
+	size_t n = strcspn(buf, "\r\n#");
+
+	/* a command's line: its parsed length (>= 0) */
+	if (!n || cmdline_parse_check(cmds_cl, buf) >= 0)
+		return -1;
+	if (res && ressize)
+		snprintf(res, ressize, "%.*s", (int)n, buf);
+	return (int)n;
+}
+
+static struct cmdline_token_ops other_ops = { .parse = other_parse };
+static cmdline_parse_token_hdr_t tok_other = {
+	.ops = &other_ops,
+	.offset = offsetof(struct cmd_other_res, line),
+};
+
+static void
+cmd_other_parsed(void *res, struct cmdline *c __rte_unused,
+		 void *data __rte_unused)
+{
+	const struct cmd_other_res *r = res;
+	char word[64];
+	size_t n, k;
+	unsigned int i, shown = 0;
+
+	k = strspn(r->line, " \t");
+	n = strcspn(r->line + k, " \t");
+	snprintf(word, sizeof(word), "%.*s", (int)n, r->line + k);
+	n = strlen(word);
+	for (i = 0; i < NCMDS; i++) {
+		const char *h = ctx[i]->help_str;
+
+		if (strncmp(h, word, n) || (h[n] != ' ' && h[n] != ':'))
+			continue;
+		/* help_str: "syntax: what it does" */
+		printf("%s %.*s\n", shown++ ? "      " : "usage:",
+		       (int)(strstr(h, ": ") ? strstr(h, ": ") - h :
+					       (ptrdiff_t)strlen(h)), h);
+	}
+	if (!shown)
+		printf("%s: no such command (help lists them)\n", word);
+	cmd_done();
+}
+
+static cmdline_parse_inst_t cmd_other = {
+	.f = cmd_other_parsed,
+	.help_str = NULL,
+	.tokens = { &tok_other, NULL },
 };
 
 struct cmd_help_res { cmdline_fixed_string_t help; };
@@ -434,7 +513,7 @@ cmd_help_parsed(void *res __rte_unused, struct cmdline *cl __rte_unused,
 {
 	unsigned int i;
 
-	for (i = 0; ctx[i]; i++)
+	for (i = 0; i < NCMDS; i++)
 		printf("  %s\n", ctx[i]->help_str);
 	printf("A port is node:port, node (its port 1) or an ethdev name.\n");
 	cmd_done();
@@ -453,15 +532,29 @@ static struct cmdline *cl;
 void
 launcher_prompt(struct fabric *f)
 {
+	unsigned int i;
+
 	fab = f;
+	for (i = 0; i < NCMDS; i++)
+		cmds_only[i] = ctx[i];
+	cmds_only[NCMDS] = NULL;
+	cmds_cl = cmdline_new(cmds_only, "", -1, -1);
+	if (!cmds_cl) {
+		fprintf(stderr, "madpmd: cannot start the prompt\n");
+		return;
+	}
 	cl = cmdline_stdin_new(ctx, "madpmd> ");
 	if (!cl) {
 		fprintf(stderr, "madpmd: cannot start the prompt\n");
+		cmdline_free(cmds_cl);
+		cmds_cl = NULL;
 		return;
 	}
 	cmdline_interact(cl);
 	cmdline_stdin_exit(cl);
 	cl = NULL;
+	cmdline_free(cmds_cl);
+	cmds_cl = NULL;
 }
 
 void

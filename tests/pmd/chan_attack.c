@@ -74,6 +74,7 @@
 
 #include "madpmd/clock.h"
 #include "madpmd/chan.h"
+#include "madpmd/run_dir.h"
 #include "madpmd/mad.h"
 #include "madpmd/ring.h"
 #include "madpmd/rmpp.h"
@@ -121,7 +122,7 @@ sock_path(struct sockaddr_un *sa, const char *node)
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
 	if (snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s/%s",
-		     env_or("MADPMD_RUN_DIR", MPD_RUN_DIR_DEFAULT), node,
+		     env_or("MADPMD_RUN_DIR", MPD_RUN_DIR_SYSTEM), node,
 		     MPD_CHAN_SOCK) >= (int)sizeof(sa->sun_path))
 		return -1;
 	return 0;

@@ -67,8 +67,10 @@ home=$tmp/home
 mkdir -p "$home"
 as_user=()
 [ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
-ws_personal=$("${as_user[@]}" env HOME="$home" tshark -G folders 2>/dev/null |
-	awk -F'\t' '/^Personal Plugins:/ {print $2}')
+ws_folders=$("${as_user[@]}" env -u XDG_CONFIG_HOME HOME="$home" tshark -G folders 2>/dev/null)
+ws_personal=$(awk -F'\t' '/^Personal Plugins:/ {print $2}' <<< "$ws_folders")
+# Wireshark 4.0's personal extcap folder: <personal configuration>/extcap
+ws_personal_extcap=$(awk -F'\t' '/^Personal configuration:/ {print $2 "/extcap"}' <<< "$ws_folders")
 ld_dirs=$(/lib64/ld-linux-x86-64.so.2 --help 2>/dev/null | sed -n 's/^  \(\/.*\) (system search path)$/\1/p')
 pc_path=$(pkg-config --variable pc_path pkg-config)
 sys_umad=$(ldconfig -p | awk '/libibumad\.so\.3 .*x86-64/ {print $NF; exit}')
@@ -92,7 +94,7 @@ ok $? "system install: net_hca where EAL loads drivers from without -d ($d)"
 d=$(dest_of "$tmp/sys.list" madpmd.so)
 [ "$d" = "$ws_global/epan/madpmd.so" ]
 ok $? "system install: the plugin in Wireshark's global plugin folder ($d)"
-d=$(dest_of "$tmp/sys.list" madpmd-extcap)
+d=$(dest_of "$tmp/sys.list" madpmd-extcap | grep -v bash-completion)
 [ "$d" = "$ws_extcap/madpmd-extcap" ]
 ok $? "system install: the extcap in Wireshark's extcap folder ($d)"
 d=$(dest_of "$tmp/sys.list" libmadpmd.so.0)
@@ -114,13 +116,18 @@ done
 
 # ---- a user install, introspected ----------------------------------------
 prefix=$home/.local
-meson setup "$tmp/user" "$src" --prefix="$prefix" -Dtests=false ${sdk:+-Ddpdk_sdk_dir="$sdk"} \
-	> "$tmp/setup-user.log" 2>&1
+# as that user would: their HOME
+env -u XDG_CONFIG_HOME HOME="$home" meson setup "$tmp/user" "$src" --prefix="$prefix" -Dtests=false \
+	${sdk:+-Ddpdk_sdk_dir="$sdk"} > "$tmp/setup-user.log" 2>&1
 ok $? "meson setup --prefix=$prefix in a temporary build directory"
 installed "$tmp/user" > "$tmp/user.list"
-out=$(awk -v p="$prefix/" 'substr($1, 1, length(p)) != p' "$tmp/user.list")
+out=$(awk -v p="$prefix/" -v x="$ws_personal_extcap/madpmd-extcap" \
+	'substr($1, 1, length(p)) != p && $1 != x' "$tmp/user.list")
 [ -s "$tmp/user.list" ] && [ -z "$out" ]
-ok $? "user install: all $(wc -l < "$tmp/user.list") files under the prefix${out:+; outside: $out}"
+ok $? "user install: all $(wc -l < "$tmp/user.list") files under the prefix but the extcap's link${out:+; outside: $out}"
+d=$(dest_of "$tmp/user.list" madpmd-extcap | grep -v -e bash-completion -e "^$prefix/")
+[ -n "$ws_personal_extcap" ] && [ "$d" = "$ws_personal_extcap/madpmd-extcap" ]
+ok $? "user install: the extcap linked into Wireshark 4.0's personal extcap folder, as tshark names it ($d)"
 d=$(dest_of "$tmp/user.list" madpmd.so)
 [ "$d" = "$ws_personal/epan/madpmd.so" ]
 ok $? "user install: the plugin in that user's personal plugin folder, as tshark names it ($d)"
@@ -165,6 +172,23 @@ want=$(sed -n 's/^[[:space:]]*\(-h|\)\{0,1\}\(--[a-z-][a-z-]*\))$/\2/p' "$src/li
 got=$(bash -c 'source "$1"; COMP_WORDS=(madpmd-run --); COMP_CWORD=1; _madpmd_run; printf "%s\n" "${COMPREPLY[@]}"' _ "$stage$comp" | sort)
 [ -n "$want" ] && [ "$want" = "$got" ]
 ok $? "completion offers exactly madpmd-run's long options ($(echo $want))"
+# madpmd-pktgen's and madpmd-extcap's, each from its own file
+for t in "madpmd-pktgen lib/tools/madpmd-pktgen.c _madpmd_pktgen" \
+	 "madpmd-extcap dissector/extcap/madpmd-extcap.c _madpmd_extcap"; do
+	set -- $t
+	c=$(dest_of "$tmp/build.list" "$1" | grep bash-completion)
+	want=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*_argument,.*/--\1/p' "$src/$2" | sort)
+	got=$(bash -c 'source "$1"; COMP_WORDS=(x --); COMP_CWORD=1; '"$3"'; printf "%s\n" "${COMPREPLY[@]}"' _ "$stage$c" |
+		grep -- '^--' | sort)
+	[ -n "$c" ] && [ -n "$want" ] && [ "$want" = "$got" ]
+	ok $? "completion for $1 ($c) offers exactly its long options ($(echo $want))"
+	r=$("$stage$(dest_of "$tmp/build.list" "$1" | grep -v bash-completion | head -1)" --version 2>&1)
+	[ "$r" = "$1 $(meson introspect "$build" --projectinfo | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')" ]
+	ok $? "$1 --version: $r"
+done
+r=$("$stage$P/bin/madpmd-run" --version 2>&1)
+[ "${r% *}" = madpmd-run ] && [ -n "${r#madpmd-run }" ]
+ok $? "madpmd-run --version: $r"
 
 # man finds the staged pages by name, as it would under the prefix
 bad=

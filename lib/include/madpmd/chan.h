@@ -3,7 +3,7 @@
  * The client channel between a umad client (libibumad over madpmd) and the
  * daemon that owns the node's ports. Version 1.
  *
- * Files, under the run directory ($MADPMD_RUN_DIR, default /run/madpmd):
+ * Files, under the run directory (madpmd/run_dir.h):
  *   <node>/umad     SOCK_SEQPACKET control socket, one per node
  *   <node>/issm     a FIFO: while a process holds it open, the node's port
  *                   has PortInfo:CapabilityMask.IsSM set (inotify watches it)
@@ -58,7 +58,6 @@ mpd_chan_port_file(char *buf, size_t len, const char *base, unsigned int port)
 	return port > 1 ? snprintf(buf, len, "%s.%u", base, port)
 			: snprintf(buf, len, "%s", base);
 }
-#define MPD_RUN_DIR_DEFAULT	"/run/madpmd"
 
 #define MPD_CHAN_MAX_AGENTS	32	/* per session, as per umad fd */
 #define MPD_CHAN_RING_SIZE	(8u << 20)	/* bytes, each direction */

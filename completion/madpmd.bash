@@ -6,7 +6,7 @@
 # package, and uses its _command_offset for madpmd-run's COMMAND if loaded.
 
 # madpmd's options after "--" (pmd/launcher/madpmd.c); EAL's come before
-_madpmd_opts='--topology --run-dir --capture --interactive --link --wire --nodes
+_madpmd_opts='--topology --run-dir --capture --interactive --link --wire --nodes --verbose
 	--switch-clients --client-ports --idle-polls --idle-sleep-us --no-intr --duration --lossy --replay
 	--exit-after-replay --umad-mode --ib-dissector --help --version'
 # madpmd-run's options (lib/umad/madpmd-run.sh)

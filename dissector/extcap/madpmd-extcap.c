@@ -414,10 +414,14 @@ print_interfaces(const char *run_dir)
 	size_t i;
 
 	printf("extcap {version=%s}{help=%s}\n", EXTCAP_VERSION, EXTCAP_HELP);
-	/* no fabric is not an error: Wireshark asks at every start */
+	/* no fabric is not an error (Wireshark asks at every start), but the
+	 * interface list is where a Wireshark user looks: one entry says why
+	 * and what to do (capturing on it fails with the same sentence) */
 	if (!fabric_running(run_dir) || read_fabric_ports(run_dir, &ps) != 0 ||
 	    ps.n == 0) {
 		dbg("no fabric running in %s", run_dir);
+		printf("interface {value=" IF_ALL "}{display=madpmd: no fabric running in %s (start one: madpmd -- -i, then madpmd-run opensm)}\n",
+		       run_dir);
 		portset_free(&ps);
 		return;
 	}

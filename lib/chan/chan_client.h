@@ -144,11 +144,18 @@ enum mpd_chan_once {
 	MPD_CHAN_ONCE_NO_FABRIC,
 	MPD_CHAN_ONCE_UNKNOWN_NODE,
 	MPD_CHAN_ONCE_PROTOCOL,
+	MPD_CHAN_ONCE_NO_SM,
 	MPD_CHAN_ONCE_MAX,
 };
 
 void mpd_chan_once(enum mpd_chan_once kind, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* A program that reads an IB port no SM has brought up (it trained, it
+ * has no SM LID) is about to fail for want of one (saquery, perftest):
+ * one line says so, "no SM: ... (run madpmd-run opensm)". Not in an SM. */
+void mpd_chan_no_sm_hint(const char *ca_name,
+			 const struct mpd_chan_port_info *pi);
 
 /* A port of the node, as the daemon describes it (umad_get_port()) */
 int mpd_chan_port_query(const struct mpd_chan_node *n, int port_num,

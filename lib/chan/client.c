@@ -53,6 +53,22 @@ mpd_chan_once(enum mpd_chan_once kind, const char *fmt, ...)
 	fprintf(stderr, "madpmd: %s\n", buf);
 }
 
+void
+mpd_chan_no_sm_hint(const char *ca_name, const struct mpd_chan_port_info *pi)
+{
+	static const char *const states[] = {
+		"Down", "Down", "Initializing", "Armed",
+	};
+	extern char *program_invocation_short_name;
+
+	if (pi->link_layer || pi->state >= 4 || pi->phys_state != 5 ||
+	    pi->sm_lid || !strcmp(program_invocation_short_name, "opensm"))
+		return;
+	mpd_chan_once(MPD_CHAN_ONCE_NO_SM,
+		      "no SM: %s port %u is %s with LID 0: no subnet manager has brought the fabric up (run madpmd-run opensm)",
+		      ca_name, (unsigned int)pi->port_num, states[pi->state]);
+}
+
 /* A node name is one path component, nothing else. */
 static bool
 valid_name(const char *s)

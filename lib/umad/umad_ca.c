@@ -38,6 +38,7 @@ fill_port(umad_port_t *port, const char *ca_name,
 	port->base_lid = pi->lid;
 	port->lmc = pi->lmc;
 	port->sm_lid = pi->sm_lid;
+	mpd_chan_no_sm_hint(ca_name, pi);
 	port->sm_sl = pi->sm_sl;
 	port->state = pi->state;
 	port->phys_state = pi->phys_state;

@@ -221,6 +221,7 @@ query_port(struct ibv_context *c, uint8_t port_num, struct ibv_port_attr *a,
 	out.phys_state = (uint8_t)pi.phys_state;
 	out.link_layer = pi.link_layer ? IBV_LINK_LAYER_ETHERNET :
 					 IBV_LINK_LAYER_INFINIBAND;
+	mpd_chan_no_sm_hint(c->device->name, &pi);
 	/* the caller's struct may be older (shorter) than ours */
 	memcpy(a, &out, len < sizeof(out) ? len : sizeof(out));
 	return 0;

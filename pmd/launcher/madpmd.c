@@ -32,6 +32,7 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
+#include <rte_log.h>
 #include <rte_lcore.h>
 #include <rte_pdump.h>
 #include <rte_version.h>
@@ -103,6 +104,8 @@ usage(FILE *out)
 		"                         (default 0600, as /dev/infiniband/umad*)\n"
 		"  -h, --help             this text\n"
 		"  --version              madpmd's version and the DPDK it runs on\n"
+		"  -v, --verbose          EAL's informational lines too (else its warnings\n"
+		"                         and errors only; EAL's --log-level overrides)\n"
 		"Without EAL options madpmd uses --no-huge --no-pci -m 256, two lcores\n"
 		"that may run on any CPU (--lcores '0@(0-N),1@(0-N)') and a file prefix\n"
 		"of its own, which work on a small machine without hugepages. With EAL\n"
@@ -193,7 +196,7 @@ find_separator(int argc, char **argv)
  * without hugepages.
  */
 static int
-eal_init(char **argv, int sep)
+eal_init(char **argv, int sep, bool verbose)
 {
 	static char prefix[64], lcores[64];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -220,6 +223,9 @@ eal_init(char **argv, int sep)
 		snprintf(lcores, sizeof(lcores), "-l0");
 	def[n++] = lcores;
 	def[n++] = prefix;
+	/* its warning that no legacy telemetry commands exist is noise */
+	if (!verbose)
+		def[n++] = (char *)"--log-level=lib.telemetry:error";
 	def[n] = NULL;
 	own_prefix = true;
 	rc = rte_eal_init(n, def);
@@ -231,6 +237,7 @@ struct app_opts {
 	const char *run_dir;
 	const char *capture;
 	bool interactive;
+	bool verbose;			/* EAL's informational lines too */
 	const char *nodes;		/* --nodes: this daemon's part */
 	const char *wires[16];
 	unsigned int nwires;
@@ -281,6 +288,7 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 		{ "ib-dissector", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int u;
@@ -289,7 +297,7 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 	/* getopt's own messages name argv[0], which is "--" here */
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":ih", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ihv", lopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topology = optarg;
@@ -398,6 +406,9 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 		case 'V':
 			version();
 			exit(0);
+		case 'v':
+			o->verbose = true;
+			break;
 		case ':':
 			fprintf(stderr, "madpmd: %s needs a value (madpmd --help lists the options)\n",
 				argv[optind - 1]);
@@ -794,7 +805,12 @@ main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 	for (k = 1; k < sep && k < (int)RTE_DIM(eal_args); k++)
 		eal_args[k] = argv[k];
-	if (eal_init(argv, sep) < 0) {
+	/* EAL's start-up lines (lcores, IOVA mode, sockets) bury madpmd's
+	 * own: warnings and errors only, unless asked (EAL's --log-level,
+	 * parsed by rte_eal_init(), still wins) */
+	if (!o.verbose)
+		rte_log_set_global_level(RTE_LOG_NOTICE);
+	if (eal_init(argv, sep, o.verbose) < 0) {
 		err = rte_errno;
 		fprintf(stderr, "madpmd: EAL initialisation failed: %s\n",
 			rte_strerror(err));

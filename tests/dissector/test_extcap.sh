@@ -68,14 +68,18 @@ started() {
 	return 1
 }
 
-# 1. Discovery, with no fabric: the extcap line and nothing else
+# 1. Discovery, with no fabric: the extcap line and one interface that
+# says why and what to do
 out=$("$extcap" --extcap-interfaces --extcap-version=4.0 2> "$tmp/err"); rc=$?
-[ $rc = 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
-	echo "$out" | grep -Eq '^extcap \{version=[^}]+\}\{help=[^}]+\}$' && [ ! -s "$tmp/err" ]
-ok $? "no fabric: --extcap-interfaces prints the extcap line only ($out)"
+[ $rc = 0 ] && [ "$(echo "$out" | wc -l)" = 2 ] &&
+	echo "$out" | head -1 | grep -Eq '^extcap \{version=[^}]+\}\{help=[^}]+\}$' &&
+	[ "$(echo "$out" | tail -1)" = "interface {value=madpmd-all}{display=madpmd: no fabric running in $MADPMD_RUN_DIR (start one: madpmd -- -i, then madpmd-run opensm)}" ] &&
+	[ ! -s "$tmp/err" ]
+ok $? "no fabric: --extcap-interfaces prints the extcap line and madpmd-all saying so ($out)"
 ts -D > "$tmp/D0" 2>&1; rc=$?
-[ $rc = 0 ] && ! grep -q madpmd "$tmp/D0"
-ok $? "no fabric: tshark -D lists no madpmd interface"
+[ $rc = 0 ] && [ "$(grep -c madpmd "$tmp/D0")" = 1 ] &&
+	grep -q "madpmd-all (madpmd: no fabric running in .*start one: madpmd -- -i" "$tmp/D0"
+ok $? "no fabric: tshark -D lists one madpmd interface, which says how to start one: $(grep madpmd "$tmp/D0")"
 
 out=$("$extcap" --extcap-interface madpmd-hca1-1 --extcap-dlts); rc=$?
 [ $rc = 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] &&

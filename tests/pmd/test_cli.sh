@@ -18,7 +18,7 @@ src=$2
 
 tmp=$(mktemp -d /tmp/madpmd-cli.XXXXXX)
 prefix=madpmd-cli-$$
-eal_prefixes=($prefix-h $prefix-v $prefix-huge $prefix-i $prefix-vdev)
+eal_prefixes=($prefix-h $prefix-v $prefix-huge $prefix-i $prefix-l $prefix-vdev)
 
 # the long options of parse_app()'s table, the keys of --replay
 opts=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*_argument.*/\1/p' \
@@ -189,5 +189,25 @@ order=$(awk '
 ok $? "every answer comes after its command and before the next prompt (got to: ${order:-nothing})"
 grep -q "^hca2: every counter is zero" "$tmp/prompt.out"
 ok $? "show counters with nothing counted says so"
+
+# 7. a line no command takes gets usage; set link takes the peer down too
+{ echo "set lnk"; echo "set link hca1:1 sideways"; echo "frobnicate now"
+  echo "set link hca1:1 down"; sleep 0.5; echo "show ports"
+  echo "set link hca1:1 up"; sleep 1; echo "show ports"; echo quit; } |
+	timeout 60 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=$prefix-l -- \
+		--run-dir "$tmp/run" -i > "$tmp/link.out" 2> "$tmp/link.log"
+ok $? "a second prompt session runs (exit $?)"
+uses=$(grep -c "^usage: set link <node:port> up|down$" "$tmp/link.out")
+[ "$uses" = 2 ] && ! grep -q "Bad arguments" "$tmp/link.out"
+ok $? "'set lnk' and a bad state print set link's usage, not a bare 'Bad arguments' ($uses)"
+grep -q "^frobnicate: no such command (help lists them)$" "$tmp/link.out" &&
+	! grep -q "Command not found" "$tmp/link.out"
+ok $? "an unknown command is named, with where to look"
+st=$(awk '/^madpmd> show ports/ { n++ } n == 1 && $2 ~ /^hca[12]:1$/ { printf "%s=%s/%s ", $2, $5, $6 }' "$tmp/link.out")
+[ "$st" = "hca1:1=Down/Disabled hca2:1=Down/Polling " ]
+ok $? "set link hca1:1 down: hca1:1 Disabled, and its peer hca2:1 loses its carrier (Down, Polling): $st"
+st=$(awk '/^madpmd> show ports/ { n++ } n == 2 && $2 ~ /^hca[12]:1$/ { printf "%s=%s/%s ", $2, $5, $6 }' "$tmp/link.out")
+[ "$st" = "hca1:1=Init/LinkUp hca2:1=Init/LinkUp " ]
+ok $? "set link hca1:1 up: both ends train again: $st"
 
 tap_done

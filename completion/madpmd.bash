@@ -10,7 +10,7 @@ _madpmd_opts='--topology --run-dir --capture --interactive --link --wire --nodes
 	--switch-clients --client-ports --idle-polls --idle-sleep-us --no-intr --duration --lossy --replay
 	--exit-after-replay --umad-mode --ib-dissector --help --version'
 # madpmd-run's options (lib/umad/madpmd-run.sh)
-_madpmd_run_opts='--node --device --net --run-dir --print-addr --help --version'
+_madpmd_run_opts='--node --device --net --run-dir --print-addr --wait-active --help --version'
 # madpmd-pktgen's (lib/tools/madpmd-pktgen.c) and madpmd-extcap's
 # (dissector/extcap/madpmd-extcap.c)
 _madpmd_pktgen_opts='--link --kind --dst-mac --count --help --version'

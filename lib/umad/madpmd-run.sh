@@ -33,6 +33,7 @@ usage() {
 	cat <<USAGE
 usage: $prog [--node NAME] [--device NAME] [--net] [--run-dir DIR] COMMAND [ARGS...]
        $prog [--node NAME] [--run-dir DIR] --print-addr
+       $prog [--node NAME] [--run-dir DIR] --wait-active [COMMAND [ARGS...]]
        $prog --help | --version
 
 Runs COMMAND with madpmd's libibumad.so.3, libibverbs.so.1 and
@@ -65,6 +66,9 @@ run directory (one line says where).
                   madpmd started by you puts it) and /run/madpmd (root's)
   --print-addr    print the IPv4 address of the node's port 1 (one dotted
                   quad, as the daemon has it) and exit
+  --wait-active   wait until the node's ports are Active (an SM brought
+                  them up; RoCE ports are with their link), at most
+                  MADPMD_WAIT seconds, then run COMMAND (none: exit 0)
   -h, --help      this text
   --version       madpmd-run's version
 USAGE
@@ -79,6 +83,7 @@ node=${MADPMD_NODE:-}
 device=${MADPMD_DEVICE-madpmd0}
 net=
 print_addr=
+wait_active=
 run_dir=${MADPMD_RUN_DIR:-}
 
 while [ $# -gt 0 ]; do
@@ -102,6 +107,8 @@ while [ $# -gt 0 ]; do
 		run_dir=${1#--run-dir=}; shift ;;
 	--print-addr)
 		print_addr=1; shift ;;
+	--wait-active)
+		wait_active=1; shift ;;
 	-h|--help)
 		usage; exit 0 ;;
 	--version)
@@ -122,11 +129,11 @@ if [ -n "$print_addr" ] && [ $# -gt 0 ]; then
 	echo "$prog: --print-addr takes no command (try --help)" >&2
 	exit 2
 fi
-if [ -z "$print_addr" ] && [ $# -eq 0 ]; then
+if [ -z "$print_addr" ] && [ -z "$wait_active" ] && [ $# -eq 0 ]; then
 	echo "$prog: no command given (try --help)" >&2
 	exit 2
 fi
-if [ -z "$print_addr" ] && ! command -v -- "$1" >/dev/null 2>&1; then
+if [ $# -gt 0 ] && ! command -v -- "$1" >/dev/null 2>&1; then
 	echo "$prog: $1: command not found (install it, or give its path)" >&2
 	exit 127
 fi
@@ -145,23 +152,28 @@ wait=${MADPMD_WAIT:-10}
 case $wait in
 ''|*[!0-9]*) die "MADPMD_WAIT=$wait: not a number of seconds" ;;
 esac
-if [ -z "$run_dir" ]; then
+# a madpmd of yours started this second may not have made its run
+# directory yet (it does before EAL starts): wait for that, at most 2 s
+wait_made() {
+	local_p=$(pgrep -n -u "$(id -u)" -x madpmd 2>/dev/null) || return 0
+	age=$(ps -o etimes= -p "$local_p" 2>/dev/null) || return 0
+	[ "${age:-9}" -le 1 ] 2>/dev/null || return 0
+	left=20
+	while ! has_fabric "$1" && ! has_fabric "$2" && [ "$left" -gt 0 ]; do
+		sleep 0.1
+		left=$((left - 1))
+	done
+}
+if [ -n "$run_dir" ]; then
+	has_fabric "$run_dir" || wait_made "$run_dir" "$run_dir"
+else
 	case ${XDG_RUNTIME_DIR:-} in
 	/*) own=$XDG_RUNTIME_DIR/madpmd ;;
 	*) own=/tmp/madpmd-$(id -u) ;;
 	esac
 	run_dir=$own
-	if ! has_fabric "$own" && ! has_fabric /run/madpmd &&
-	   pgrep -u "$(id -u)" -x madpmd >/dev/null 2>&1; then
-		# a madpmd of yours, just started, has not made its run
-		# directory yet
-		left=$((wait * 10))
-		while ! has_fabric "$own" && ! has_fabric /run/madpmd &&
-		      [ "$left" -gt 0 ]; do
-			sleep 0.1
-			left=$((left - 1))
-		done
-	fi
+	has_fabric "$own" || has_fabric /run/madpmd ||
+		wait_made "$own" /run/madpmd
 	if ! has_fabric "$own" && has_fabric /run/madpmd; then
 		run_dir=/run/madpmd
 	elif ! has_fabric "$own"; then
@@ -244,6 +256,27 @@ if [ ! -w "$sock" ]; then
 			die "you may not open $sock (mode 0${mode:-600}, owner $owner): restart madpmd with --umad-mode 0666 (any user) or 0660 (then join its group $group), or run as $owner (e.g. with sudo)" ;;
 		esac ;;
 	esac
+fi
+
+# --wait-active: every port of the node Active in the daemon's ports
+# table ("idx node:port ethdev link state ...")
+node_active() {
+	awk -v n="$node" '{ p = $2; sub(/:[0-9]+$/, "", p) }
+			  p == n && NR > 1 { t++; if ($5 == "Active") a++ }
+			  END { exit !(t && a == t) }' "$run_dir/ports" 2>/dev/null
+}
+if [ -n "$wait_active" ]; then
+	left=$((wait * 10))
+	while ! node_active && [ "$left" -gt 0 ]; do
+		sleep 0.1
+		left=$((left - 1))
+	done
+	if ! node_active; then
+		st=$(awk -v n="$node" '{ p = $2; sub(/:[0-9]+$/, "", p) }
+				       p == n && NR > 1 { printf " %s %s", $2, $5 }' "$run_dir/ports" 2>/dev/null)
+		die "--wait-active: not Active after $wait s (${st# }): no SM has brought the fabric up (run madpmd-run opensm); MADPMD_WAIT sets how long to wait"
+	fi
+	[ $# -gt 0 ] || exit 0
 fi
 
 if [ -n "$print_addr" ]; then

@@ -806,10 +806,11 @@ main(int argc, char **argv)
 	for (k = 1; k < sep && k < (int)RTE_DIM(eal_args); k++)
 		eal_args[k] = argv[k];
 	/* EAL's start-up lines (lcores, IOVA mode, sockets) bury madpmd's
-	 * own: warnings and errors only, unless asked (EAL's --log-level,
-	 * parsed by rte_eal_init(), still wins) */
+	 * own: its notices, warnings and errors only, unless asked (EAL's
+	 * --log-level, parsed by rte_eal_init(), still wins); net_hca's own
+	 * log type keeps its level */
 	if (!o.verbose)
-		rte_log_set_global_level(RTE_LOG_NOTICE);
+		rte_log_set_level(RTE_LOGTYPE_EAL, RTE_LOG_NOTICE);
 	if (eal_init(argv, sep, o.verbose) < 0) {
 		err = rte_errno;
 		fprintf(stderr, "madpmd: EAL initialisation failed: %s\n",

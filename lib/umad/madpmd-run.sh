@@ -133,6 +133,13 @@ if [ -z "$print_addr" ] && [ -z "$wait_active" ] && [ $# -eq 0 ]; then
 	echo "$prog: no command given (try --help)" >&2
 	exit 2
 fi
+# infiniband-diags (ibstat, saquery, perfquery, ...) and OpenSM install
+# into /usr/sbin, which a normal user's PATH on Debian lacks: here they are
+# for everyone, so the command (and what it runs) finds them
+case :$PATH: in
+*:/usr/sbin:*) ;;
+*) PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin; export PATH ;;
+esac
 if [ $# -gt 0 ] && ! command -v -- "$1" >/dev/null 2>&1; then
 	echo "$prog: $1: command not found (install it, or give its path)" >&2
 	exit 127

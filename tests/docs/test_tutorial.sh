@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# docs/tutorial.md, run as written: its `sh root` block as root, then its
+# `sh` blocks in order, as one script of a normal user (nobody when we are
+# root) in a fresh HOME with a session's XDG_RUNTIME_DIR, in a copy of the
+# source tree as a fresh clone has it after scripts/setup. That builds and
+# installs madpmd into the user's ~/.local as the page says, so the
+# install, the personal plugin and extcap folders, the default run
+# directory, madpmd-run --wait-active, the example program and the filter
+# are all checked here; then what the page says you see is checked too.
+# The plain pass only: it builds its own plain copy, the same in both.
+# Usage: test_tutorial.sh SOURCE_DIR BUILD_DIR
+set -u
+src=$1
+build=$2
+. "$(dirname "$0")/../common/tap.sh"
+
+if [ -n "${LD_PRELOAD:-}" ] || [ "$(meson introspect "$build" --buildoptions 2>/dev/null |
+	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "b_sanitize"))' 2>/dev/null)" != none ]; then
+	skip "the tutorial, run as written" "a sanitized build: the tutorial builds its own plain copy, run in the plain pass"
+	tap_done
+	exit 0
+fi
+
+tmp=$(mktemp -d /tmp/madpmd-tutorial.XXXXXX)
+chmod 755 "$tmp"
+page=$src/docs/tutorial.md
+
+# the blocks: "```sh root" (as root) and "```sh" (as the user)
+awk '/^```sh root$/ { on = 1; next } /^```/ { on = 0 } on' "$page" > "$tmp/root.sh"
+awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on' "$page" > "$tmp/user.sh"
+[ -s "$tmp/root.sh" ] && [ "$(grep -c . "$tmp/user.sh")" -ge 10 ]
+ok $? "docs/tutorial.md has a root block ($(grep -c . "$tmp/root.sh") line) and user blocks ($(grep -c . "$tmp/user.sh") lines)"
+
+# a fresh clone after scripts/setup: the tracked files and build/dpdk-sdk
+mkdir -p "$tmp/src/build" "$tmp/home" "$tmp/xdg"
+(cd "$src" && git ls-files -z | xargs -0 cp --parents -t "$tmp/src") &&
+	cp -a "$src/build/dpdk-sdk" "$tmp/src/build/"
+ok $? "a copy of the tracked source tree and its DPDK SDK headers in $tmp/src"
+chmod 700 "$tmp/xdg"
+as=(env)
+if [ "$(id -u)" = 0 ]; then
+	(cd "$tmp/src" && bash -e "$tmp/root.sh") > "$tmp/root.log" 2>&1
+	rc=$?
+	ok $rc "the root block as root: $(tr '\n' ';' < "$tmp/root.sh") (exit $rc)"
+	chown -R nobody "$tmp/src" "$tmp/home" "$tmp/xdg"
+	as=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+else
+	skip "the root block" "not root: scripts/setup installed the packages already (the suite ran it)"
+fi
+
+# the user's session, and nothing of ours
+(cd "$tmp/src" && timeout 1200 "${as[@]}" env -i HOME="$tmp/home" \
+	XDG_RUNTIME_DIR="$tmp/xdg" PATH=/usr/local/bin:/usr/bin:/bin \
+	LANG=C.UTF-8 USER=nobody bash -e "$tmp/user.sh") > "$tmp/user.log" 2>&1
+rc=$?
+ok $rc "the user blocks as a normal user, as written (exit $rc)"
+[ $rc = 0 ] || tail -20 "$tmp/user.log" | sed 's/^/# /'
+
+r=$tmp/src
+[ -x "$tmp/home/.local/bin/madpmd" ] && [ -x "$tmp/home/.local/bin/madpmd-run" ] &&
+	[ -e "$tmp/home/.local/lib/wireshark/plugins/4.0/epan/madpmd.so" ] &&
+	[ -L "$tmp/home/.config/wireshark/extcap/madpmd-extcap" ] &&
+	[ -x "$tmp/home/.config/wireshark/extcap/madpmd-extcap" ]
+ok $? "installed in ~/.local: madpmd, madpmd-run, the plugin in the personal plugin folder, the extcap linked into ~/.config/wireshark/extcap"
+grep -q "^madpmd-run: opensm logs to $tmp/xdg/madpmd/opensm-hca1/opensm.log" "$tmp/user.log"
+ok $? "madpmd-run opensm logs into the user's run directory and says so"
+grep -qx 'client: sent "hello, RDMA"' "$r/client.out" 2>/dev/null &&
+	grep -q '^server: received "hello, RDMA" (11 bytes)$' "$r/server.out" 2>/dev/null
+ok $? "hello_rdma: the client sent, the server received ($(tr '\n' ';' < "$r/client.out" 2>/dev/null))"
+out=$(sed -n '/CM event\|CQ completion\|InfiniBand/p' "$tmp/user.log")
+miss=
+for w in "CM event CONNECT_RESPONSE" "CM event ESTABLISHED" "CM event DISCONNECTED" \
+	 "RC Send Only" "RC Acknowledge" "RECV SUCCESS" "SEND SUCCESS"; do
+	grep -q "$w" <<< "$out" || miss+=" '$w'"
+done
+[ -n "$out" ] && [ -z "$miss" ] && ! grep -q Malformed <<< "$out"
+ok $? "the filter shows the CM events, the SEND and its ACK, both completions, nothing malformed${miss:+ (missing:$miss)}"
+[ -z "$miss" ] || sed 's/^/# /' <<< "$out"
+# what the page shows is what tshark printed (frame numbers and times
+# aside, spaces collapsed)
+flat=$(sed 's/  */ /g' <<< "$out")
+bad=
+while read -r line; do
+	grep -qF -- "$line" <<< "$flat" || bad+=" '$line'"
+done < <(awk '/^```console$/ { on = 1; next } /^```/ { on = 0 }
+	      on && / \.\.\. /' "$page" | sed 's/^ *[0-9]* \.\.\. *//; s/  */ /g')
+[ -z "$bad" ]
+ok $? "each line the page shows is in tshark's output${bad:+ (not:$bad)}"
+# the README's block, after its install block (the tutorial's, run above)
+awk '/^```sh install$/ { on = 1; next } /^```/ { on = 0 } on' "$src/README.md" > "$tmp/readme-install.sh"
+awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on' "$src/README.md" > "$tmp/readme.sh"
+cat "$tmp/root.sh" > "$tmp/tut-install.sh"
+awk '/^```sh$/ { n++ } /^```sh$/ { on = (n == 1); next } /^```/ { on = 0 } on' "$page" >> "$tmp/tut-install.sh"
+cmp -s "$tmp/readme-install.sh" "$tmp/tut-install.sh"
+ok $? "the README's install block is the tutorial's (setup, build, install), run above"
+# in the same terminal as the install: its export of PATH holds
+(cd "$tmp/src" && timeout 300 "${as[@]}" env -i HOME="$tmp/home" \
+	XDG_RUNTIME_DIR="$tmp/xdg" PATH="$tmp/home/.local/bin:/usr/local/bin:/usr/bin:/bin" \
+	LANG=C.UTF-8 USER=nobody bash -e "$tmp/readme.sh") > "$tmp/readme.log" 2>&1
+rc=$?
+ok $rc "the README's block as a normal user, as written ($(grep -c . "$tmp/readme.sh") commands, exit $rc)"
+[ $rc = 0 ] || tail -20 "$tmp/readme.log" | sed 's/^/# /'
+grep -q "NodeDescription.*hca1" "$tmp/readme.log" && grep -q "node_guid" "$tmp/readme.log" &&
+	[ -s "$tmp/src/fabric.pcapng" ] && [ -s "$tmp/src/again.pcapng" ] &&
+	[ "$(grep -c "InfiniBand.*SubnAdm\|InfiniBand.*SubnGet\|InfiniBand" "$tmp/readme.log")" -ge 10 ]
+ok $? "saquery, ibv_devinfo, the live capture and the file's MADs, and the replay's capture"
+
+# the tutorial's processes: those running in its tree
+left=
+for p in /proc/[0-9]*; do
+	[ "$(readlink "$p/cwd" 2>/dev/null)" = "$tmp/src" ] && left+=" ${p#/proc/}"
+done
+[ -z "$left" ]
+ok $? "nothing of the tutorial's is left running${left:+:$left}"
+[ -n "$left" ] && kill $left 2>/dev/null
+tap_done

@@ -70,6 +70,10 @@ struct fab_replay {
 	 * reopened meanwhile, so the lcore publishes what it shows */
 	uint64_t pub_sent, pub_off;
 	uint32_t pub_pass;
+	/* the interfaces the capture has, for a from= that matches none */
+	char if_seen[8][32];
+	unsigned int n_if_seen;
+	bool if_more;
 };
 
 #define CONV_LEN	(RTE_MBUF_DEFAULT_DATAROOM + 64)
@@ -279,11 +283,34 @@ fail:
 	return NULL;
 }
 
-static bool
-wanted(const struct fab_replay *r, const struct mpd_pcap_pkt *p)
+/* An interface name seen in the capture, kept to list when from= matches
+ * nothing. */
+static void
+note_if(struct fab_replay *r, const char *name)
 {
-	if (r->from && (!p->if_name || strcmp(p->if_name, r->from)))
+	unsigned int i;
+
+	if (!name)
+		return;
+	for (i = 0; i < r->n_if_seen; i++)
+		if (!strcmp(r->if_seen[i], name))
+			return;
+	if (r->n_if_seen == RTE_DIM(r->if_seen)) {
+		r->if_more = true;
+		return;
+	}
+	snprintf(r->if_seen[r->n_if_seen++], sizeof(r->if_seen[0]), "%s",
+		 name);
+}
+
+static bool
+wanted(struct fab_replay *r, const struct mpd_pcap_pkt *p)
+{
+	if (r->from && (!p->if_name || strcmp(p->if_name, r->from))) {
+		if (!r->sent)
+			note_if(r, p->if_name);
 		return false;
+	}
 	return r->dir == MPD_PCAPNG_DIR_UNKNOWN || p->direction == r->dir;
 }
 
@@ -457,7 +484,9 @@ fab_replay_done(const struct fab_replay *r)
 bool
 fab_replay_failed(const struct fab_replay *r)
 {
-	return r->error != NULL;
+	/* a from= that matched no frame did not do what was asked either */
+	return r->error != NULL ||
+	       (r->done && r->from && !r->sent && r->skipped[SKIP_FILTER]);
 }
 
 void
@@ -492,6 +521,17 @@ fab_replay_summary(const struct fab_replay *r, FILE *out)
 		fprintf(out, "; stopped: %s", r->error);
 	else if (!r->done)
 		fputs("; not finished", out);
+	/* a from= that took nothing: what it could have named */
+	if (r->from && !r->sent && r->skipped[SKIP_FILTER]) {
+		fprintf(out, "; from=%s matches no frame: the capture's interfaces are ",
+			r->from);
+		for (i = 0; i < r->n_if_seen; i++)
+			fprintf(out, "%s%s", i ? ", " : "", r->if_seen[i]);
+		if (!r->n_if_seen)
+			fputs("unnamed (no if_name)", out);
+		if (r->if_more)
+			fputs(", ...", out);
+	}
 	fputc('\n', out);
 }
 

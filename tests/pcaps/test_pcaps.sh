@@ -427,5 +427,17 @@ for s in saquery-rmpp lossy-rmpp; do
 	ok $? "$s, madpmd.decode_ib: $n2 responses timed at the requester's end of the wire (hca2/1 inbound)"
 done
 
+# pcaps/README.md's table says how many frames each file has: as capinfos
+# counts them (a regenerated capture with a stale table fails here)
+bad=
+for f in "$pcaps"/*.pcapng; do
+	b=${f##*/}
+	have=$(capinfos -c -M "$f" 2>/dev/null | awk '/Number of packets/ {print $NF}')
+	said=$(awk -F'|' -v b="\`$b\`" '$2 ~ b { gsub(/ /, "", $3); print $3 }' "$pcaps/README.md")
+	[ -n "$have" ] && [ "$have" = "$said" ] || bad+=" $b: $said in the table, $have in the file;"
+done
+[ -z "$bad" ]
+ok $? "pcaps/README.md gives each file's frame count as capinfos reads it${bad:+:$bad}"
+
 echo "1..$n"
 exit $fail

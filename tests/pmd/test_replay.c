@@ -217,6 +217,17 @@ test_filters(void)
 		   "from=hca1/1,dir=out: %s", s);
 		fab_replay_close(r);
 	}
+	r = open_spec(",from=hca3/1", MPD_LINK_ROCE_V2);
+	if (ok(r != NULL, "from=hca3/1 (no such interface): opens")) {
+		n = burst(r, 0, 64);
+		ok(n == 0, "from=hca3/1: nothing sent");
+		summary(r, s, sizeof(s));
+		ok(strstr(s, "; from=hca3/1 matches no frame: the capture's interfaces are hca1/1, hca2/1") != NULL,
+		   "from=hca3/1: the summary lists the capture's interfaces: %s", s);
+		ok(fab_replay_failed(r),
+		   "from=hca3/1: a failed replay (madpmd's exit status 2)");
+		fab_replay_close(r);
+	}
 	r = open_spec(",dir=in", MPD_LINK_IB);
 	if (ok(r != NULL, "dir=in on IB: opens")) {
 		n = burst(r, 0, 64);

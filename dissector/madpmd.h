@@ -10,6 +10,7 @@
  *   madpmd-stats.c      the response-time tap, "-z madpmd,rtt" and the
  *                       service response time tables ("-z madpmd,srt")
  *   madpmd-link.c       the heartbeats of IB links between daemons
+ *   madpmd-columns.c    the packet list: which port captured a frame
  */
 #ifndef MADPMD_PLUGIN_H
 #define MADPMD_PLUGIN_H
@@ -34,8 +35,14 @@ enum madpmd_layer {
 	MADPMD_LAYER_BARE = 2,
 };
 
-/* "hca1 port 1" from the frame's interface ("hca1/1"), or NULL. */
+/* "hca1 port 1" from the frame's interface ("hca1/1", or its records'
+ * "hca1/1 records"), or NULL. */
 const char *madpmd_port_label(packet_info *pinfo);
+/* The same as "hca1/1"; *records (may be NULL): the records' interface. */
+const char *madpmd_port_name(packet_info *pinfo, gboolean *records);
+
+/* ---- madpmd-columns.c ---------------------------------------------- */
+void madpmd_columns_register(void);
 
 /* Packet-scope proto data: the umad record's session (port id) + 1, for
  * matching its MAD. */
@@ -45,6 +52,9 @@ const char *madpmd_port_label(packet_info *pinfo);
 #define MADPMD_KEY_CAUSE	3
 /* File-scope proto data of a CM MAD: what madpmd-cm.c showed for it. */
 #define MADPMD_KEY_CM		4
+/* Packet-scope proto data: the frame is a madpmd record (its port is its
+ * Source, madpmd-columns.c leaves its Info alone). */
+#define MADPMD_KEY_RECORD	5
 
 /* First pass: frame pinfo->num carries a BTH (any transport), for the
  * records that point at the packet that caused them. */

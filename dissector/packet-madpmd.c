@@ -38,7 +38,9 @@ int proto_madpmd = -1;
 gboolean madpmd_pref_take_roce = TRUE;
 gboolean madpmd_pref_check_crc = TRUE;
 gboolean madpmd_pref_reassemble = TRUE;
-gboolean madpmd_pref_decode_ib = FALSE;
+/* on: what the plugin adds to the stock decoding of madpmd's captures is
+ * seen without a preference; the stock tree stays whole beside it */
+gboolean madpmd_pref_decode_ib = TRUE;
 
 /* ---- record fields ---------------------------------------------------- */
 
@@ -93,7 +95,7 @@ static int hf_port_issm = -1;
 static int hf_port_lmc = -1, hf_port_smsl = -1, hf_port_capmask = -1;
 static int hf_port_guid = -1;
 
-static gint ett_rec = -1, ett_rec_flags = -1, ett_umad = -1, ett_wc = -1;
+static gint ett_rec = -1, ett_rec_hdr = -1, ett_rec_flags = -1, ett_umad = -1, ett_wc = -1;
 static gint ett_wc_flags = -1, ett_cm = -1;
 static gint ett_port = -1, ett_port_changes = -1, ett_qp = -1;
 
@@ -180,12 +182,13 @@ static const value_string qp_cause_vals[] = {
  * interface names the node and the port); NULL when the interface is not
  * named that way.
  */
-const char *
-madpmd_port_label(packet_info *pinfo)
+static const char *
+port_of(packet_info *pinfo, gboolean *records, int *node_len,
+	unsigned long *port)
 {
+	static const char rec_suffix[] = " records";
 	const char *ifn, *sl;
 	char *end;
-	unsigned long port;
 
 	if (!pinfo->rec || !pinfo->epan ||
 	    !(pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
@@ -195,11 +198,39 @@ madpmd_port_label(packet_info *pinfo)
 	sl = ifn ? strrchr(ifn, '/') : NULL;
 	if (!sl || sl == ifn || !g_ascii_isdigit(sl[1]))
 		return NULL;
-	port = strtoul(sl + 1, &end, 10);
-	if (*end || port > 255)
+	*port = strtoul(sl + 1, &end, 10);
+	/* the port's records have an interface of their own */
+	*records = !strcmp(end, rec_suffix);
+	if ((*end && !*records) || *port > 255)
 		return NULL;
-	return wmem_strdup_printf(pinfo->pool, "%.*s port %lu",
-				  (int)(sl - ifn), ifn, port);
+	*node_len = (int)(sl - ifn);
+	return ifn;
+}
+
+const char *
+madpmd_port_label(packet_info *pinfo)
+{
+	unsigned long port;
+	gboolean records;
+	int n;
+	const char *ifn = port_of(pinfo, &records, &n, &port);
+
+	return ifn ? wmem_strdup_printf(pinfo->pool, "%.*s port %lu", n, ifn,
+					port) : NULL;
+}
+
+const char *
+madpmd_port_name(packet_info *pinfo, gboolean *records)
+{
+	unsigned long port;
+	gboolean rec = FALSE;
+	int n;
+	const char *ifn = port_of(pinfo, &rec, &n, &port);
+
+	if (records)
+		*records = rec;
+	return ifn ? wmem_strdup_printf(pinfo->pool, "%.*s/%lu", n, ifn,
+					port) : NULL;
 }
 
 /* ---- the wire frames records point at ---------------------------------- */
@@ -644,6 +675,29 @@ dissect_qp_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int off,
 			     val_to_str_const(cause, qp_cause_vals, "?"));
 }
 
+/* The record header's fields, a subtree of t; its header-length item. */
+static proto_item *
+add_record_header(tvbuff_t *tvb, proto_tree *t, int hl, int len)
+{
+	static int *const flag_bits[] = { &hf_rec_flag_trunc, NULL };
+	proto_tree *ht;
+	proto_item *it;
+
+	ht = proto_tree_add_subtree(t, tvb, 0, MIN(hl, len), ett_rec_hdr,
+				    NULL, "Record header");
+	proto_tree_add_item(ht, hf_rec_magic, tvb, 0, 4, ENC_BIG_ENDIAN);
+	proto_tree_add_item(ht, hf_rec_version, tvb, 4, 1, ENC_NA);
+	proto_tree_add_item(ht, hf_rec_kind, tvb, 5, 1, ENC_NA);
+	proto_tree_add_bitmask(ht, tvb, 6, hf_rec_flags, ett_rec_flags,
+			       flag_bits, ENC_BIG_ENDIAN);
+	it = proto_tree_add_item(ht, hf_rec_hdrlen, tvb, 8, 2, ENC_BIG_ENDIAN);
+	proto_tree_add_item(ht, hf_rec_port, tvb, 10, 1, ENC_NA);
+	proto_tree_add_item(ht, hf_rec_node, tvb, 12, 4, ENC_BIG_ENDIAN);
+	proto_tree_add_item(ht, hf_rec_seq, tvb, 16, 4, ENC_BIG_ENDIAN);
+	proto_tree_add_item(ht, hf_rec_bodylen, tvb, 20, 4, ENC_BIG_ENDIAN);
+	return it;
+}
+
 static int
 dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	       void *data _U_)
@@ -651,12 +705,13 @@ dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	int len = (int)tvb_captured_length(tvb), hl, body;
 	guint32 kind, node, port;
 	proto_item *ti, *it;
-	proto_tree *t, *ht;
+	proto_tree *t;
 	const char *label;
-	static int *const flag_bits[] = { &hf_rec_flag_trunc, NULL };
 
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "madpmd");
 	col_clear(pinfo->cinfo, COL_INFO);
+	p_add_proto_data(pinfo->pool, pinfo, proto_madpmd, MADPMD_KEY_RECORD,
+			 GUINT_TO_POINTER(1));
 	ti = proto_tree_add_item(tree, proto_madpmd, tvb, 0, -1, ENC_NA);
 	t = proto_item_add_subtree(ti, ett_rec);
 	if (len < MPD_REC_HDR_LEN ||
@@ -667,32 +722,28 @@ dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	}
 	hl = tvb_get_ntohs(tvb, 8);
 	body = (int)tvb_get_ntohl(tvb, 20);
-	ht = proto_tree_add_subtree(t, tvb, 0, MIN(hl, len), ett_rec, NULL,
-				    "Record header");
-	proto_tree_add_item(ht, hf_rec_magic, tvb, 0, 4, ENC_BIG_ENDIAN);
-	proto_tree_add_item(ht, hf_rec_version, tvb, 4, 1, ENC_NA);
-	proto_tree_add_item_ret_uint(ht, hf_rec_kind, tvb, 5, 1, ENC_NA, &kind);
-	proto_tree_add_bitmask(ht, tvb, 6, hf_rec_flags, ett_rec_flags,
-			       flag_bits, ENC_BIG_ENDIAN);
-	it = proto_tree_add_item(ht, hf_rec_hdrlen, tvb, 8, 2, ENC_BIG_ENDIAN);
-	proto_tree_add_item_ret_uint(ht, hf_rec_port, tvb, 10, 1, ENC_NA,
-				     &port);
-	proto_tree_add_item_ret_uint(ht, hf_rec_node, tvb, 12, 4,
-				     ENC_BIG_ENDIAN, &node);
-	proto_tree_add_item(ht, hf_rec_seq, tvb, 16, 4, ENC_BIG_ENDIAN);
-	proto_tree_add_item(ht, hf_rec_bodylen, tvb, 20, 4, ENC_BIG_ENDIAN);
+	kind = tvb_get_guint8(tvb, 5);
+	port = tvb_get_guint8(tvb, 10);
+	node = tvb_get_ntohl(tvb, 12);
 	label = madpmd_port_label(pinfo);
-	if (label)
+	if (label) {
+		const char *name = madpmd_port_name(pinfo, NULL);
+
 		proto_item_append_text(ti, ", %s, %s (node %u)",
 				       val_to_str_const(kind, kind_vals,
 							"unknown"),
 				       label, node);
+		/* the packet list's Source: the port whose API saw it */
+		set_address(&pinfo->src, AT_STRINGZ, (int)strlen(name) + 1,
+			    name);
+	}
 	else
 		proto_item_append_text(ti, ", %s, node %u port %u",
 				       val_to_str_const(kind, kind_vals,
 							"unknown"),
 				       node, port);
 	if (hl < MPD_REC_HDR_LEN || hl > len || body < 0 || body > len - hl) {
+		it = add_record_header(tvb, t, hl, len);
 		expert_add_info_format(pinfo, it, &ei_rec_bad,
 				       "Header length %d / body length %d do not fit a record of %d bytes",
 				       hl, body, len);
@@ -721,6 +772,8 @@ dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 					    ENC_NA);
 		break;
 	}
+	/* what the API saw first; the header, collapsed, below it */
+	add_record_header(tvb, t, hl, len);
 	return len;
 }
 
@@ -949,7 +1002,7 @@ register_record_fields(void)
 		  BASE_HEX, NULL, 0, NULL, HFILL } },
 	};
 	static gint *ett[] = {
-		&ett_rec, &ett_rec_flags, &ett_umad, &ett_wc, &ett_wc_flags,
+		&ett_rec, &ett_rec_hdr, &ett_rec_flags, &ett_umad, &ett_wc, &ett_wc_flags,
 		&ett_cm, &ett_port, &ett_port_changes, &ett_qp,
 	};
 	static ei_register_info ei[] = {
@@ -996,6 +1049,7 @@ proto_register_madpmd(void)
 	madpmd_layout_register_all(proto_madpmd);
 	madpmd_stats_register();
 	madpmd_link_register();
+	madpmd_columns_register();
 
 	register_dissector(MPD_REC_DISSECTOR, dissect_madpmd_record, proto_madpmd);
 	register_dissector(MPD_REC_DISSECTOR_MAD, madpmd_dissect_bare_mad,
@@ -1021,7 +1075,8 @@ proto_register_madpmd(void)
 		"Native InfiniBand packets that a capture hands to the stock "
 		"\"infiniband\" dissector (exported PDUs, madpmd's default) "
 		"are decoded by madpmd as well, beside it: RMPP reassembly, "
-		"ICRC/VCRC checks, response times on the IB wire",
+		"ICRC/VCRC checks, response times on the IB wire (on by "
+		"default; the stock dissector's fields stay as they are)",
 		&madpmd_pref_decode_ib);
 }
 

@@ -159,12 +159,27 @@ wait=${MADPMD_WAIT:-10}
 case $wait in
 ''|*[!0-9]*) die "MADPMD_WAIT=$wait: not a number of seconds" ;;
 esac
-# a madpmd of yours started this second may not have made its run
-# directory yet (it does before EAL starts): wait for that, at most 2 s
+# a madpmd of yours started this second (/proc, with shell built-ins:
+# its start in /proc/PID/stat, in the kernel's USER_HZ of 100)
+young_madpmd() {
+	read -r up rest < /proc/uptime || return 1
+	up=${up%.*}
+	for d in /proc/[0-9]*; do
+		[ -O "$d" ] || continue
+		read -r c < "$d/comm" 2>/dev/null || continue
+		[ "$c" = madpmd ] || continue
+		read -r st < "$d/stat" 2>/dev/null || continue
+		set -- ${st##*) }
+		# field 22, the 20th after "pid (comm)"
+		[ $# -ge 20 ] && eval "t=\${20}" &&
+			[ $((up - t / 100)) -le 1 ] && return 0
+	done
+	return 1
+}
+# such a madpmd may not have made its run directory yet (it does before
+# EAL starts): wait for that, at most 2 s
 wait_made() {
-	local_p=$(pgrep -n -u "$(id -u)" -x madpmd 2>/dev/null) || return 0
-	age=$(ps -o etimes= -p "$local_p" 2>/dev/null) || return 0
-	[ "${age:-9}" -le 1 ] 2>/dev/null || return 0
+	young_madpmd || return 0
 	left=20
 	while ! has_fabric "$1" && ! has_fabric "$2" && [ "$left" -gt 0 ]; do
 		sleep 0.1

@@ -96,7 +96,7 @@ usage(FILE *out)
 		"                         feed a pcap/pcapng capture into the port instead\n"
 		"                         of its cable, or beside it with cable=keep; after=\n"
 		"                         holds it until the port is Active or that long\n"
-		"                         (docs/replay.md); repeatable\n"
+		"                         (madpmd(1), REPLAY); repeatable\n"
 		"  --exit-after-replay[=SECONDS]  stop that long (default 1) after every replay\n"
 		"  --ib-dissector NAME    what native IB packets in captures name:\n"
 		"                         infiniband (stock, default) or madpmd_ib (plugin)\n"

@@ -98,8 +98,8 @@ run() {	# run LABEL tshark-options...
 	[ "$out" -gt 0 ]
 	ok $? "$label: the plugin decoded $out fuzzed frames"
 }
-run "one pass"
-run "two passes, madpmd.decode_ib" -2 -o madpmd.decode_ib:TRUE
+run "one pass, madpmd.decode_ib off" -o madpmd.decode_ib:FALSE
+run "two passes, madpmd.decode_ib (the default)" -2
 
 echo "1..$n"
 exit $fail

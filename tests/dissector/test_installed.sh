@@ -98,10 +98,13 @@ for path in "$tmp"/pcaps/*.pcapng; do
 		cmp -s "$tmp/$fn.snone" "$tmp/$fn.s$how" && [ "$vals" -gt 0 ]
 		ok $? "$fn ($how install): every infiniband.* field as without the plugin ($vals frames with stock values)"
 		# the stock protocols, with ":madpmd" added where madpmd decoded
+		# (not on native IB exported for the stock dissector: madpmd
+		# decodes those as a postdissector, after frame.protocols)
 		bad=$(paste <(cut -f $((nf + 1)) "$tmp/$fn.none") \
 			    <(cut -f $((nf + 1))- "$tmp/$fn.$how") | awk -F'\t' '
 			{ g = $2; sub(/:madpmd$/, "", g) }
-			g != $1 || ($3 != "" && $2 !~ /:madpmd$/) { print NR ": " $1 " / " $2 }' | head -3)
+			g != $1 || ($3 != "" && $2 !~ /:madpmd$/ &&
+				    $2 !~ /^exported_pdu:infiniband/) { print NR ": " $1 " / " $2 }' | head -3)
 		[ -z "$bad" ]
 		ok $? "$fn ($how install): frame.protocols is the stock one, madpmd added on the frames it decodes${bad:+ ($bad)}"
 	done

@@ -172,10 +172,14 @@ same=$(join -t "$(printf '\t')" -j 1 "$tmp/rows1" "$tmp/tshark1" | wc -l)
 [ "$drawn" -ge 10 ] && [ "$same" = "$drawn" ] && [ -z "$differ" ]
 ok $? "the GUI drew $drawn rows, each with tshark's Protocol and Info for that frame${differ:+ (differ: $differ)}"
 recs=$(awk -F'\t' '$2 == "madpmd"' "$tmp/rows1" | wc -l)
+# the wire's PerfMgt: the plugin decodes it beside the stock dissector by
+# default (madpmd.decode_ib), so its Protocol and Info are madpmd's
 ib=$(awk -F'\t' '$2 == "InfiniBand" && $3 ~ /^PERF /' "$tmp/rows1" | wc -l)
+[ -n "$plugin_in" ] &&
+	ib=$(awk -F'\t' '$2 == "madpmd" && $3 ~ /^PerfMgt .*\[hca[12]\/1 (in|out)\]$/' "$tmp/rows1" | wc -l)
 if [ -n "$plugin_in" ]; then
 	[ "$recs" -gt 0 ] && [ "$ib" -gt 0 ]
-	ok $? "among them madpmd's records, decoded by the plugin ($recs: $(awk -F'\t' '$2 == "madpmd" {print $3; exit}' "$tmp/rows1")), and PerfMgt on the wire ($ib)"
+	ok $? "among them madpmd's records, decoded by the plugin ($recs: $(awk -F'\t' '$2 == "madpmd" {print $3; exit}' "$tmp/rows1")), and PerfMgt on the wire, which port captured it in Info ($ib: $(awk -F'\t' '$2 == "madpmd" && $3 ~ /^PerfMgt / {print $3; exit}' "$tmp/rows1"))"
 else
 	skip "madpmd's records decoded by the plugin in the GUI" "a sanitized build: no plugin in Wireshark"
 fi
@@ -233,7 +237,7 @@ recs=$(ts -r "$live" -Y 'exported_pdu.prot_name == "madpmd"' 2>/dev/null | wc -l
 [ "$smps" -ge 4 ] && [ "$recs" -ge 2 ]
 ok $? "the GUI's capture file holds the NodeInfo and PortInfo SMPs ($smps) and madpmd's records ($recs)"
 rows "$tmp/seen2.txt" > "$tmp/rows2"
-grep -q "SubnGet(NodeInfo)" "$tmp/rows2" && grep -q "GetResp(NodeInfo)" "$tmp/rows2" &&
+grep -q "Get(NodeInfo)" "$tmp/rows2" && grep -q "GetResp(NodeInfo)" "$tmp/rows2" &&
 	{ [ -z "$plugin_in" ] || awk -F'\t' '$2 == "madpmd"' "$tmp/rows2" | grep -q .; }
 ok $? "the GUI drew them live: $(wc -l < "$tmp/rows2") rows, e.g. $(awk -F'\t' '$2 == "madpmd" {print $3; exit}' "$tmp/rows2")"
 stop_ws $w2

@@ -155,7 +155,13 @@ fi
 stop $sleeper
 sleep 0.6
 # (pgrep without the sanitizers the ASan run preloads: it hung in a futex)
-left=$(env -u LD_PRELOAD pgrep -f "^($sysfs_bin|$tmp/bin/madpmd-sysfs) " | tr '\n' ' ')
+# ours only: those of this test's fabric (another user's madpmd-run, from
+# the same build tree, has watchers of its own)
+left=
+for p in $(env -u LD_PRELOAD pgrep -f "^($sysfs_bin|$tmp/bin/madpmd-sysfs) "); do
+	tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null |
+		grep -qxF "MADPMD_RUN_DIR=$MADPMD_RUN_DIR" && left+="$p "
+done
 [ -z "$left" ]
 ok $? "no madpmd-sysfs watcher outlives its command${left:+ (left: $left)}"
 tap_done

@@ -53,6 +53,26 @@ static const value_string state_vals[] = {
 	{ 0, NULL }
 };
 
+/* The same state as the receiver of the message has it, for a copy
+ * captured inbound (IBA 12.9.6: the active side is in REP Rcvd after a
+ * REP, the passive side in REQ Rcvd after a REQ) */
+static const value_string state_rcvd_vals[] = {
+	{ CS_REQ, "REQ received" },
+	{ CS_REP, "REP received" },
+	{ 0, NULL }
+};
+
+/* What the end that captured this copy of the message is in. */
+static const char *
+state_here(packet_info *pinfo, guint32 state)
+{
+	const char *s = NULL;
+
+	if (pinfo->p2p_dir == P2P_DIR_RECV)
+		s = try_val_to_str(state, state_rcvd_vals);
+	return s ? s : val_to_str_const(state, state_vals, "?");
+}
+
 /* The frames that moved a connection, by message */
 enum cm_msg {
 	M_REQ = 0,
@@ -310,8 +330,7 @@ madpmd_cm_track(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	t = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_conn, &it,
 					  "CM connection %u: %s",
 					  f->conn->num,
-					  val_to_str_const(f->state, state_vals,
-							   "?"));
+					  state_here(pinfo, f->state));
 	proto_item_set_generated(it);
 	it = proto_tree_add_uint(t, hf_conn, tvb, 0, 0, f->conn->num);
 	proto_item_set_generated(it);
@@ -321,7 +340,7 @@ madpmd_cm_track(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		if (f->conn->frame[i] != pinfo->num)
 			add_frame(t, hf_frame[i], tvb, f->conn->frame[i]);
 	col_append_fstr(pinfo->cinfo, COL_INFO, " [conn %u: %s]", f->conn->num,
-			val_to_str_const(f->state, state_vals, "?"));
+			state_here(pinfo, f->state));
 }
 
 guint32

@@ -78,7 +78,7 @@ PF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.sev
     madpmd.perf.portcountersext.portrcvpkts madpmd.icrc.status madpmd.response_to
     madpmd.time udp.dstport frame.time_delta madpmd.response_in
     madpmd.cm.conn madpmd.cm.state madpmd.cm.repeat_of madpmd.cm.sidr_req_in
-    madpmd.cmevent.event madpmd.cmevent.status madpmd.cmevent.frame)
+    madpmd.cmevent.event madpmd.cmevent.status madpmd.cmevent.frame _ws.col.Info)
 SF=(frame.number frame.interface_name frame.p2p_dir _ws.malformed _ws.expert.severity
     frame.protocols infiniband.lrh.dlid infiniband.mad.method infiniband.mad.attributeid
     infiniband.mad.transactionid infiniband.rmpp.rmpptype infiniband.rmpp.rmppflags
@@ -290,6 +290,10 @@ if [ -f "$P" ]; then
 		"0 2 4 5 9 10 "
 	is "cm-rping: every event a CM MAD raised points at a CM MAD (madpmd.cmevent.frame)" \
 		"$(q "$P" 'num(v("madpmd.rec.kind")) == 3 && v("madpmd.cmevent.event") >= 4' 'print v("madpmd.cmevent.frame")' | while read -r f; do q "$S" "v(\"frame.number\") == \"$f\" && num(v(\"infiniband.mad.mgmtclass\")) == 7" 'print "cm"' | head -1 | grep -q cm && echo 1 || echo "0:$f"; done | sort -u | tr '\n' ' ')" "1 "
+	# each copy says which end captured it, and that end's state
+	is "cm-rping: Info of each CM message's copies: the capturing port, and the REQ and REP as each end has them (sent / received)" \
+		"$(q "$P" 'v("madpmd.cm.conn") != "" && num(v("madpmd.cm.state")) <= 3' 'i = v("_ws.col.Info"); sub(/^.*\[conn /, "[conn ", i); print i' | tr '\n' ' ')" \
+		"[conn 1: REQ sent] [hca2/1 out] [conn 1: REQ received] [hca1/1 in] [conn 1: REP sent] [hca1/1 out] [conn 1: REP received] [hca2/1 in] "
 	is "cm-rping: the route is a PathRecord answer from OpenSM's SA" \
 		"$(q "$S" 'num(v("infiniband.mad.mgmtclass")) == 3 && num(v("infiniband.mad.method")) == 129 && num(v("infiniband.mad.attributeid")) == 53' 'print' | wc -l | awk '{print ($1 > 0)}')" 1
 fi

@@ -736,12 +736,12 @@ dissect_madpmd_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		/* the packet list's Source: the port whose API saw it */
 		set_address(&pinfo->src, AT_STRINGZ, (int)strlen(name) + 1,
 			    name);
-	}
-	else
+	} else {
 		proto_item_append_text(ti, ", %s, node %u port %u",
 				       val_to_str_const(kind, kind_vals,
 							"unknown"),
 				       node, port);
+	}
 	if (hl < MPD_REC_HDR_LEN || hl > len || body < 0 || body > len - hl) {
 		it = add_record_header(tvb, t, hl, len);
 		expert_add_info_format(pinfo, it, &ei_rec_bad,

@@ -59,7 +59,6 @@ mpd_chan_no_sm_hint(const char *ca_name, const struct mpd_chan_port_info *pi)
 	static const char *const states[] = {
 		"Down", "Down", "Initializing", "Armed",
 	};
-	extern char *program_invocation_short_name;
 
 	if (pi->link_layer || pi->state >= 4 || pi->phys_state != 5 ||
 	    pi->sm_lid || !strcmp(program_invocation_short_name, "opensm"))

@@ -37,10 +37,12 @@ user_dir(char *buf, size_t len)
 }
 
 const char *
-mpd_run_dir_own(char *buf, size_t len)
+mpd_run_dir_own(char *buf, size_t len, bool *private)
 {
 	const char *d = env_dir();
 
+	if (private)
+		*private = !d && geteuid() != 0;
 	return d ? d : user_dir(buf, len);
 }
 

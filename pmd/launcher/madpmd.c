@@ -610,7 +610,7 @@ make_run_dir(const char *dir)
 			err == EACCES && geteuid() != 0 ?
 			"; without --run-dir and MADPMD_RUN_DIR your own is " : "",
 			err == EACCES && geteuid() != 0 ?
-			mpd_run_dir_own(own, sizeof(own)) : "");
+			mpd_run_dir_own(own, sizeof(own), NULL) : "");
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/madpmd.pid", dir);
@@ -790,10 +790,12 @@ main(int argc, char **argv)
 	/* the run directory and madpmd.pid before EAL (which takes a while):
 	 * a client that finds them waits for "ready" (madpmd/chan.h) */
 	if (!o.run_dir) {
-		o.run_dir = mpd_run_dir_own(own_run_dir, sizeof(own_run_dir));
+		bool private;
+
+		o.run_dir = mpd_run_dir_own(own_run_dir, sizeof(own_run_dir),
+					    &private);
 		/* a normal user's own: private, and reached only by that user */
-		if (geteuid() != 0 && !getenv("MADPMD_RUN_DIR") &&
-		    private_run_dir(o.run_dir, fab.opts.umad_mode) != 0)
+		if (private && private_run_dir(o.run_dir, fab.opts.umad_mode))
 			return 1;
 	}
 	if (make_run_dir(o.run_dir) != 0)

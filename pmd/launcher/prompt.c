@@ -485,14 +485,14 @@ cmd_other_parsed(void *res, struct cmdline *c __rte_unused,
 	snprintf(word, sizeof(word), "%.*s", (int)n, r->line + k);
 	n = strlen(word);
 	for (i = 0; i < NCMDS; i++) {
-		const char *h = ctx[i]->help_str;
+		const char *h = ctx[i]->help_str, *what;
 
 		if (strncmp(h, word, n) || (h[n] != ' ' && h[n] != ':'))
 			continue;
 		/* help_str: "syntax: what it does" */
+		what = strstr(h, ": ");
 		printf("%s %.*s\n", shown++ ? "      " : "usage:",
-		       (int)(strstr(h, ": ") ? strstr(h, ": ") - h :
-					       (ptrdiff_t)strlen(h)), h);
+		       (int)(what ? what - h : (ptrdiff_t)strlen(h)), h);
 	}
 	if (!shown)
 		printf("%s: no such command (help lists them)\n", word);

@@ -481,12 +481,18 @@ fab_replay_done(const struct fab_replay *r)
 	return r->done;
 }
 
+/* A from= that took no frame, and filtered some out. */
+static bool
+from_matched_nothing(const struct fab_replay *r)
+{
+	return r->from && !r->sent && r->skipped[SKIP_FILTER];
+}
+
 bool
 fab_replay_failed(const struct fab_replay *r)
 {
 	/* a from= that matched no frame did not do what was asked either */
-	return r->error != NULL ||
-	       (r->done && r->from && !r->sent && r->skipped[SKIP_FILTER]);
+	return r->error != NULL || (r->done && from_matched_nothing(r));
 }
 
 void
@@ -522,7 +528,7 @@ fab_replay_summary(const struct fab_replay *r, FILE *out)
 	else if (!r->done)
 		fputs("; not finished", out);
 	/* a from= that took nothing: what it could have named */
-	if (r->from && !r->sent && r->skipped[SKIP_FILTER]) {
+	if (from_matched_nothing(r)) {
 		fprintf(out, "; from=%s matches no frame: the capture's interfaces are ",
 			r->from);
 		for (i = 0; i < r->n_if_seen; i++)

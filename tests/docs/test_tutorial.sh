@@ -20,9 +20,26 @@ tmp=$(mktemp -d /tmp/madpmd-tutorial.XXXXXX)
 chmod 755 "$tmp"
 page=$src/docs/tutorial.md
 
+# blocks FILE INFO [N]: the lines of FILE's fenced blocks whose info
+# string is INFO ("sh root", "sh", "sh install", "console"), or of the
+# Nth such block alone
+blocks() {
+	awk -v info="$2" -v want="${3:-0}" '
+		$0 == "```" info { k++; on = !want || k == want; next }
+		/^```/ { on = 0 } on' "$1"
+}
+# session SECONDS PATH SCRIPT: SCRIPT with bash -e in the source copy, as
+# the user in a session of their own (HOME, XDG_RUNTIME_DIR), nothing of
+# ours, for at most SECONDS
+session() {
+	(cd "$tmp/src" && timeout "$1" "${as[@]}" env -i HOME="$tmp/home" \
+		XDG_RUNTIME_DIR="$tmp/xdg" PATH="$2" LANG=C.UTF-8 USER=nobody \
+		bash -e "$3")
+}
+
 # the blocks: "```sh root" (as root) and "```sh" (as the user)
-awk '/^```sh root$/ { on = 1; next } /^```/ { on = 0 } on' "$page" > "$tmp/root.sh"
-awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on' "$page" > "$tmp/user.sh"
+blocks "$page" "sh root" > "$tmp/root.sh"
+blocks "$page" sh > "$tmp/user.sh"
 [ -s "$tmp/root.sh" ] && [ "$(grep -c . "$tmp/user.sh")" -ge 10 ]
 ok $? "docs/tutorial.md has a root block ($(grep -c . "$tmp/root.sh") line) and user blocks ($(grep -c . "$tmp/user.sh") lines)"
 
@@ -43,10 +60,8 @@ else
 	skip "the root block" "not root: scripts/setup installed the packages already (the suite ran it)"
 fi
 
-# the user's session, and nothing of ours
-(cd "$tmp/src" && timeout 1200 "${as[@]}" env -i HOME="$tmp/home" \
-	XDG_RUNTIME_DIR="$tmp/xdg" PATH=/usr/local/bin:/usr/bin:/bin \
-	LANG=C.UTF-8 USER=nobody bash -e "$tmp/user.sh") > "$tmp/user.log" 2>&1
+# Debian's PATH for a normal user
+session 1200 /usr/local/bin:/usr/bin:/bin "$tmp/user.sh" > "$tmp/user.log" 2>&1
 rc=$?
 ok $rc "the user blocks as a normal user, as written (exit $rc)"
 [ $rc = 0 ] || tail -20 "$tmp/user.log" | sed 's/^/# /'
@@ -77,21 +92,19 @@ flat=$(sed 's/  */ /g' <<< "$out")
 bad=
 while read -r line; do
 	grep -qF -- "$line" <<< "$flat" || bad+=" '$line'"
-done < <(awk '/^```console$/ { on = 1; next } /^```/ { on = 0 }
-	      on && / \.\.\. /' "$page" | sed 's/^ *[0-9]* \.\.\. *//; s/  */ /g')
+done < <(blocks "$page" console | grep ' \.\.\. ' |
+	 sed 's/^ *[0-9]* \.\.\. *//; s/  */ /g')
 [ -z "$bad" ]
 ok $? "each line the page shows is in tshark's output${bad:+ (not:$bad)}"
 # the README's block, after its install block (the tutorial's, run above)
-awk '/^```sh install$/ { on = 1; next } /^```/ { on = 0 } on' "$src/README.md" > "$tmp/readme-install.sh"
-awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on' "$src/README.md" > "$tmp/readme.sh"
-cat "$tmp/root.sh" > "$tmp/tut-install.sh"
-awk '/^```sh$/ { n++ } /^```sh$/ { on = (n == 1); next } /^```/ { on = 0 } on' "$page" >> "$tmp/tut-install.sh"
+blocks "$src/README.md" "sh install" > "$tmp/readme-install.sh"
+blocks "$src/README.md" sh > "$tmp/readme.sh"
+{ cat "$tmp/root.sh"; blocks "$page" sh 1; } > "$tmp/tut-install.sh"
 cmp -s "$tmp/readme-install.sh" "$tmp/tut-install.sh"
 ok $? "the README's install block is the tutorial's (setup, build, install), run above"
 # in the same terminal as the install: its export of PATH holds
-(cd "$tmp/src" && timeout 300 "${as[@]}" env -i HOME="$tmp/home" \
-	XDG_RUNTIME_DIR="$tmp/xdg" PATH="$tmp/home/.local/bin:/usr/local/bin:/usr/bin:/bin" \
-	LANG=C.UTF-8 USER=nobody bash -e "$tmp/readme.sh") > "$tmp/readme.log" 2>&1
+session 300 "$tmp/home/.local/bin:/usr/local/bin:/usr/bin:/bin" "$tmp/readme.sh" \
+	> "$tmp/readme.log" 2>&1
 rc=$?
 ok $rc "the README's block as a normal user, as written ($(grep -c . "$tmp/readme.sh") commands, exit $rc)"
 [ $rc = 0 ] || tail -20 "$tmp/readme.log" | sed 's/^/# /'

@@ -14,22 +14,26 @@
 #ifndef MADPMD_RUN_DIR_H
 #define MADPMD_RUN_DIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define MPD_RUN_DIR_SYSTEM	"/run/madpmd"
 /* made once the daemon serves clients, removed as it stops */
 #define MPD_RUN_READY		"ready"
 
-/* The daemon's: the directory it makes (buf, len >= 256). Never NULL. */
-const char *mpd_run_dir_own(char *buf, size_t len);
+/* The daemon's: the directory it makes (buf, len >= 256). Never NULL.
+ * *private (may be NULL): it is a normal user's own, which must be made
+ * with mpd_run_dir_private(). */
+const char *mpd_run_dir_own(char *buf, size_t len, bool *private);
 
 /* A client's: the directory of the fabric it talks to (as above), or the
  * user's own when no fabric lists nodes anywhere. Never NULL. */
 const char *mpd_run_dir_find(char *buf, size_t len);
 
-/* /tmp/madpmd-<uid>, a directory of one user: made 0700 when missing;
- * 0, or -1 with errno (EPERM: it exists and is not the user's private
- * directory, as tmux checks its /tmp/tmux-<uid>). */
+/* A normal user's own run directory, a directory of that user alone:
+ * made 0700 when missing; 0, or -1 with errno (EPERM: it exists and is
+ * not the user's private directory, as tmux checks /tmp/tmux-<uid>:
+ * /tmp/madpmd-<uid> may have been planted). */
 int mpd_run_dir_private(const char *dir);
 
 #endif

@@ -154,11 +154,25 @@ fi
 has_fabric() {
 	[ -s "$1/nodes" ] || [ -e "$1/madpmd.pid" ]
 }
+either_has_fabric() {
+	has_fabric "$1" || has_fabric "$2"
+}
 looked=
 wait=${MADPMD_WAIT:-10}
 case $wait in
 ''|*[!0-9]*) die "MADPMD_WAIT=$wait: not a number of seconds" ;;
 esac
+# wait_until TENTHS COMMAND...: until COMMAND succeeds, looking every tenth
+# of a second, at most TENTHS times; its status at the end
+wait_until() {
+	left=$1
+	shift
+	while ! "$@"; do
+		[ "$left" -gt 0 ] || return 1
+		sleep 0.1
+		left=$((left - 1))
+	done
+}
 # a madpmd of yours started this second (/proc, with shell built-ins:
 # its start in /proc/PID/stat, in the kernel's USER_HZ of 100)
 young_madpmd() {
@@ -180,11 +194,7 @@ young_madpmd() {
 # EAL starts): wait for that, at most 2 s
 wait_made() {
 	young_madpmd || return 0
-	left=20
-	while ! has_fabric "$1" && ! has_fabric "$2" && [ "$left" -gt 0 ]; do
-		sleep 0.1
-		left=$((left - 1))
-	done
+	wait_until 20 either_has_fabric "$1" "$2"
 }
 if [ -n "$run_dir" ]; then
 	has_fabric "$run_dir" || wait_made "$run_dir" "$run_dir"
@@ -194,8 +204,7 @@ else
 	*) own=/tmp/madpmd-$(id -u) ;;
 	esac
 	run_dir=$own
-	has_fabric "$own" || has_fabric /run/madpmd ||
-		wait_made "$own" /run/madpmd
+	either_has_fabric "$own" /run/madpmd || wait_made "$own" /run/madpmd
 	if ! has_fabric "$own" && has_fabric /run/madpmd; then
 		run_dir=/run/madpmd
 	elif ! has_fabric "$own"; then
@@ -204,17 +213,14 @@ else
 fi
 # a daemon still starting (madpmd.pid names a live process, "ready" is not
 # there yet): wait for it, at most $MADPMD_WAIT seconds (default 10)
+# (one that died meanwhile is no fabric: said below)
+ready_or_gone() {
+	[ -e "$run_dir/ready" ] || [ ! -d "/proc/$dpid" ]
+}
 if [ ! -e "$run_dir/ready" ] && [ -r "$run_dir/madpmd.pid" ]; then
 	read -r dpid < "$run_dir/madpmd.pid" 2>/dev/null || dpid=
-	left=$((wait * 10))
-	while [ -n "$dpid" ] && [ -d "/proc/$dpid" ] &&
-	      [ ! -e "$run_dir/ready" ] && [ "$left" -gt 0 ]; do
-		sleep 0.1
-		left=$((left - 1))
-	done
-	if [ -n "$dpid" ] && [ -d "/proc/$dpid" ] && [ ! -e "$run_dir/ready" ]; then
+	[ -z "$dpid" ] || wait_until $((wait * 10)) ready_or_gone ||
 		die "the daemon in $run_dir (pid $dpid) is not ready after $wait s (MADPMD_WAIT sets how long to wait)"
-	fi
 fi
 nodes=$run_dir/nodes
 if [ ! -r "$nodes" ] || [ ! -s "$nodes" ]; then
@@ -281,23 +287,17 @@ if [ ! -w "$sock" ]; then
 fi
 
 # --wait-active: every port of the node Active in the daemon's ports
-# table ("idx node:port ethdev link state ...")
+# table ("idx node:port ethdev link state ..."), the states kept for the
+# message ("hca1:1 Init")
 node_active() {
-	awk -v n="$node" '{ p = $2; sub(/:[0-9]+$/, "", p) }
-			  p == n && NR > 1 { t++; if ($5 == "Active") a++ }
-			  END { exit !(t && a == t) }' "$run_dir/ports" 2>/dev/null
+	states=$(awk -v n="$node" '{ p = $2; sub(/:[0-9]+$/, "", p) }
+		 p == n && NR > 1 { printf "%s%s %s", s, $2, $5; s = ", "
+				    t++; a += $5 == "Active" }
+		 END { exit !(t && a == t) }' "$run_dir/ports" 2>/dev/null)
 }
 if [ -n "$wait_active" ]; then
-	left=$((wait * 10))
-	while ! node_active && [ "$left" -gt 0 ]; do
-		sleep 0.1
-		left=$((left - 1))
-	done
-	if ! node_active; then
-		st=$(awk -v n="$node" '{ p = $2; sub(/:[0-9]+$/, "", p) }
-				       p == n && NR > 1 { printf " %s %s", $2, $5 }' "$run_dir/ports" 2>/dev/null)
-		die "--wait-active: not Active after $wait s (${st# }): no SM has brought the fabric up (run madpmd-run opensm); MADPMD_WAIT sets how long to wait"
-	fi
+	wait_until $((wait * 10)) node_active ||
+		die "--wait-active: not Active after $wait s ($states): no SM has brought the fabric up (run madpmd-run opensm); MADPMD_WAIT sets how long to wait"
 	[ $# -gt 0 ] || exit 0
 fi
 
@@ -318,9 +318,13 @@ opensm|*/opensm)
 		-f|--log_file|--log_file=*|-F|--config|--config=*) osm_log= ;;
 		esac
 	done
-	if [ -n "$osm_log" ] &&
-	   { [ -e /var/log/opensm.log ] && [ ! -w /var/log/opensm.log ] ||
-	     [ ! -e /var/log/opensm.log ] && [ ! -w /var/log ]; }; then
+	# where opensm would write: the log if it is there, else /var/log
+	if [ -e /var/log/opensm.log ]; then
+		[ -w /var/log/opensm.log ] && osm_log=
+	else
+		[ -w /var/log ] && osm_log=
+	fi
+	if [ -n "$osm_log" ]; then
 		osm_dir=$run_dir/opensm-$node
 		mkdir -p -- "$osm_dir" ||
 			die "cannot make $osm_dir for opensm's log"

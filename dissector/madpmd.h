@@ -55,6 +55,10 @@ void madpmd_columns_register(void);
 /* Packet-scope proto data: the frame is a madpmd record (its port is its
  * Source, madpmd-columns.c leaves its Info alone). */
 #define MADPMD_KEY_RECORD	5
+/* Packet-scope proto data of a port event record: the port's LID in
+ * effect from that frame on, (LMC << 16 | LID) + 1 (madpmd-columns.c names
+ * the LIDs after the port). */
+#define MADPMD_KEY_PORT_LID	6
 
 /* First pass: frame pinfo->num carries a BTH (any transport), for the
  * records that point at the packet that caused them. */

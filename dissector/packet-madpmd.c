@@ -612,6 +612,9 @@ dissect_port_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	proto_tree_add_item(t, hf_port_capmask, tvb, off + 16, 4,
 			    ENC_BIG_ENDIAN);
 	proto_tree_add_item(t, hf_port_guid, tvb, off + 20, 8, ENC_BIG_ENDIAN);
+	p_add_proto_data(pinfo->pool, pinfo, proto_madpmd, MADPMD_KEY_PORT_LID,
+			 GUINT_TO_POINTER(((tvb_get_guint8(tvb, off + 13) & 7u)
+					   << 16 | lid) + 1));
 	col_add_fstr(pinfo->cinfo, COL_INFO,
 		     "Port event: %s, LID %u%s%s%s%s", val_to_str_const(ns,
 		     madpmd_port_state_vals, "?"), lid,

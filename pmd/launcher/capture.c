@@ -69,8 +69,11 @@ fab_sink_new(const struct fabric *f, struct mpd_pcapng *w, uint32_t kinds,
 		if ((!p->hca && fab_port_ethdev(p)) || (ports && !ports[i]))
 			continue;
 		snprintf(name, sizeof(name), "%s/%u", p->node, p->num);
+		/* the plugin tells a switch's ports, which forward others'
+		 * frames, by "(switch," (docs/capture-format.md) */
 		snprintf(desc, sizeof(desc), "%s port %u (%s, link=%s)",
-			 p->node, p->num, p->dev, ib ? "ib" : "roce");
+			 p->node, p->num, p->sw ? "switch" : p->dev,
+			 ib ? "ib" : "roce");
 		s->wire_if[i] = mpd_pcapng_add_interface(w,
 			ib ? MPD_LINKTYPE_UPPER_PDU : MPD_LINKTYPE_ETHERNET,
 			name, desc);

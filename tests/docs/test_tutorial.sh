@@ -110,7 +110,7 @@ ok $rc "the README's block as a normal user, as written ($(grep -c . "$tmp/readm
 [ $rc = 0 ] || tail -20 "$tmp/readme.log" | sed 's/^/# /'
 grep -q "NodeDescription.*hca1" "$tmp/readme.log" && grep -q "node_guid" "$tmp/readme.log" &&
 	[ -s "$tmp/src/fabric.pcapng" ] && [ -s "$tmp/src/again.pcapng" ] &&
-	[ "$(grep -c 'LID: [0-9]* → LID: [0-9]* .*\(SubnMgt\|SubnAdm\)' "$tmp/readme.log")" -ge 10 ]
+	[ "$(grep -c '\(LID: [0-9]*\|hca[12]/1\) → \(LID: [0-9]*\|hca[12]/1\) .*\(SubnMgt\|SubnAdm\)' "$tmp/readme.log")" -ge 10 ]
 ok $? "saquery, ibv_devinfo, the live capture and the file's MADs, and the replay's capture"
 
 # the tutorial's processes: those running in its tree

@@ -8,12 +8,14 @@
 # itself (when ibsim and libumad2sim are installed); LID-routed,
 # directed-route and mixed SMPs, ibroute, ibtracert, ibportstate,
 # perfquery and a resident OpenSM's SA cross the switches; the capture
-# has the switch ports' frames; a switch port follows its peer CA's link
-# set down and up at the prompt.
-# Usage: test_switch.sh <madpmd> <madpmd-run>
+# has the switch ports' frames, and with the plugin their Source and
+# Destination name the CA ports that ibnetdiscover gives their LIDs; a
+# switch port follows its peer CA's link set down and up at the prompt.
+# Usage: test_switch.sh <madpmd> <madpmd-run> [madpmd.so plugin]
 set -u
 madpmd=$1
 run=$2
+plugin=${3:-}
 . "$(dirname "$0")/../common/tap.sh"
 . "$(dirname "$0")/../common/ibnd.sh"
 
@@ -164,6 +166,44 @@ if command -v tshark > /dev/null; then
 	ok $? "capture: stock tshark decodes its $(wc -l < "$tmp/cap.txt") frames without a malformed one"
 else
 	skip "capture of switch ports" "tshark not installed"
+fi
+# the plugin, in tshark's two passes (as nobody, who may read a copy):
+# every IB frame's Source and Destination name the CA port that holds the
+# LID, as ibnetdiscover lists the ports' LIDs; a switch's own LID (perfquery
+# and ibroute to Switch1) and the permissive LID stay numbers
+if [ -n "$plugin" ] && command -v tshark > /dev/null; then
+	view=$tmp/view
+	mkdir -p "$view/plugins/4.0/epan" "$view/home"
+	cp "$plugin" "$view/plugins/4.0/epan/madpmd.so"
+	cp "$tmp/fabric.pcapng" "$view/"
+	chmod 711 "$tmp"
+	chmod -R a+rX "$view"
+	chmod 777 "$view/home"
+	as=()
+	[ "$(id -u)" = 0 ] && as=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+	"${as[@]}" env HOME="$view/home" WIRESHARK_PLUGIN_DIR="$view/plugins" \
+		tshark -2 -r "$view/fabric.pcapng" -Y infiniband.lrh -T fields \
+		-e infiniband.lrh.slid -e infiniband.lrh.dlid -e _ws.col.Source \
+		-e _ws.col.Destination > "$tmp/names" 2> "$tmp/names.err"
+	# ibnetdiscover: Ca ... # "Hca1", then [1](guid) "S-..."[1] # lid 1 ...
+	awk '/^Ca/ { ca = $0; sub(/^.*# "/, "", ca); sub(/".*$/, "", ca) }
+	     /^Switch/ { ca = "" }
+	     ca != "" && /^\[[0-9]+\]/ && /# lid / {
+		p = $1; sub(/^\[/, "", p); sub(/\].*$/, "", p)
+		l = $0; sub(/^.*# lid /, "", l); sub(/ .*$/, "", l)
+		print l "\t" ca "/" p }' "$tmp/ibnd" > "$tmp/ca.lids"
+	read -r nbad nca nsw <<< "$(awk -F'\t' -v sw="$sw1" '
+		NR == FNR { n[$1] = $2; next }
+		{ es = ($1 in n) ? n[$1] : "LID: " $1
+		  ed = ($2 in n) ? n[$2] : "LID: " $2
+		  if ($3 != es || $4 != ed) { bad++; if (bad <= 3) print > "/dev/stderr" }
+		  if ($1 in n) ca++
+		  if ($1 == sw) swn++ }
+		END { print bad + 0, ca + 0, swn + 0 }' "$tmp/ca.lids" "$tmp/names" 2> "$tmp/names.bad")"
+	[ "$(wc -l < "$tmp/ca.lids")" = 4 ] && [ "$nbad" = 0 ] && [ "$nca" -gt 0 ] &&
+		[ "$nsw" -gt 0 ] && [ ! -s "$tmp/names.err" ]
+	ok $? "plugin: Source and Destination of all $(wc -l < "$tmp/names") IB frames name the CA port of the LID ($(tr '\t\n' '= ' < "$tmp/ca.lids")as ibnetdiscover has them; $nca frames from CAs), Switch1's own LID $sw1 stays a number ($nsw frames); $nbad wrong"
+	sed 's/^/# /' "$tmp/names.bad" "$tmp/names.err"
 fi
 # nodes of the daemon leave CRCs to the launcher (MPD_PKT_CRC_LATER),
 # which makes them for the capture: every frame's, checked on their own

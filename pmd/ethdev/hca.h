@@ -76,7 +76,33 @@ struct hca_internals {
 	bool started;
 	bool no_carrier;	/* nobody at the other end of the cable */
 	bool promisc;
+	bool link_told;		/* the link status ethdev last showed */
+	bool disabled_told;	/* and whether the port was Disabled */
 };
+
+/* The ethdev link is up when the IB port is logically up: a port in
+ * Init/Armed moves only SMPs, like a real HCA */
+static inline bool
+hca_link_up(const struct hca_port *p)
+{
+	return p->phys_state == HCA_PHYS_LINKUP && p->port_state >= HCA_PORT_INIT;
+}
+
+/* Lock held: the link went up or down, or the port was disabled or
+ * enabled, since ethdev was last told */
+static inline bool
+hca_link_moved(const struct hca_internals *hi)
+{
+	return hca_link_up(&hi->port) != hi->link_told ||
+	       (hi->port.phys_state == HCA_PHYS_DISABLED) != hi->disabled_told;
+}
+
+/* Lock not held: ethdev's link status, and RTE_ETH_EVENT_INTR_LSC to the
+ * application when it moved, as a NIC's link interrupt (a `set link`, a
+ * carrier lost or back, an SM's Set(PortInfo) disabling the port); also
+ * when a disabled port is enabled again (Polling), whose link is still
+ * down but may train now */
+void hca_link_event(struct hca_internals *hi);
 
 /* No lock: as quiet as the last locked look found it (hi->quiet) */
 static inline bool

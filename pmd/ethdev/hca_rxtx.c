@@ -263,6 +263,7 @@ tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
 	struct rte_mbuf *out[BURST], *drop[BURST];
 	uint16_t i, nout = 0, ndrop = 0, sent;
 	uint64_t now = mpd_mono_ns();
+	bool lsc;
 
 	rte_spinlock_lock(&hi->lock);
 	hca_crc_lazy_update(hi);
@@ -313,7 +314,10 @@ tx_chunk(struct hca_internals *hi, struct rte_mbuf **bufs, uint16_t n)
 	hca_rec_port_check(&hi->rec, &hi->port);
 	if (hi->chan)
 		hca_chan_port_events(hi->chan);
+	lsc = hca_link_moved(hi);
 	unlock_and_wake(hi);
+	if (lsc)
+		hca_link_event(hi);
 	if (ndrop)
 		rte_pktmbuf_free_bulk(drop, ndrop);
 }
@@ -378,6 +382,7 @@ port_poll(struct hca_internals *hi, struct rte_mempool *mp,
 	struct mpd_pkt tpk;
 	uint8_t tmad[MPD_MAD_LEN];
 	uint64_t now;
+	bool lsc;
 
 	rte_spinlock_lock(&hi->lock);
 	hca_crc_lazy_update(hi);
@@ -418,7 +423,10 @@ port_poll(struct hca_internals *hi, struct rte_mempool *mp,
 	hca_rec_port_check(&hi->rec, &hi->port);
 	if (hi->chan)
 		hca_chan_port_events(hi->chan);
+	lsc = hca_link_moved(hi);
 	unlock_and_wake(hi);
+	if (lsc)
+		hca_link_event(hi);
 	return e.n;
 }
 

@@ -330,10 +330,7 @@ static void
 hca_link_fill(const struct hca_port *p, struct rte_eth_link *l)
 {
 	memset(l, 0, sizeof(*l));
-	/* the ethdev link is up when the IB port is logically up: a port
-	 * in Init/Armed moves only SMPs, like a real HCA */
-	l->link_status = p->phys_state == HCA_PHYS_LINKUP &&
-			 p->port_state >= HCA_PORT_INIT;
+	l->link_status = hca_link_up(p);
 	l->link_speed = l->link_status ? hca_port_rate_mbps(p) :
 					 RTE_ETH_SPEED_NUM_NONE;
 	l->link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
@@ -374,8 +371,27 @@ eth_link_update(struct rte_eth_dev *dev, int wait __rte_unused)
 
 	rte_spinlock_lock(&hi->lock);
 	hca_link_fill(&hi->port, &l);
+	hi->link_told = l.link_status;
 	rte_spinlock_unlock(&hi->lock);
 	return rte_eth_linkstatus_set(dev, &l);
+}
+
+void
+hca_link_event(struct hca_internals *hi)
+{
+	struct rte_eth_dev *dev = &rte_eth_devices[hi->port_id];
+	bool off, moved;
+
+	rte_spinlock_lock(&hi->lock);
+	off = hi->port.phys_state == HCA_PHYS_DISABLED;
+	moved = off != hi->disabled_told;
+	hi->disabled_told = off;
+	rte_spinlock_unlock(&hi->lock);
+	/* rte_eth_linkstatus_set(): 0 when the status moved */
+	if ((eth_link_update(dev, 0) == 0 || moved) &&
+	    dev->data->dev_conf.intr_conf.lsc)
+		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC,
+					     NULL);
 }
 
 static int
@@ -470,9 +486,8 @@ eth_dev_start(struct rte_eth_dev *dev)
 	if (dev->data->dev_conf.intr_conf.rxq && intr_vec_install(dev) != 0)
 		return -ENOMEM;
 	dev->data->dev_started = 1;
-	/* rte_eth_linkstatus_set()'s -1 says "unchanged" (a port without a
-	 * cable stays down): not a failure */
-	eth_link_update(dev, 0);
+	/* "unchanged" (a port without a cable stays down) is no failure */
+	hca_link_event(hi);
 	return 0;
 }
 
@@ -496,7 +511,7 @@ eth_dev_stop(struct rte_eth_dev *dev)
 	rte_spinlock_unlock(&hi->lock);
 	rte_intr_vec_list_free(hi->intr);
 	dev->data->dev_started = 0;
-	eth_link_update(dev, 0);
+	hca_link_event(hi);
 	return 0;
 }
 
@@ -860,7 +875,7 @@ eth_set_link(struct rte_eth_dev *dev, bool up)
 	if (hi->chan)
 		hca_chan_port_events(hi->chan);
 	rte_spinlock_unlock(&hi->lock);
-	eth_link_update(dev, 0);
+	hca_link_event(hi);
 	return 0;
 }
 
@@ -990,7 +1005,9 @@ hca_probe(struct rte_vdev_device *vdev)
 		goto free_rings;
 	}
 	dev->data->mac_addrs = &hi->mac;
-	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+	/* the link's changes raise RTE_ETH_EVENT_INTR_LSC (hca_link_event()) */
+	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS |
+				RTE_ETH_DEV_INTR_LSC;
 	dev->dev_ops = &hca_ops;
 	dev->rx_pkt_burst = hca_rx_burst;
 	dev->tx_pkt_burst = hca_tx_burst;
@@ -1151,7 +1168,7 @@ rte_pmd_hca_carrier_set(uint16_t port_id, int on)
 		hca_chan_port_events(hi->chan);
 	rte_spinlock_unlock(&hi->lock);
 	/* what ethdev's link status shows (its "unchanged" is no error) */
-	eth_link_update(&rte_eth_devices[port_id], 0);
+	hca_link_event(hi);
 	return 0;
 }
 

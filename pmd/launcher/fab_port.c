@@ -75,3 +75,44 @@ fab_port_present(const struct fab_port *b)
 	/* another daemon's port: while its heartbeats say so */
 	return !b->ew.on || b->ew.up;
 }
+
+void
+fab_port_carrier(struct fab_port *b, bool on)
+{
+	if (b->ca)
+		fab_ca_carrier(b, on);
+	else if (b->hca)
+		rte_pmd_hca_carrier_set(b->port_id, on);
+}
+
+void
+fab_ports_disabled(struct fabric *f, bool hcas, bool cas)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nports; i++) {
+		struct fab_port *p = &f->port[i], *q;
+		bool off, there;
+
+		if (p->peer < 0 || !((hcas && p->hca) || (cas && p->ca)))
+			continue;
+		off = fab_port_phys(p) == HCA_PHYS_DISABLED;
+		if (off == p->cut_peer)
+			continue;
+		p->cut_peer = off;
+		q = &f->port[p->peer];
+		if (off) {
+			fab_port_carrier(q, false);
+			continue;
+		}
+		/* enabled again (Polling): both ends train, unless the other
+		 * one is disabled itself (another daemon's: while heard) */
+		there = fab_port_ethdev(q) && !q->hca ?
+			fab_port_present(q) :
+			fab_port_phys(q) != HCA_PHYS_DISABLED;
+		if (there) {
+			fab_port_carrier(p, true);
+			fab_port_carrier(q, true);
+		}
+	}
+}

@@ -396,6 +396,19 @@ ib_wire_mtu(struct fabric *f, struct fab_port *p)
 	}
 }
 
+/* A net_hca port's link went up or down (any thread: the lcore's burst, the
+ * prompt's `set link`): the lcore looks at the cables' other ends */
+static int
+link_event(uint16_t port_id __rte_unused, enum rte_eth_event_type type,
+	   void *arg, void *ret_param __rte_unused)
+{
+	struct fabric *f = arg;
+
+	if (type == RTE_ETH_EVENT_INTR_LSC)
+		__atomic_store_n(&f->link_events, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int
 fab_start(struct fabric *f)
 {
@@ -429,10 +442,15 @@ fab_start(struct fabric *f)
 
 		if (!fab_port_ethdev(&f->port[i]))
 			continue;	/* a switch's or a served CA's */
-		/* an HCA port wakes a sleeping lcore when a client sends */
+		/* an HCA port wakes a sleeping lcore when a client sends,
+		 * and says when its link moves */
 		memset(&conf, 0, sizeof(conf));
 		conf.intr_conf.rxq = f->port[i].hca;
+		conf.intr_conf.lsc = f->port[i].hca;
 		rc = rte_eth_dev_configure(pid, 1, 1, &conf);
+		if (!rc && f->port[i].hca)
+			rc = rte_eth_dev_callback_register(pid,
+				RTE_ETH_EVENT_INTR_LSC, link_event, f);
 		if (!rc)
 			rc = rte_eth_rx_queue_setup(pid, 0, RING_DESC,
 						    rte_socket_id(), NULL,
@@ -492,6 +510,9 @@ fab_stop(struct fabric *f)
 		if (!fab_port_ethdev(&f->port[i]))
 			continue;
 		rte_eth_dev_stop(f->port[i].port_id);
+		if (f->port[i].hca)
+			rte_eth_dev_callback_unregister(f->port[i].port_id,
+				RTE_ETH_EVENT_INTR_LSC, link_event, f);
 		rte_eth_dev_close(f->port[i].port_id);
 	}
 	fab_switches_free(f);
@@ -709,7 +730,7 @@ ca_link_requests(struct fabric *f)
 	if (!__atomic_exchange_n(&f->ca_link_reqs, false, __ATOMIC_ACQ_REL))
 		return;
 	for (i = 0; i < f->nports; i++) {
-		struct fab_port *p = &f->port[i], *q;
+		struct fab_port *p = &f->port[i];
 		int req;
 		bool up;
 
@@ -720,16 +741,10 @@ ca_link_requests(struct fabric *f)
 		if (req == FAB_LINK_NONE)
 			continue;
 		up = req == FAB_LINK_UP;
-		if (!fab_ca_disable(p, !up) || p->peer < 0)
-			continue;
-		q = &f->port[p->peer];
-		if (up && fab_port_present(q))
+		/* the other end follows in fab_ports_disabled() */
+		if (fab_ca_disable(p, !up) && up && p->peer >= 0 &&
+		    fab_port_present(&f->port[p->peer]))
 			fab_ca_carrier(p, true);
-		/* a switch at the other end sees to its own port */
-		if (q->ca)
-			fab_ca_carrier(q, up);
-		else if (q->hca)
-			rte_pmd_hca_carrier_set(q->port_id, up);
 	}
 }
 
@@ -768,10 +783,7 @@ wires_tick(struct fabric *f)
 		       p->dev, ch > 0 ? "up: the other end answers" :
 		       "down: nothing heard from the other end");
 		fflush(stdout);
-		if (q->ca)
-			fab_ca_carrier(q, ch > 0);
-		else if (q->hca)
-			rte_pmd_hca_carrier_set(q->port_id, ch > 0);
+		fab_port_carrier(q, ch > 0);
 	}
 }
 
@@ -785,10 +797,15 @@ poll_once(struct fabric *f)
 
 	apply_capture_request(f);
 	f->round_ns = 0;
+	if (__atomic_load_n(&f->link_events, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&f->link_events, false, __ATOMIC_ACQ_REL))
+		fab_ports_disabled(f, true, false);
 	if (f->nsw || f->nwires || f->nca) {
 		now = rte_get_tsc_cycles();
 		if (now >= f->sw_links_next) {
 			ca_link_requests(f);
+			if (f->nca)
+				fab_ports_disabled(f, false, true);
 			if (f->nwires)
 				wires_tick(f);
 			if (f->nsw)

@@ -179,6 +179,8 @@ struct fabric {
 					 * round, once asked (fab_round_ns) */
 	unsigned int nwires;		/* IB links to other daemons */
 	bool ca_link_reqs;		/* a served CA port has a link_req */
+	bool link_events;		/* a net_hca port's link moved (its
+					 * RTE_ETH_EVENT_INTR_LSC) */
 	/* CA ports other daemons run: GIDs, MACs, IPv4 addresses */
 	struct rte_pmd_hca_neigh *far;
 	unsigned int nfar;
@@ -263,6 +265,17 @@ uint8_t fab_port_phys(const struct fab_port *q);
  * net_hca port whose link is up, a switch's or a served CA's port that is
  * not disabled, an outside ethdev (another daemon's, while heard). */
 bool fab_port_present(const struct fab_port *b);
+/* The link at the other end of a cable goes (on false), or trains again
+ * when ours does: a served CA's or a net_hca port; a switch's port sees to
+ * its own (fab_switches_links()), another daemon's by the heartbeats. The
+ * polling lcore. */
+void fab_port_carrier(struct fab_port *b, bool on);
+/* Net_hca ports (hcas) and served CA ports (cas) disabled since the last
+ * look (by `set link down`, an SM's or ibportstate's Set(PortInfo)) take
+ * the link at the other end down with them, and enabled again let it
+ * train, as a real cable's far end sees its partner go (IBA 5.4.2). The
+ * polling lcore. */
+void fab_ports_disabled(struct fabric *f, bool hcas, bool cas);
 /* Index of a net_hca port by "node:port", "node" (port 1) or any port by
  * its ethdev name. */
 int fab_find(const struct fabric *f, const char *spec);

@@ -334,11 +334,9 @@ cmd_link_parsed(void *res, struct cmdline *cl __rte_unused,
 		       rte_strerror(-rc));
 		goto out;
 	}
-	/* the net_hca port at the other end of the cable loses its carrier
-	 * with it (Down, Polling) and trains again after, as a real link's
-	 * far end does; a switch's port sees to that itself */
-	if (p->peer >= 0 && fab->port[p->peer].hca)
-		rte_pmd_hca_carrier_set(fab->port[p->peer].port_id, up);
+	/* the port at the other end of the cable loses its carrier with it
+	 * (Down, Polling) and trains again after, as a real link's far end
+	 * does: the lcore sees to it on the port's LSC event */
 out:
 	cmd_done();
 }

@@ -132,17 +132,6 @@ typedef unsigned int (*sw_trap_fn)(struct hca_switch *sw, uint8_t *buf,
 				   uint16_t cap, uint16_t *len, uint8_t *out);
 static void sw_trap(struct fabric *f, struct fab_switch *s, sw_trap_fn make);
 
-/* The link of a CA at the other end goes (or comes back) with ours; a
- * switch at the other end sees to its own port */
-static void
-peer_carrier(struct fab_port *b, bool on)
-{
-	if (b->ca)
-		fab_ca_carrier(b, on);
-	else if (b->hca)
-		rte_pmd_hca_carrier_set(b->port_id, on);
-}
-
 void
 fab_switches_links(struct fabric *f)
 {
@@ -182,13 +171,13 @@ fab_switches_links(struct fabric *f)
 				continue;
 			if (me->phys_state == HCA_PHYS_DISABLED) {
 				if (!a->cut_peer) {
-					peer_carrier(&f->port[a->peer], false);
+					fab_port_carrier(&f->port[a->peer], false);
 					a->cut_peer = true;
 				}
 				continue;
 			}
 			if (a->cut_peer) {
-				peer_carrier(&f->port[a->peer], true);
+				fab_port_carrier(&f->port[a->peer], true);
 				a->cut_peer = false;
 			}
 			up = fab_port_present(&f->port[a->peer]);

@@ -18,7 +18,7 @@ src=$2
 
 tmp=$(mktemp -d /tmp/madpmd-cli.XXXXXX)
 prefix=madpmd-cli-$$
-eal_prefixes=($prefix-h $prefix-v $prefix-huge $prefix-i $prefix-l $prefix-vdev)
+eal_prefixes=($prefix-h $prefix-v $prefix-huge $prefix-i $prefix-l $prefix-s $prefix-vdev)
 
 # the long options of parse_app()'s table, the keys of --replay
 opts=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*_argument.*/\1/p' \
@@ -209,5 +209,18 @@ ok $? "set link hca1:1 down: hca1:1 Disabled, and its peer hca2:1 loses its carr
 st=$(awk '/^madpmd> show ports/ { n++ } n == 2 && $2 ~ /^hca[12]:1$/ { printf "%s=%s/%s ", $2, $5, $6 }' "$tmp/link.out")
 [ "$st" = "hca1:1=Init/LinkUp hca2:1=Init/LinkUp " ]
 ok $? "set link hca1:1 up: both ends train again: $st"
+
+# 8. the same with a served CA at the other end (hca2: no ethdev, the lcore
+# answers for it), both ways
+{ echo "set link hca1:1 down"; sleep 0.5; echo "show ports"
+  echo "set link hca1:1 up"; sleep 0.5; echo "show ports"
+  echo "set link hca2:1 down"; sleep 0.5; echo "show ports"
+  echo "set link hca2:1 up"; sleep 0.5; echo "show ports"; echo quit; } |
+	timeout 60 "$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=$prefix-s -- \
+		--run-dir "$tmp/run" -i --client-ports 1 > "$tmp/served.out" 2> "$tmp/served.log"
+ok $? "a prompt session with hca2 served (--client-ports 1) runs (exit $?)"
+st=$(awk '/^madpmd> show ports/ { n++ } n >= 1 && $2 ~ /^hca[12]:1$/ { printf "%s%s=%s/%s/%s", (n > s ? (s = n) > 1 ? "; " : "" : " "), $2, $3, $5, $6 }' "$tmp/served.out")
+[ "$st" = "hca1:1=net_hca0/Down/Disabled hca2:1=served/Down/Polling; hca1:1=net_hca0/Init/LinkUp hca2:1=served/Init/LinkUp; hca1:1=net_hca0/Down/Polling hca2:1=served/Down/Disabled; hca1:1=net_hca0/Init/LinkUp hca2:1=served/Init/LinkUp" ]
+ok $? "set link down and up on hca1:1, then on the served hca2:1: the other end follows each time ($st)"
 
 tap_done

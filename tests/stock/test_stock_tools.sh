@@ -97,7 +97,22 @@ ok $? "after a client is killed with SIGKILL, new clients are served"
 grep -q "client pid $victim gone" "$tmp/madpmd.log"
 ok $? "and madpmd freed what it held"
 
-# 4. the wire of all that, as stock tshark reads it
+# 4. a port disabled by an SMP takes its cable down: the other end's link
+# goes (Down, Polling) as a real cable's far end does, and both train
+# again when it is enabled (ibportstate on hca1's own port, DR path 0)
+phys() { "$run" --node "$1" ibstat 2>/dev/null | awk -F': ' '/Physical state/ { print $2; exit }'; }
+timeout 10 "$run" --node hca1 ibportstate -D 0 1 disable > "$tmp/ps.off" 2>&1
+for i in $(seq 30); do [ "$(phys hca2)" = Polling ] && break; sleep 0.1; done
+st="hca1 $(phys hca1), hca2 $(phys hca2)"
+[ "$st" = "hca1 Disabled, hca2 Polling" ]
+ok $? "ibportstate -D 0 1 disable on hca1: its peer hca2 loses the link ($st)"
+timeout 10 "$run" --node hca1 ibportstate -D 0 1 enable > "$tmp/ps.on" 2>&1
+for i in $(seq 30); do [ "$(phys hca2)" = LinkUp ] && [ "$(phys hca1)" = LinkUp ] && break; sleep 0.1; done
+st="hca1 $(phys hca1), hca2 $(phys hca2)"
+[ "$st" = "hca1 LinkUp, hca2 LinkUp" ]
+ok $? "ibportstate -D 0 1 enable on hca1: both ends train again ($st)"
+
+# 5. the wire of all that, as stock tshark reads it
 stop_all
 chmod 755 "$tmp"
 chmod 644 "$tmp/fabric.pcapng"

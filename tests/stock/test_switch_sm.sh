@@ -150,6 +150,8 @@ ok $? "OpenSM gone: IsSM clears on Switch1's port 0 ($cap)"
 osm=$!
 pids+=($osm)
 wait_master Hca1 "$tmp/sminfo2"
+# master before its sweep ends: SUBNET UP comes a moment later
+for i in $(seq 100); do grep -q "SUBNET UP" "$tmp/opensm.again.log" && break; sleep 0.1; done
 stop "$osm"
 grep -q "SUBNET UP" "$tmp/opensm.again.log" && grep -q "SMINFO_MASTER" "$tmp/sminfo2"
 ok $? "a new OpenSM on Switch1 takes over: SUBNET UP, master again"

@@ -38,7 +38,8 @@ count=40
 ok $? "madpmd-pktgen wrote $((2 * count)) PerfMgt requests"
 
 # start, let the pcap drain, stop; testpmd prints its port stats on stop
-{ echo start; sleep 3; echo stop; echo "show port xstats 1"; echo quit; } |
+{ echo start; sleep 3; echo stop; echo "show port xstats 1"
+  echo "set link-down port 1"; sleep 0.3; echo "set link-up port 1"; sleep 0.3; echo quit; } |
 	timeout 90 env ${MADPMD_TESTPMD_PRELOAD:+LD_PRELOAD="$MADPMD_TESTPMD_PRELOAD" ASAN_OPTIONS=detect_leaks=0} \
 		dpdk-testpmd -d "$drv/$(basename "$so")" --no-huge --no-pci -m 256 \
 		--file-prefix=$prefix --lcores=0@0,1@0 --no-telemetry --log-level=pmd.net.hca:info \
@@ -52,6 +53,10 @@ ok $? "testpmd probed net_hca0 from the -d driver"
 rx=$(awk '/ib_port_rcv_pkts:/ {print $2}' "$tmp/testpmd.log")
 [ "${rx:-0}" -eq $((2 * count)) ]
 ok $? "the HCA port received every request (ib_port_rcv_pkts=${rx:-none})"
+# a NIC's link interrupt: testpmd prints each of net_hca's LSC events
+lsc=$(sed -n '/set link-down port 1/,/testpmd> quit/p' "$tmp/testpmd.log" | grep -c "Port 1: link state change event")
+[ "$lsc" = 2 ]
+ok $? "set link-down and link-up port 1: net_hca raises an LSC event for each ($lsc)"
 
 chmod 644 "$tmp/out.pcap" 2>/dev/null
 as_user=()

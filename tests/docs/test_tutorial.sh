@@ -8,7 +8,8 @@
 # installs madpmd into the user's ~/.local as the page says, so the
 # install, the personal plugin and extcap folders, the default run
 # directory, madpmd-run --wait-active, the example program and the filter
-# are all checked here; then what the page says you see is checked too.
+# are all checked here; then what the page says you see is checked too,
+# in tshark and in the Wireshark GUI under Xvfb.
 # It builds its own plain copy (the same in the suite's plain and ASan
 # passes, about 30 s each).
 # Usage: test_tutorial.sh SOURCE_DIR
@@ -96,6 +97,52 @@ done < <(blocks "$page" console | grep ' \.\.\. ' |
 	 sed 's/^ *[0-9]* \.\.\. *//; s/  */ /g')
 [ -z "$bad" ]
 ok $? "each line the page shows is in tshark's output${bad:+ (not:$bad)}"
+# the page's Wireshark command as the user, under an X server of our own:
+# the window opens the capture, and the rows the GUI drew are the lines
+# the page shows (Source, Destination, Protocol, Info; a Lua
+# post-dissector, tests/common/gui.sh, records what it drew)
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../common/gui.sh"
+wscmd=$(blocks "$page" console | grep '^wireshark -r hour.pcapng ')
+missing=
+for t in Xvfb wireshark xwininfo xwd; do
+	command -v "$t" > /dev/null || missing+=" $t"
+done
+if [ -n "$missing" ]; then
+	skip "the page's Wireshark command in the GUI" "no$missing (./scripts/setup installs wireshark-qt, xvfb, x11-apps, x11-utils)"
+	skip "the GUI draws the page's lines" "no$missing"
+else
+	gui_xvfb
+	gui_seen_lua "$tmp/seen.lua"
+	: > "$tmp/seen.txt"
+	chmod 666 "$tmp/seen.txt"
+	(cd "$tmp/src" && exec "${as[@]}" env -i HOME="$tmp/home" \
+		XDG_RUNTIME_DIR="$tmp/xdg" PATH="$tmp/home/.local/bin:/usr/local/bin:/usr/bin:/bin" \
+		LANG=C.UTF-8 USER=nobody DISPLAY="$display" MADPMD_GUI_SEEN="$tmp/seen.txt" \
+		bash -c "$wscmd -X lua_script:$tmp/seen.lua") > "$tmp/ws.log" 2>&1 &
+	ws=$!
+	pids+=($ws)
+	win=$(window hour.pcapng 30)
+	ok $? "the page's command ($(cut -c1-40 <<< "$wscmd")...) opens hour.pcapng in Wireshark as the user (window $win)"
+	# each line of the page: Source|Destination|Protocol|Info
+	want=$(blocks "$page" console | grep ' \.\.\. ' |
+		sed -E 's/^ *[0-9]+ \.\.\. +([^ ]+) → +([^ ]*) +([^ ]+) [0-9]+ (.*)$/\1|\2|\3|\4/')
+	bad=
+	for i in $(seq 50); do
+		rows "$tmp/seen.txt" | awk -F'\t' '{print $4 "|" $5 "|" $2 "|" $3}' > "$tmp/gui.rows"
+		bad=
+		while read -r line; do
+			grep -qxF -- "$line" "$tmp/gui.rows" || bad+=" '$line'"
+		done <<< "$want"
+		[ -z "$bad" ] && break
+		sleep 0.2
+	done
+	[ "$(grep -c . <<< "$want")" -ge 5 ] && [ -z "$bad" ]
+	ok $? "the GUI drew $(grep -c . "$tmp/gui.rows") rows, among them each of the page's $(grep -c . <<< "$want") lines with its Source, Destination, Protocol and Info${bad:+ (not drawn:$bad)}"
+	[ -z "$bad" ] || sed 's/^/# drawn: /' "$tmp/gui.rows"
+	stop "$ws"
+fi
+
 # the README's block, after its install block (the tutorial's, run above)
 blocks "$src/README.md" "sh install" > "$tmp/readme-install.sh"
 blocks "$src/README.md" sh > "$tmp/readme.sh"

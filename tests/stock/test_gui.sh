@@ -27,6 +27,7 @@ pcaps=$5
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../common/tap.sh"
 . "$here/../common/stage.sh"
+. "$here/../common/gui.sh"
 
 for t in Xvfb wireshark xwd xwininfo xdotool tshark python3; do
 	if ! command -v "$t" > /dev/null; then
@@ -68,21 +69,8 @@ tool=()
 [ -n "${MADPMD_SAN_PRELOAD:-}" ] &&
 	tool=(env LD_PRELOAD="$MADPMD_SAN_PRELOAD" ASAN_OPTIONS=detect_leaks=0)
 
-# What the GUI dissected and drew: frame number, frame.protocols, the
-# Protocol and Info columns (filled when the packet list draws a row)
-cat > "$tmp/seen.lua" <<'LUA'
-local out = assert(io.open(os.getenv("MADPMD_GUI_SEEN"), "w"))
-local protocols = Field.new("frame.protocols")
-local seen = Proto("madpmd_gui_seen", "what the GUI test saw")
-function seen.dissector(tvb, pinfo, tree)
-	out:write(pinfo.number, "\t", tostring(protocols()), "\t",
-		  tostring(pinfo.cols.protocol), "\t",
-		  tostring(pinfo.cols.info), "\n")
-	out:flush()
-end
-register_postdissector(seen)
-LUA
-chmod 644 "$tmp/seen.lua"
+# what the GUI dissected and drew (tests/common/gui.sh)
+gui_seen_lua "$tmp/seen.lua"
 
 # 1. what the options dialog starts from: defaults, nothing required
 "$extcap" --extcap-interface madpmd-all --extcap-config > "$tmp/config"; rc=$?
@@ -94,14 +82,7 @@ chmod 644 "$tmp/seen.lua"
 ok $? "--extcap-config: the run directory defaults to \$MADPMD_RUN_DIR, nothing is required, every kind is checked by default and not saved"
 
 # 2. an X server of our own (it picks a free display)
-exec 5> "$tmp/display"
-Xvfb -displayfd 5 -screen 0 1280x1024x24 -nolisten tcp -ac > "$tmp/xvfb.log" 2>&1 &
-pids+=($!)
-exec 5>&-
-for i in $(seq 100); do [ -s "$tmp/display" ] && break; sleep 0.1; done
-display=:$(head -1 "$tmp/display")
-export DISPLAY=$display
-xwininfo -root > /dev/null 2>&1
+gui_xvfb
 ok $? "Xvfb runs on $display"
 
 ws=("${as_user[@]}" HOME="$home" XDG_RUNTIME_DIR="$home" TMPDIR="$tmp/cap"
@@ -114,25 +95,6 @@ ts() {
 }
 chmod 700 "$home"
 
-# the top-level windows of Wireshark: "id" "title"
-windows() { xwininfo -root -tree | grep '("wireshark" "Wireshark")'; }
-# wait up to $2 s for a Wireshark window titled $1; its id on stdout
-window() {
-	local i w
-	for i in $(seq $((10 * $2))); do
-		w=$(windows | grep -F "\"$1\":" | awk '{print $1}' | head -1)
-		[ -n "$w" ] && { echo "$w"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
-# colours in a window's screenshot (1: blank)
-colours() {
-	xwd -id "$1" -silent > "$tmp/$2.xwd" 2>/dev/null &&
-		python3 "$here/xwd_check.py" "$tmp/$2.xwd" | sed 's/.*colors=//'
-}
-# the GUI's rows with columns, one a frame: number, Protocol, Info
-rows() { awk -F'\t' '$4 != "(info)" {print $1 "\t" $3 "\t" $4}' "$1" | sort -n -u; }
 # wait up to $3 s for line $2 in file $1
 logged() {
 	local i

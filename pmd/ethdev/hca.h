@@ -97,6 +97,13 @@ hca_link_moved(const struct hca_internals *hi)
 	       (hi->port.phys_state == HCA_PHYS_DISABLED) != hi->disabled_told;
 }
 
+struct rte_eth_dev;
+struct rte_eth_link;
+
+/* hca_link.c: the ethdev link of port p */
+void hca_link_fill(const struct hca_port *p, struct rte_eth_link *l);
+/* ethdev's link_update op: lock not held; 0 when the status moved */
+int hca_link_update(struct rte_eth_dev *dev, int wait);
 /* Lock not held: ethdev's link status, and RTE_ETH_EVENT_INTR_LSC to the
  * application when it moved, as a NIC's link interrupt (a `set link`, a
  * carrier lost or back, an SM's Set(PortInfo) disabling the port); also

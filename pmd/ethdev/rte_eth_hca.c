@@ -326,17 +326,6 @@ derive:
 
 /* ---- ethdev ops --------------------------------------------------------- */
 
-static void
-hca_link_fill(const struct hca_port *p, struct rte_eth_link *l)
-{
-	memset(l, 0, sizeof(*l));
-	l->link_status = hca_link_up(p);
-	l->link_speed = l->link_status ? hca_port_rate_mbps(p) :
-					 RTE_ETH_SPEED_NUM_NONE;
-	l->link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
-	l->link_autoneg = RTE_ETH_LINK_FIXED;
-}
-
 /* The QP layer's completions and state changes into capture records */
 static void
 record_cqe(void *ctx, uint32_t cq_handle, const struct mpd_v_cqe *e,
@@ -363,36 +352,6 @@ record_qp(void *ctx, const struct hca_v_qp_event *ev)
 	hca_rec_qp(&hi->rec, &hi->port, &q);
 }
 
-static int
-eth_link_update(struct rte_eth_dev *dev, int wait __rte_unused)
-{
-	struct hca_internals *hi = dev->data->dev_private;
-	struct rte_eth_link l;
-
-	rte_spinlock_lock(&hi->lock);
-	hca_link_fill(&hi->port, &l);
-	hi->link_told = l.link_status;
-	rte_spinlock_unlock(&hi->lock);
-	return rte_eth_linkstatus_set(dev, &l);
-}
-
-void
-hca_link_event(struct hca_internals *hi)
-{
-	struct rte_eth_dev *dev = &rte_eth_devices[hi->port_id];
-	bool off, moved;
-
-	rte_spinlock_lock(&hi->lock);
-	off = hi->port.phys_state == HCA_PHYS_DISABLED;
-	moved = off != hi->disabled_told;
-	hi->disabled_told = off;
-	rte_spinlock_unlock(&hi->lock);
-	/* rte_eth_linkstatus_set(): 0 when the status moved */
-	if ((eth_link_update(dev, 0) == 0 || moved) &&
-	    dev->data->dev_conf.intr_conf.lsc)
-		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC,
-					     NULL);
-}
 
 static int
 eth_dev_configure(struct rte_eth_dev *dev)
@@ -927,7 +886,7 @@ static const struct eth_dev_ops hca_ops = {
 	.tx_queue_setup = eth_tx_queue_setup,
 	.rx_queue_release = eth_queue_release,
 	.tx_queue_release = eth_queue_release,
-	.link_update = eth_link_update,
+	.link_update = hca_link_update,
 	.stats_get = eth_stats_get,
 	.stats_reset = eth_stats_reset,
 	.xstats_get = eth_xstats_get,

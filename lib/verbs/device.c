@@ -408,12 +408,15 @@ ibv_query_device(struct ibv_context *context,
 	device_attr->max_qp_wr = MPD_V_MAX_QP_WR;
 	device_attr->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN |
 		IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID |
-		IBV_DEVICE_CHANGE_PHY_PORT;
+		IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_MEM_WINDOW |
+		IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	device_attr->max_sge = MPD_V_MAX_SGE;
 	device_attr->max_sge_rd = MPD_V_MAX_SGE;
 	device_attr->max_cq = MPD_V_PROC_CQS;
 	device_attr->max_cqe = MPD_V_MAX_CQE - 1;
 	device_attr->max_mr = MPD_V_PROC_MRS;
+	/* windows take keys of the same share as MRs */
+	device_attr->max_mw = MPD_V_PROC_MRS;
 	device_attr->max_pd = MPD_V_PROC_PDS;
 	device_attr->max_qp_rd_atom = MPD_V_MAX_RD_ATOMIC;
 	device_attr->max_qp_init_rd_atom = MPD_V_MAX_RD_ATOMIC;
@@ -567,6 +570,9 @@ ibv_open_device(struct ibv_device *device)
 	ops->post_send = mpd_v_post_send_op;
 	ops->post_recv = mpd_v_post_recv_op;
 	ops->post_srq_recv = mpd_v_post_srq_recv_op;
+	ops->alloc_mw = mpd_v_alloc_mw;
+	ops->dealloc_mw = mpd_v_dealloc_mw;
+	ops->bind_mw = mpd_v_bind_mw;
 	return &c->vctx.context;
 }
 

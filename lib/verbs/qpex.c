@@ -147,17 +147,20 @@ static void
 wr_bind_mw(struct ibv_qp_ex *x, struct ibv_mw *mw, uint32_t rkey,
 	   const struct ibv_mw_bind_info *bind_info)
 {
-	(void)mw;
-	(void)rkey;
-	(void)bind_info;
-	unsupported(x);
+	struct mpd_v_swqe_b *w = op(x, IBV_WR_BIND_MW);
+
+	if (w)
+		mpd_v_batch_fail(&qpb(x)->wr,
+				 mpd_v_swqe_bind(w, mw, rkey, bind_info));
 }
 
 static void
 wr_local_inv(struct ibv_qp_ex *x, uint32_t invalidate_rkey)
 {
-	(void)invalidate_rkey;
-	unsupported(x);
+	struct mpd_v_swqe_b *w = op(x, IBV_WR_LOCAL_INV);
+
+	if (w)
+		mpd_v_swqe_imm(w, invalidate_rkey);
 }
 
 static void
@@ -248,7 +251,8 @@ wr_set_inline_data(struct ibv_qp_ex *x, void *addr, size_t length)
 /* What each transport carries (the daemon's requester agrees) */
 #define QPEX_OPS_UD	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define QPEX_OPS_UC	(QPEX_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE | \
-			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+			 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
 #define QPEX_OPS_RC	(QPEX_OPS_UC | IBV_QP_EX_WITH_RDMA_READ | \
 			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \

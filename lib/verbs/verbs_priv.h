@@ -99,6 +99,11 @@ void mpd_v_sess_close(struct mpd_verbs_ctx *c);
 int mpd_v_call(struct mpd_verbs_ctx *c, struct mpd_chan_msg *m, int *fd);
 int mpd_v_call_fds(struct mpd_verbs_ctx *c, struct mpd_chan_msg *m, int *fds,
 		   int want);
+/* mw.c: the context's memory window ops */
+struct ibv_mw *mpd_v_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int mpd_v_dealloc_mw(struct ibv_mw *mw);
+int mpd_v_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind);
 /* DESTROY_* / DEALLOC_PD / DEREG_MR of a handle; rep may be NULL */
 int mpd_v_destroy(struct mpd_verbs_ctx *c, uint32_t type, uint32_t handle,
 		  struct mpd_v_destroy_rep *rep);

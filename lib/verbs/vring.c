@@ -290,6 +290,22 @@ opcode_atomic(enum ibv_wr_opcode op)
 }
 
 int
+mpd_v_swqe_bind(struct mpd_v_swqe_b *b, const struct ibv_mw *mw,
+		uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	/* the index is the window's; the low byte its next key */
+	if (!mw || !info || (rkey >> 8) != (mw->rkey >> 8) ||
+	    (!info->mr && (info->length || mw->type == IBV_MW_TYPE_2)))
+		return EINVAL;
+	b->h.rkey = rkey;
+	b->h.remote_addr = info->addr;
+	b->h.compare_add = info->length;
+	b->h.swap = info->mw_access_flags;
+	b->h.remote_qkey = info->mr ? info->mr->lkey : 0;
+	return 0;
+}
+
+int
 mpd_v_swqe_open(struct mpd_v_qp_ring *q, struct mpd_v_swqe_b *b,
 		enum ibv_wr_opcode op, uint64_t wr_id, unsigned int flags)
 {
@@ -450,7 +466,14 @@ write_swqe(struct mpd_v_qp_ring *q, const struct ibv_send_wr *wr)
 		mpd_v_swqe_imm(&b, wr->imm_data);
 		break;
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
 		mpd_v_swqe_imm(&b, wr->invalidate_rkey);
+		break;
+	case IBV_WR_BIND_MW:
+		rc = mpd_v_swqe_bind(&b, wr->bind_mw.mw, wr->bind_mw.rkey,
+				     &wr->bind_mw.bind_info);
+		if (rc)
+			return rc;
 		break;
 	default:
 		break;

@@ -133,6 +133,11 @@ mpd_v_swqe_imm(struct mpd_v_swqe_b *b, uint32_t imm)
 	b->h.imm_data = imm;
 }
 
+/* IBV_WR_BIND_MW (madpmd/verbs.h): EINVAL when rkey is not the window's
+ * (another index), or no MR is given for a range */
+int mpd_v_swqe_bind(struct mpd_v_swqe_b *b, const struct ibv_mw *mw,
+		    uint32_t rkey, const struct ibv_mw_bind_info *info);
+
 /*
  * The ibv_wr_* API's batch, between wr_start and wr_complete: WQEs are
  * written as above past the published sq_pi; complete publishes them

@@ -32,6 +32,7 @@ enum vobj_kind {
 	VOBJ_CQ,
 	VOBJ_SRQ,
 	VOBJ_QP,
+	VOBJ_MW,
 	VOBJ_KINDS
 };
 
@@ -97,6 +98,7 @@ static const uint32_t proc_objs[VOBJ_KINDS] = {
 	[VOBJ_PD] = MPD_V_PROC_PDS, [VOBJ_MR] = MPD_V_PROC_MRS,
 	[VOBJ_COMP] = MPD_V_MAX_OBJECTS, [VOBJ_CQ] = MPD_V_PROC_CQS,
 	[VOBJ_SRQ] = MPD_V_PROC_SRQS, [VOBJ_QP] = MPD_V_PROC_QPS,
+	[VOBJ_MW] = MPD_V_PROC_MRS,
 };
 
 static void
@@ -142,8 +144,12 @@ share_check(struct hca_session *s, uint8_t kind, int64_t units)
 
 		vuse_add(u[i], &s->vuse);
 		vuse_units(u[i], kind, units);
+		/* regions and windows take keys of one table: one share */
 		if (kind != VOBJ_FREE &&
-		    u[i]->objs[kind] + 1 > proc_objs[kind] * times)
+		    u[i]->objs[kind] + 1 +
+		    (kind == VOBJ_MR ? u[i]->objs[VOBJ_MW] :
+		     kind == VOBJ_MW ? u[i]->objs[VOBJ_MR] : 0) >
+		    proc_objs[kind] * times)
 			return ENOMEM;
 		if (u[i]->wqes > MPD_V_PROC_WQES * times ||
 		    u[i]->cqes > MPD_V_PROC_CQES * times)
@@ -250,7 +256,7 @@ pd_used(struct hca_session *s, uint32_t pd)
 		struct chan_vobj *o = &s->vobj[i];
 
 		if ((o->kind == VOBJ_MR || o->kind == VOBJ_QP ||
-		     o->kind == VOBJ_SRQ) && o->pd == pd)
+		     o->kind == VOBJ_SRQ || o->kind == VOBJ_MW) && o->pd == pd)
 			return true;
 	}
 	return false;
@@ -275,7 +281,7 @@ v_dealloc_pd(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 
 #define ACCESS_KNOWN	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
-			 IBV_ACCESS_RELAXED_ORDERING)
+			 IBV_ACCESS_MW_BIND | IBV_ACCESS_RELAXED_ORDERING)
 
 /* An MR's pages: a memfd mapping, shared by the MRs a client aliased to
  * it (control thread only) */
@@ -433,7 +439,7 @@ v_reg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 	if ((r->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(r->access & IBV_ACCESS_LOCAL_WRITE))
 		return EINVAL;
-	/* memory windows, zero-based, on-demand paging: not this device's */
+	/* zero-based, on-demand paging: not this device's */
 	if (r->access & ~(uint32_t)ACCESS_KNOWN)
 		return EOPNOTSUPP;
 	if (r->alias != MPD_V_NO_HANDLE) {
@@ -533,10 +539,79 @@ static int
 v_dereg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_MR);
+	uint32_t users;
 
 	if (!o)
 		return EINVAL;
+	/* ibv_dereg_mr(3): EBUSY while windows are bound to it */
+	rte_spinlock_lock(ch->cfg.lock);
+	users = ((struct hca_v_mr *)o->p)->users;
+	rte_spinlock_unlock(ch->cfg.lock);
+	if (users)
+		return EBUSY;
 	mr_free(ch, o->p);
+	vobj_free(s, o);
+	m->len = 0;
+	return 0;
+}
+
+/* ---- memory windows (pmd/qp/mw.c binds and invalidates them) ---- */
+
+static int
+v_alloc_mw(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
+{
+	const struct mpd_v_alloc_mw_req *r = &m->u.v_alloc_mw_req;
+	struct chan_vobj *pd = obj(s, r->pd, VOBJ_PD);
+	struct hca_v_mr *mw;
+	uint32_t h;
+	int rc;
+
+	if (!pd || (r->type != IBV_MW_TYPE_1 && r->type != IBV_MW_TYPE_2))
+		return EINVAL;
+	if ((rc = handle_new(s, &h)) || (rc = share_check(s, VOBJ_MW, 0)))
+		return rc;
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return ENOMEM;
+	mw->owner = &s->vo;
+	mw->pd = pd->pd;
+	mw->mw_type = (uint8_t)r->type;
+	rte_spinlock_lock(ch->cfg.lock);
+	rc = hca_v_mr_add(ch->cfg.verbs, mw);
+	rte_spinlock_unlock(ch->cfg.lock);
+	if (rc) {
+		free(mw);
+		return rc;
+	}
+	vobj_set(s, h, (struct chan_vobj){ .kind = VOBJ_MW, .pd = mw->pd,
+					   .p = mw });
+	memset(&m->u, 0, sizeof(m->u));
+	m->len = sizeof(m->u.v_alloc_mw_rep);
+	m->u.v_alloc_mw_rep.handle = h;
+	m->u.v_alloc_mw_rep.rkey = mw->key;
+	return 0;
+}
+
+/* Unbound (its region may go then) and its key gone: a peer's access
+ * through it fails from now */
+static void
+mw_free(struct hca_chan *ch, struct hca_v_mr *mw)
+{
+	rte_spinlock_lock(ch->cfg.lock);
+	hca_v_mr_remove(ch->cfg.verbs, mw);
+	rte_spinlock_unlock(ch->cfg.lock);
+	free(mw);
+}
+
+static int
+v_dealloc_mw(struct hca_chan *ch, struct hca_session *s,
+	     struct mpd_chan_msg *m)
+{
+	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_MW);
+
+	if (!o)
+		return EINVAL;
+	mw_free(ch, o->p);
 	vobj_free(s, o);
 	m->len = 0;
 	return 0;
@@ -1034,13 +1109,13 @@ v_destroy_qp(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 }
 
 /* Everything the session made, freed when it ends: QPs first (they use
- * the rest), then SRQs, CQs, MRs, channels. Its owner is dead already,
- * so nothing reaches its rings in between. */
+ * the rest), then SRQs, CQs, windows (bound to MRs), MRs, channels. Its
+ * owner is dead already, so nothing reaches its rings in between. */
 void
 hca_chan_verbs_end(struct hca_chan *ch, struct hca_session *s)
 {
-	static const uint8_t order[] = { VOBJ_QP, VOBJ_SRQ, VOBJ_CQ, VOBJ_MR,
-					 VOBJ_COMP };
+	static const uint8_t order[] = { VOBJ_QP, VOBJ_SRQ, VOBJ_CQ, VOBJ_MW,
+					 VOBJ_MR, VOBJ_COMP };
 	unsigned int k;
 	uint32_t i;
 
@@ -1066,6 +1141,9 @@ hca_chan_verbs_end(struct hca_chan *ch, struct hca_session *s)
 				break;
 			case VOBJ_CQ:
 				cq_free(o->p);
+				break;
+			case VOBJ_MW:
+				mw_free(ch, o->p);
 				break;
 			case VOBJ_MR:
 				mr_free(ch, o->p);
@@ -1123,6 +1201,8 @@ static const struct hca_chan_handler verbs_handlers[] = {
 	{ MPD_V_DEALLOC_PD, v_dealloc_pd },
 	{ MPD_V_REG_MR, v_reg_mr },
 	{ MPD_V_DEREG_MR, v_dereg_mr },
+	{ MPD_V_ALLOC_MW, v_alloc_mw },
+	{ MPD_V_DEALLOC_MW, v_dealloc_mw },
 	{ MPD_V_CREATE_CHANNEL, v_create_channel },
 	{ MPD_V_DESTROY_CHANNEL, v_destroy_channel },
 	{ MPD_V_CREATE_CQ, v_create_cq },

@@ -85,8 +85,8 @@ rd_send(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_rdjob *j,
 		if (len) {
 			/* the region may have gone since: answered with a
 			 * NAK instead */
-			payload = mr_lookup(v, j->rkey, qp->pd, j->va + off,
-					    len, IBV_ACCESS_REMOTE_READ);
+			payload = rkey_lookup(v, qp, j->rkey, j->va + off,
+					      len, IBV_ACCESS_REMOTE_READ);
 			if (!payload) {
 				j->pending = false;
 				qp->resp.ack.pending = true;

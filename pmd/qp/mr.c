@@ -4,13 +4,13 @@
  * (IBA 10.6.3: the key, the range, the protection domain, the access
  * rights). An MR is pages of its client's shared memory that the daemon
  * maps too, so a key resolves to an address the lcore copies to and from.
+ * Memory windows (mw.c) take keys from the same table.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "qp_priv.h"
 
-#define KEY_GEN_BITS	8
 
 int
 hca_v_mr_add(struct hca_verbs *v, struct hca_v_mr *mr)
@@ -25,7 +25,7 @@ hca_v_mr_add(struct hca_verbs *v, struct hca_v_mr *mr)
 			continue;
 		v->mr[idx] = mr;
 		v->next_mr = idx + 1;
-		mr->key = idx << KEY_GEN_BITS | ++v->mr_gen[idx];
+		mr->key = idx << MR_KEY_GEN_BITS | ++v->mr_gen[idx];
 		return 0;
 	}
 	return ENOMEM;
@@ -34,10 +34,11 @@ hca_v_mr_add(struct hca_verbs *v, struct hca_v_mr *mr)
 int
 hca_v_mr_remove(struct hca_verbs *v, struct hca_v_mr *mr)
 {
-	uint32_t idx = mr->key >> KEY_GEN_BITS;
+	uint32_t idx = mr->key >> MR_KEY_GEN_BITS;
 
 	if (mr->users)
 		return EBUSY;
+	mw_unbind(mr);
 	if (idx < HCA_V_MAX_MRS && v->mr[idx] == mr)
 		v->mr[idx] = NULL;
 	return 0;
@@ -47,13 +48,12 @@ uint8_t *
 mr_lookup(struct hca_verbs *v, uint32_t key, uint32_t pd, uint64_t va,
 	  uint64_t len, uint32_t access)
 {
-	uint32_t idx = key >> KEY_GEN_BITS;
-	struct hca_v_mr *mr;
+	struct hca_v_mr *mr = key_slot(v, key);
 
-	if (idx >= HCA_V_MAX_MRS)
-		return NULL;
-	mr = v->mr[idx];
 	if (!mr || mr->key != key || mr->pd != pd || mr->owner->dead)
+		return NULL;
+	/* a window serves remote access only, while bound (IBA 10.6.7.1) */
+	if (mr->mw_type && (!mr->bound || !(access & MR_REMOTE_ACCESS)))
 		return NULL;
 	if ((mr->access & access) != access)
 		return NULL;
@@ -61,6 +61,18 @@ mr_lookup(struct hca_verbs *v, uint32_t key, uint32_t pd, uint64_t va,
 	    va - mr->iova > mr->length - len)
 		return NULL;
 	return mr->base + (va - mr->iova);
+}
+
+uint8_t *
+rkey_lookup(struct hca_verbs *v, const struct hca_v_qp *qp, uint32_t key,
+	    uint64_t va, uint64_t len, uint32_t access)
+{
+	const struct hca_v_mr *mw = key_slot(v, key);
+
+	/* IBA 10.6.7.2.2: a type 2B window, through its QP only */
+	if (mw && mw->mw_type == IBV_MW_TYPE_2 && mw->qpn != qp->qpn)
+		return NULL;
+	return mr_lookup(v, key, qp->pd, va, len, access);
 }
 
 bool

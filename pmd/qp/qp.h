@@ -70,7 +70,10 @@ struct hca_v_comp {
 void hca_v_comp_get(struct hca_v_comp *c);
 void hca_v_comp_put(struct hca_v_comp *c);
 
-/* A memory region: pages of a client's shared memory */
+/* A memory region: pages of a client's shared memory. Or a memory window
+ * (IBA 10.6.7, mw_type 1 or 2): a key of its own for remote access to a
+ * part of a region, bound and unbound by work requests (mw.c); the same
+ * fields then describe what is bound, in the same key space. */
 struct hca_v_mr {
 	struct hca_v_owner *owner;
 	uint32_t pd;
@@ -80,7 +83,13 @@ struct hca_v_mr {
 	uint64_t length;
 	uint8_t *base;			/* the daemon's mapping of byte 0 */
 	void *map;			/* the channel's: who unmaps it */
-	uint32_t users;			/* MWs, never yet */
+	uint32_t users;			/* windows bound to it */
+	uint8_t mw_type;		/* 0: a region; a window's type */
+	bool bound;			/* a window: bound to parent */
+	struct hca_v_mr *parent;	/* the region a bound window is in */
+	uint32_t qpn;			/* a bound type 2 window: the QP that
+					 * bound it, the only one it serves
+					 * (type 2B) */
 };
 
 struct hca_v_cq {
@@ -187,7 +196,8 @@ void hca_v_kick(struct hca_v_comp **k, unsigned int n);
 
 /* ---- objects: made outside the lock, added and removed under it ---- */
 
-/* MRs: add returns 0 (key set) or ENOMEM; remove 0 or EBUSY. */
+/* MRs and windows: add returns 0 (key set) or ENOMEM; remove 0 or EBUSY
+ * (a region windows are bound to); a window is unbound first. */
 int hca_v_mr_add(struct hca_verbs *v, struct hca_v_mr *mr);
 int hca_v_mr_remove(struct hca_verbs *v, struct hca_v_mr *mr);
 

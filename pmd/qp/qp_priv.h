@@ -50,6 +50,8 @@ struct hca_v_swr {
 	uint8_t wc_opcode;		/* enum ibv_wc_opcode */
 	bool signaled;
 	bool rd_atomic;			/* READ or atomic: an answer awaited */
+	bool local;			/* a bind or local invalidation: no
+					 * packet (mw.c) */
 };
 
 /* w.opcode of a WR the client wrote wrong (IBA 10.8.3: it completes in
@@ -193,6 +195,33 @@ bool cq_push(struct hca_verbs *v, struct hca_v_cq *cq,
 /* The daemon's address of [va, va + len) of MR key for a use needing
  * access (IBV_ACCESS_*; 0 for a local read) by a QP of pd; NULL when
  * the key, range, PD or access is wrong. */
+/* A key: its slot in the table of regions and windows, then a byte that
+ * changes (a region's generation, a window's key byte its client gives) */
+#define MR_KEY_GEN_BITS	8
+
+/* The region or window in key's slot of the table, whatever its key byte */
+static inline struct hca_v_mr *
+key_slot(struct hca_verbs *v, uint32_t key)
+{
+	uint32_t idx = key >> MR_KEY_GEN_BITS;
+
+	return idx < HCA_V_MAX_MRS ? v->mr[idx] : NULL;
+}
+#define MR_REMOTE_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+				 IBV_ACCESS_REMOTE_ATOMIC)
+/* A remote access through key for qp (its PD; a type 2 window bound by
+ * it): the address, or NULL */
+uint8_t *rkey_lookup(struct hca_verbs *v, const struct hca_v_qp *qp,
+		     uint32_t key, uint64_t va, uint64_t len, uint32_t access);
+/* mw.c: windows. Bind (IBV_WR_BIND_MW) and local invalidation
+ * (IBV_WR_LOCAL_INV): the WR's status. Invalidation by a peer's SEND
+ * with Invalidate to qp: true when done. A window's binding let go (a
+ * region's: nothing). */
+enum ibv_wc_status mw_local_op(struct hca_verbs *v, struct hca_v_qp *qp,
+			       const struct hca_v_swr *w);
+bool mw_remote_invalidate(struct hca_verbs *v, struct hca_v_qp *qp,
+			  uint32_t rkey);
+void mw_unbind(struct hca_v_mr *mw);
 uint8_t *mr_lookup(struct hca_verbs *v, uint32_t key, uint32_t pd,
 		   uint64_t va, uint64_t len, uint32_t access);
 /* Copy between SGEs and a flat buffer, from byte off of the SGE list;

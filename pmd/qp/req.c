@@ -243,6 +243,27 @@ poll_start(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns)
 	return qp->type != IBV_QPT_RC || comp_timers(v, qp, now_ns);
 }
 
+/* A bind or invalidation (mw.c), once every WR before it is complete:
+ * done and completed at once, or failed (the QP to ERR, IBA 10.6.7.2.3);
+ * false then */
+static bool
+local_op(struct hca_verbs *v, struct hca_v_qp *qp, struct hca_v_swr *w)
+{
+	enum ibv_wc_status st = mw_local_op(v, qp, w);
+
+	qp->comp.psn = HCA_V_NO_PSN;	/* no packet completed it */
+	if (qp->req.numbered == qp->req.cur)
+		qp->req.numbered++;
+	qp->req.cur++;
+	qp->req.cur_pkt = 0;
+	if (st != IBV_WC_SUCCESS) {
+		comp_fail(v, qp, st);
+		return false;
+	}
+	comp_wr(v, qp, w, IBV_WC_SUCCESS);
+	return true;
+}
+
 void
 req_poll(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns,
 	 struct hca_v_out *out)
@@ -258,6 +279,13 @@ req_poll(struct hca_verbs *v, struct hca_v_qp *qp, uint64_t now_ns,
 				break;
 			comp_fail(v, qp, IBV_WC_LOC_QP_OP_ERR);
 			return;
+		}
+		if (w->local) {
+			if (qp->comp.done != qp->req.cur)
+				break;
+			if (!local_op(v, qp, w))
+				return;
+			continue;
 		}
 		if (qp->req.cur == qp->req.numbered && !number(qp, w, now_ns))
 			break;

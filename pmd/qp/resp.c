@@ -274,7 +274,7 @@ rd_again(struct hca_verbs *v, struct hca_v_qp *qp, const struct resp_pkt *p)
 		if (!j->atomic) {
 			/* from the PSN asked, for what it asks */
 			if (pk->reth.dma_len &&
-			    !mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
+			    !rkey_lookup(v, qp, pk->reth.rkey, pk->reth.va,
 				       pk->reth.dma_len, IBV_ACCESS_REMOTE_READ))
 				return;
 			j->sent = (uint32_t)d;
@@ -388,7 +388,7 @@ check_rkey(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
 			return RESP_CHECK_LENGTH;
 		if (!(access & IBV_ACCESS_REMOTE_WRITE) ||
 		    (pk->reth.dma_len &&
-		     !mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
+		     !rkey_lookup(v, qp, pk->reth.rkey, pk->reth.va,
 				pk->reth.dma_len, IBV_ACCESS_REMOTE_WRITE)))
 			return RESP_ERR_RKEY;
 		qp->resp.write.va = pk->reth.va;
@@ -400,15 +400,15 @@ check_rkey(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
 	if (p->mask & MPD_OPC_READ) {
 		if (!(access & IBV_ACCESS_REMOTE_READ) ||
 		    (pk->reth.dma_len &&
-		     !mr_lookup(v, pk->reth.rkey, qp->pd, pk->reth.va,
+		     !rkey_lookup(v, qp, pk->reth.rkey, pk->reth.va,
 				pk->reth.dma_len, IBV_ACCESS_REMOTE_READ)))
 			return RESP_ERR_RKEY;
 		return RESP_EXECUTE;
 	}
 	if (!(access & IBV_ACCESS_REMOTE_ATOMIC))
 		return RESP_ERR_RKEY;
-	p->atomic = mr_lookup(v, pk->atomic.rkey, qp->pd, pk->atomic.va, 8,
-			      IBV_ACCESS_REMOTE_ATOMIC);
+	p->atomic = rkey_lookup(v, qp, pk->atomic.rkey, pk->atomic.va, 8,
+				IBV_ACCESS_REMOTE_ATOMIC);
 	if (!p->atomic)
 		return RESP_ERR_RKEY;
 	if (pk->atomic.va & 7)
@@ -496,8 +496,8 @@ execute(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
 	}
 	if (p->len) {
 		/* the region checked at the First packet may have gone */
-		dst = mr_lookup(v, r->write.rkey, qp->pd, r->write.va, p->len,
-				IBV_ACCESS_REMOTE_WRITE);
+		dst = rkey_lookup(v, qp, r->write.rkey, r->write.va, p->len,
+				  IBV_ACCESS_REMOTE_WRITE);
 		if (!dst) {
 			r->write.left = 0;
 			return p->rc ? RESP_ERR_RKEY : RESP_DONE;
@@ -518,6 +518,11 @@ complete(struct hca_verbs *v, struct hca_v_qp *qp, struct resp_pkt *p)
 
 	if (!(p->mask & MPD_OPC_LAST))
 		return RESP_ACKNOWLEDGE;
+	/* IBA 9.4.6, 10.6.7.2.2: the window named goes with the message,
+	 * or the message fails (an invalid request) */
+	if ((p->mask & MPD_HDR_IETH) &&
+	    !mw_remote_invalidate(v, qp, p->pk->ieth))
+		return RESP_ERR_INV_REQ;
 	if (p->mask & MPD_OPC_SEND) {
 		recv_cqe(v, qp, p->pk, &r->wqe, IBV_WC_SUCCESS, IBV_WC_RECV,
 			 r->off, p->mask & MPD_HDR_IMM,

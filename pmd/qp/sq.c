@@ -22,6 +22,10 @@ wc_opcode_of(uint8_t wr_op)
 		return IBV_WC_COMP_SWAP;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return IBV_WC_FETCH_ADD;
+	case IBV_WR_BIND_MW:
+		return IBV_WC_BIND_MW;
+	case IBV_WR_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
 	default:
 		return IBV_WC_SEND;
 	}
@@ -55,8 +59,16 @@ take_one(const struct hca_v_qp *qp, const uint8_t *slot, struct hca_v_swr *w)
 	w->rd_atomic = w->w.opcode == IBV_WR_RDMA_READ ||
 		       w->w.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 		       w->w.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+	w->local = false;
 	if (!mpd_v_op_allowed(qp->type, w->w.opcode))
 		return false;
+	if (w->w.opcode == IBV_WR_BIND_MW || w->w.opcode == IBV_WR_LOCAL_INV) {
+		/* done here, no packet: what it names is checked then */
+		w->local = true;
+		w->len = 0;
+		w->npkts = 0;
+		return true;
+	}
 	if (w->w.flags & IBV_SEND_INLINE) {
 		if (w->w.inline_len > qp->cap.max_inline_data || w->rd_atomic)
 			return false;

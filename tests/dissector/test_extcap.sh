@@ -75,7 +75,7 @@ out=$("$extcap" --extcap-interfaces --extcap-version=4.0 2> "$tmp/err"); rc=$?
 	echo "$out" | head -1 | grep -Eq '^extcap \{version=[^}]+\}\{help=[^}]+\}$' &&
 	[ "$(echo "$out" | tail -1)" = "interface {value=madpmd-all}{display=madpmd: no fabric running in $MADPMD_RUN_DIR (start one: madpmd -- -i, then madpmd-run opensm)}" ] &&
 	[ ! -s "$tmp/err" ]
-ok $? "no fabric: --extcap-interfaces prints the extcap line and madpmd-all saying so ($out)"
+ok $? "no fabric: --extcap-interfaces prints the extcap line and madpmd-all saying so ($(tr '\n' ' ' <<< "$out"))"
 ts -D > "$tmp/D0" 2>&1; rc=$?
 [ $rc = 0 ] && [ "$(grep -c madpmd "$tmp/D0")" = 1 ] &&
 	grep -q "madpmd-all (madpmd: no fabric running in .*start one: madpmd -- -i" "$tmp/D0"

@@ -70,7 +70,6 @@ py=/usr/bin/python3	# the interpreter python3-pyverbs is built for
 
 # what this device does not have, and says so with EOPNOTSUPP
 honest='Device memory is not supported|Allocating dmabuf is not supported'
-honest+='|Reg MR with MW access is not supported|Create memory window of type [0-9] is not supported'
 honest+='|Create custom mr with additional access flags [0-9]+ is not supported'
 honest+='|Rereg MR is not supported|Create XRCD is not supported'
 honest+='|To Create RAW QP must be done by root on Ethernet link layer'

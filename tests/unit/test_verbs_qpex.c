@@ -134,10 +134,14 @@ test_check(void)
 
 	is_int(mpd_v_qpex_check(IBV_QPT_RC, rc_ops), 0, "RC: all eight");
 	is_int(mpd_v_qpex_check(IBV_QPT_RC, 0), 0, "no ops at all");
-	is_int(mpd_v_qpex_check(IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW),
-	       EOPNOTSUPP, "bind MW");
-	is_int(mpd_v_qpex_check(IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV),
-	       EOPNOTSUPP, "local invalidate");
+	is_int(mpd_v_qpex_check(IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW |
+				IBV_QP_EX_WITH_LOCAL_INV), 0,
+	       "RC: bind MW, local invalidate");
+	is_int(mpd_v_qpex_check(IBV_QPT_UC, IBV_QP_EX_WITH_BIND_MW |
+				IBV_QP_EX_WITH_LOCAL_INV), 0,
+	       "UC: bind MW, local invalidate");
+	is_int(mpd_v_qpex_check(IBV_QPT_UD, IBV_QP_EX_WITH_BIND_MW),
+	       EOPNOTSUPP, "UD: no bind MW");
 	is_int(mpd_v_qpex_check(IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE),
 	       EOPNOTSUPP, "atomic write");
 	is_int(mpd_v_qpex_check(IBV_QPT_RC, 1ull << 40), EOPNOTSUPP,
@@ -344,11 +348,36 @@ test_errors(void)
 	ibv_wr_set_ud_addr(t.x, NULL, 1, 2);
 	is_int(ibv_wr_complete(t.x), EINVAL, "a UD address on RC");
 	ibv_wr_start(t.x);
-	ibv_wr_local_inv(t.x, 5);
-	is_int(ibv_wr_complete(t.x), EOPNOTSUPP, "local invalidate");
-	ibv_wr_start(t.x);
 	ibv_wr_bind_mw(t.x, NULL, 5, NULL);
-	is_int(ibv_wr_complete(t.x), EOPNOTSUPP, "bind MW");
+	is_int(ibv_wr_complete(t.x), EINVAL, "bind MW without a window");
+	{
+		struct ibv_mw mw = { .rkey = 0x4501, .type = IBV_MW_TYPE_2 };
+		struct ibv_mr mr = { .lkey = 0x777 };
+		struct ibv_mw_bind_info bi = { .mr = &mr, .addr = 0x1000,
+			.length = 64, .mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
+		uint32_t pi = t.shm->sq_pi;
+
+		ibv_wr_start(t.x);
+		ibv_wr_bind_mw(t.x, &mw, 0x4602, &bi);
+		is_int(ibv_wr_complete(t.x), EINVAL,
+		       "bind MW with another window's key");
+		ibv_wr_start(t.x);
+		t.x->wr_id = 77;
+		ibv_wr_bind_mw(t.x, &mw, 0x4502, &bi);
+		ibv_wr_local_inv(t.x, 0x4502);
+		is_int(ibv_wr_complete(t.x), 0, "bind MW, local invalidate");
+		ok(t.shm->sq_pi == pi + 2 &&
+		   swqe(&t, pi)->opcode == IBV_WR_BIND_MW &&
+		   swqe(&t, pi)->rkey == 0x4502 &&
+		   swqe(&t, pi)->remote_addr == 0x1000 &&
+		   swqe(&t, pi)->compare_add == 64 &&
+		   swqe(&t, pi)->swap == IBV_ACCESS_REMOTE_WRITE &&
+		   swqe(&t, pi)->remote_qkey == 0x777 &&
+		   swqe(&t, pi + 1)->opcode == IBV_WR_LOCAL_INV &&
+		   swqe(&t, pi + 1)->imm_data == 0x4502,
+		   "their WQEs: the new key, address, length, access, the MR's L_Key; the key to invalidate");
+		t.shm->sq_ci = t.shm->sq_pi;
+	}
 
 	/* the first error is the one returned, later calls change nothing */
 	ibv_wr_start(t.x);
@@ -365,7 +394,7 @@ test_errors(void)
 	ibv_wr_send(t.x);
 	ibv_wr_set_sge_list(t.x, MAX_SGE + 1, sg);
 	is_int(ibv_wr_complete(t.x), EINVAL, "a bad second WQE");
-	is_int(t.shm->sq_pi, SQ_WQES + 1, "fails the good first one too");
+	is_int(t.shm->sq_pi, SQ_WQES + 3, "fails the good first one too");
 
 	/* before RTS nothing goes out, as with post_send and mlx5 */
 	for (i = IBV_QPS_RESET; i <= IBV_QPS_RTR; i++) {

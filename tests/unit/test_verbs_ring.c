@@ -425,11 +425,24 @@ test_post_send(void)
 	       "a garbage sq_ci only makes it full");
 	t.shm->sq_ci = 5;
 
-	/* what nothing here carries: no memory windows */
-	wr[0].opcode = IBV_WR_LOCAL_INV;
-	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL, "local invalidate");
+	/* memory windows: a bind names its window, by the key's index */
 	wr[0].opcode = IBV_WR_BIND_MW;
-	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL, "bind MW");
+	wr[0].bind_mw.mw = NULL;
+	is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL,
+	       "bind MW without a window");
+	{
+		struct ibv_mw mw = { .rkey = 0x4501, .type = IBV_MW_TYPE_1 };
+
+		wr[0].bind_mw.mw = &mw;
+		wr[0].bind_mw.rkey = 0x4602;
+		wr[0].bind_mw.bind_info = (struct ibv_mw_bind_info){ 0 };
+		is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL,
+		       "bind MW with another window's key");
+		wr[0].bind_mw.rkey = 0x4502;
+		wr[0].bind_mw.bind_info.length = 64;
+		is_int(mpd_v_post_send(&t.q, wr, &bad), EINVAL,
+		       "bind MW of a range without its MR");
+	}
 	/* send with invalidate: the rkey where imm_data goes (the daemon's
 	 * requester carries it in the IETH) */
 	wr[0].opcode = IBV_WR_SEND_WITH_INV;
@@ -595,15 +608,19 @@ test_consts(void)
 	   MPD_V_WR_RDMA_READ == IBV_WR_RDMA_READ &&
 	   MPD_V_WR_CMP_SWAP == IBV_WR_ATOMIC_CMP_AND_SWP &&
 	   MPD_V_WR_FETCH_ADD == IBV_WR_ATOMIC_FETCH_AND_ADD &&
-	   MPD_V_WR_SEND_INV == IBV_WR_SEND_WITH_INV,
+	   MPD_V_WR_SEND_INV == IBV_WR_SEND_WITH_INV &&
+	   MPD_V_WR_LOCAL_INV == IBV_WR_LOCAL_INV &&
+	   MPD_V_WR_BIND_MW == IBV_WR_BIND_MW,
 	   "opcodes as enum ibv_wr_opcode");
 	ok(mpd_v_op_allowed(IBV_QPT_UD, IBV_WR_SEND) &&
 	   !mpd_v_op_allowed(IBV_QPT_UD, IBV_WR_RDMA_WRITE) &&
 	   mpd_v_op_allowed(IBV_QPT_UC, IBV_WR_RDMA_WRITE_WITH_IMM) &&
 	   !mpd_v_op_allowed(IBV_QPT_UC, IBV_WR_RDMA_READ) &&
 	   mpd_v_op_allowed(IBV_QPT_RC, IBV_WR_ATOMIC_FETCH_AND_ADD) &&
-	   !mpd_v_op_allowed(IBV_QPT_RC, IBV_WR_BIND_MW) &&
-	   !mpd_v_op_allowed(IBV_QPT_RC, IBV_WR_LOCAL_INV),
+	   mpd_v_op_allowed(IBV_QPT_RC, IBV_WR_BIND_MW) &&
+	   mpd_v_op_allowed(IBV_QPT_UC, IBV_WR_LOCAL_INV) &&
+	   !mpd_v_op_allowed(IBV_QPT_UD, IBV_WR_BIND_MW) &&
+	   !mpd_v_op_allowed(IBV_QPT_UD, IBV_WR_LOCAL_INV),
 	   "operations by transport (IBA 10.7.3)");
 }
 

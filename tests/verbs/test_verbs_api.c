@@ -8,7 +8,8 @@
  * order, flush errors, CQ overrun, ibv_resize_cq with completions held,
  * completion channels (solicited only), COMM_EST (once per entry into
  * RTR, also in RTS, never on UD), a one-sided WRITE/READ
- * into a process asleep in sleep(), and a peer that dies (RETRY_EXC_ERR).
+ * into a process asleep in sleep(), a peer that dies (RETRY_EXC_ERR), and
+ * memory windows of both types (bind, access, invalidation, the errors).
  * Usage: test_verbs_api <device>   (an IB port with a LID: OpenSM ran)
  */
 #include <arpa/inet.h>
@@ -1852,6 +1853,292 @@ roce_rules(void)
 	return tap_done();
 }
 
+/* ---- memory windows (IBA 10.6.7) ---- */
+
+/* An RC pair on the port, b's buffer registered a second time for
+ * windows only (no remote access of its own) */
+struct mw_pair {
+	struct ep a, b;
+	struct ibv_mr *mr;		/* b.buf, LOCAL_WRITE | MW_BIND */
+};
+
+static bool
+mw_pair_new(struct mw_pair *p, unsigned int access)
+{
+	struct ibv_cq *acq = cq_new(16, NULL), *bcq = cq_new(16, NULL);
+
+	memset(p, 0, sizeof(*p));
+	if (!acq || !bcq || make_ep(&p->a, IBV_QPT_RC, acq, acq, 4) ||
+	    make_ep(&p->b, IBV_QPT_RC, bcq, bcq, 4) ||
+	    connect_qp(p->a.qp, IBV_QPT_RC, port.lid, p->b.qp->qp_num, 0, 14, 7) ||
+	    connect_qp(p->b.qp, IBV_QPT_RC, port.lid, p->a.qp->qp_num, 0, 14, 7))
+		return false;
+	p->mr = ibv_reg_mr(pd, p->b.buf, BUF, access);
+	return p->mr != NULL;
+}
+
+static void
+mw_pair_free(struct mw_pair *p)
+{
+	if (p->mr)
+		ibv_dereg_mr(p->mr);
+	pair_free(&p->a, &p->b);
+}
+
+/* One signaled WR on e, its completion's status (-1: none) */
+static int
+one_wr(struct ep *e, struct ibv_send_wr *wr, uint32_t len, struct ibv_wc *wc)
+{
+	wr->send_flags |= IBV_SEND_SIGNALED;
+	if (len ? post_send(e, wr, 0, len) : ibv_post_send(e->qp, wr, &wr))
+		return -1;
+	return poll_n(e->scq, wc, 1) == 1 ? (int)wc->status : -1;
+}
+
+/* RDMA WRITE (or READ) of len bytes from a to va under rkey: the status */
+static int
+mw_rdma(struct mw_pair *p, enum ibv_wr_opcode op, uint64_t va, uint32_t rkey,
+	uint32_t len)
+{
+	struct ibv_send_wr wr = { .wr_id = 7, .opcode = op };
+	struct ibv_wc wc;
+
+	wr.wr.rdma.remote_addr = va;
+	wr.wr.rdma.rkey = rkey;
+	return one_wr(&p->a, &wr, len, &wc);
+}
+
+/* A type 2 bind WR on e: the status; *rkey the key bound */
+static int
+mw_bind2(struct ep *e, struct ibv_mw *mw, struct ibv_mr *mr, uint64_t addr,
+	 uint64_t len, unsigned int access, uint32_t *rkey)
+{
+	struct ibv_send_wr wr = { .wr_id = 8, .opcode = IBV_WR_BIND_MW };
+	struct ibv_wc wc;
+	int st;
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = mr, .addr = addr, .length = len,
+		.mw_access_flags = access };
+	st = one_wr(e, &wr, 0, &wc);
+	*rkey = wr.bind_mw.rkey;
+	return st == IBV_WC_SUCCESS && wc.opcode != IBV_WC_BIND_MW ? -2 : st;
+}
+
+static void
+test_mw_type1(void)
+{
+	struct ibv_mw_bind bind = { .wr_id = 3, .send_flags = IBV_SEND_SIGNALED };
+	struct mw_pair p;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	uint32_t old;
+	uint64_t win;
+	int n, st;
+
+	if (!ok(mw_pair_new(&p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND),
+		"windows: an RC pair, the responder's buffer registered for windows"))
+		return;
+	win = (uintptr_t)p.b.buf + 4096;
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	if (!ok(mw && mw->type == IBV_MW_TYPE_1, "ibv_alloc_mw(TYPE_1)"))
+		return;
+	old = mw->rkey;
+	bind.bind_info = (struct ibv_mw_bind_info){ .mr = p.mr, .addr = win,
+		.length = 4096,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
+	st = ibv_bind_mw(p.b.qp, mw, &bind);
+	n = poll_n(p.b.scq, &wc, 1);
+	ok(st == 0 && n == 1 && wc.status == IBV_WC_SUCCESS &&
+	   wc.opcode == IBV_WC_BIND_MW && wc.wr_id == 3 &&
+	   mw->rkey == ibv_inc_rkey(old),
+	   "ibv_bind_mw: IBV_WC_BIND_MW, the window's key byte moved (0x%x -> 0x%x)",
+	   old, mw->rkey);
+	memset(p.a.buf, 0x5a, 64);
+	is_int(mw_rdma(&p, IBV_WR_RDMA_WRITE, win + 100, mw->rkey, 64),
+	       IBV_WC_SUCCESS, "RDMA WRITE through the window");
+	ok(p.b.buf[4096 + 100] == 0x5a && p.b.buf[4096 + 163] == 0x5a &&
+	   p.b.buf[4096 + 164] == 0, "the bytes landed where the window shows");
+	is_int(mw_rdma(&p, IBV_WR_RDMA_READ, win, mw->rkey, 128),
+	       IBV_WC_SUCCESS, "RDMA READ through the window");
+	is_int(ibv_dereg_mr(p.mr), EBUSY,
+	       "ibv_dereg_mr() of the region a window is bound to: EBUSY");
+	is_int(mw_rdma(&p, IBV_WR_RDMA_WRITE, win + 4096 - 32, mw->rkey, 64),
+	       IBV_WC_REM_ACCESS_ERR,
+	       "a WRITE past the window's end: REM_ACCESS_ERR");
+	/* freed, it lets go of the region */
+	ibv_dealloc_mw(mw);
+	mw_pair_free(&p);
+
+	/* unbound by a bind of length 0 */
+	if (!mw_pair_new(&p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND))
+		return;
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	win = (uintptr_t)p.b.buf;
+	bind.bind_info = (struct ibv_mw_bind_info){ .mr = p.mr, .addr = win,
+		.length = 4096, .mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	st = mw ? ibv_bind_mw(p.b.qp, mw, &bind) : -1;
+	n = st ? 0 : poll_n(p.b.scq, &wc, 1);
+	bind.bind_info.length = 0;
+	bind.bind_info.mw_access_flags = 0;
+	st = n == 1 ? ibv_bind_mw(p.b.qp, mw, &bind) : -1;
+	n = st ? 0 : poll_n(p.b.scq, &wc, 1);
+	ok(n == 1 && wc.status == IBV_WC_SUCCESS,
+	   "ibv_bind_mw() with length 0 unbinds (status %d)",
+	   n == 1 ? (int)wc.status : -1);
+	is_int(mw_rdma(&p, IBV_WR_RDMA_WRITE, win, mw->rkey, 64),
+	       IBV_WC_REM_ACCESS_ERR,
+	       "a WRITE through the unbound window: REM_ACCESS_ERR");
+	mw_pair_free(&p);
+	if (mw)
+		ibv_dealloc_mw(mw);
+}
+
+static void
+test_mw_type2(void)
+{
+	struct ibv_send_wr wr = { .wr_id = 9 };
+	struct ibv_sge sg;
+	struct mw_pair p, q;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	uint32_t rkey;
+	uint64_t win;
+	int n;
+
+	if (!mw_pair_new(&p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND))
+		return;
+	win = (uintptr_t)p.b.buf;
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	if (!ok(mw && mw->type == IBV_MW_TYPE_2, "ibv_alloc_mw(TYPE_2)"))
+		return;
+	is_int(mw_bind2(&p.b, mw, p.mr, win, 8192, IBV_ACCESS_REMOTE_WRITE,
+			&rkey), IBV_WC_SUCCESS,
+	       "IBV_WR_BIND_MW of a type 2 window: IBV_WC_BIND_MW");
+	is_int(mw_rdma(&p, IBV_WR_RDMA_WRITE, win, rkey, 64), IBV_WC_SUCCESS,
+	       "RDMA WRITE through it from the QP it was bound with");
+	/* SEND with Invalidate: the receiver's completion names the key */
+	post_recv(&p.b, 21, 0, 1024);
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.invalidate_rkey = rkey;
+	n = one_wr(&p.a, &wr, 16, &wc) == IBV_WC_SUCCESS ?
+	    poll_n(p.b.rcq, &wc, 1) : 0;
+	ok(n == 1 && wc.status == IBV_WC_SUCCESS && wc.wr_id == 21 &&
+	   (wc.wc_flags & IBV_WC_WITH_INV) && wc.invalidated_rkey == rkey,
+	   "SEND with Invalidate: the receive says IBV_WC_WITH_INV, invalidated_rkey 0x%x",
+	   n == 1 ? wc.invalidated_rkey : 0);
+	is_int(mw_rdma(&p, IBV_WR_RDMA_WRITE, win, rkey, 64),
+	       IBV_WC_REM_ACCESS_ERR,
+	       "a WRITE through the invalidated window: REM_ACCESS_ERR");
+	mw_pair_free(&p);
+
+	/* bound, invalidated locally, bound again; a second bind of a
+	 * bound window fails */
+	if (!mw_pair_new(&p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND))
+		return;
+	win = (uintptr_t)p.b.buf;
+	mw_bind2(&p.b, mw, p.mr, win, 4096, IBV_ACCESS_REMOTE_WRITE, &rkey);
+	mw->rkey = rkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.invalidate_rkey = rkey;
+	n = one_wr(&p.b, &wr, 0, &wc);
+	ok(n == IBV_WC_SUCCESS && wc.opcode == IBV_WC_LOCAL_INV,
+	   "IBV_WR_LOCAL_INV: IBV_WC_LOCAL_INV (status %d)", n);
+	is_int(mw_rdma(&p, IBV_WR_RDMA_WRITE, win, rkey, 64),
+	       IBV_WC_REM_ACCESS_ERR,
+	       "a WRITE through the window invalidated locally: REM_ACCESS_ERR");
+	mw_pair_free(&p);
+	if (!mw_pair_new(&p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND) ||
+	    !mw_pair_new(&q, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND))
+		return;
+	win = (uintptr_t)p.b.buf;
+	is_int(mw_bind2(&p.b, mw, p.mr, win, 4096,
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, &rkey),
+	       IBV_WC_SUCCESS, "bound again after the invalidation");
+	mw->rkey = rkey;
+	/* type 2B: another QP of the same PD does not reach it */
+	is_int(mw_rdma(&q, IBV_WR_RDMA_WRITE, win, rkey, 64),
+	       IBV_WC_REM_ACCESS_ERR,
+	       "a WRITE through it to another QP than the one that bound it: REM_ACCESS_ERR");
+	/* the window's key as an L_Key: windows are for remote access */
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_SEND;
+	sg = (struct ibv_sge){ (uintptr_t)p.b.buf, 16, rkey };
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	post_recv(&p.a, 22, 0, 64);
+	n = one_wr(&p.b, &wr, 0, &wc);
+	is_int(n, IBV_WC_LOC_PROT_ERR,
+	       "a SEND whose SGE names the window's key: LOC_PROT_ERR");
+	/* a new window: this one lets go of p's region as it goes */
+	ibv_dealloc_mw(mw);
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	mw_pair_free(&q);
+	mw_pair_free(&p);
+	if (!mw)
+		return;
+	if (!mw_pair_new(&p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND))
+		return;
+	win = (uintptr_t)p.b.buf;
+	mw_bind2(&p.b, mw, p.mr, win, 4096, IBV_ACCESS_REMOTE_WRITE, &rkey);
+	is_int(mw_bind2(&p.b, mw, p.mr, win, 4096, IBV_ACCESS_REMOTE_WRITE,
+			&rkey), IBV_WC_MW_BIND_ERR,
+	       "binding a bound type 2 window again: MW_BIND_ERR");
+	is_int(ibv_dealloc_mw(mw), 0, "ibv_dealloc_mw() of a bound window");
+	mw_pair_free(&p);
+
+	/* a region without IBV_ACCESS_MW_BIND takes no window; a freed
+	 * window's key reaches nothing */
+	if (!mw_pair_new(&p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))
+		return;
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	is_int(mw ? mw_bind2(&p.b, mw, p.mr, (uintptr_t)p.b.buf, 4096,
+			     IBV_ACCESS_REMOTE_WRITE, &rkey) : -1,
+	       IBV_WC_MW_BIND_ERR,
+	       "binding to a region registered without IBV_ACCESS_MW_BIND: MW_BIND_ERR");
+	mw_pair_free(&p);
+	if (mw)
+		ibv_dealloc_mw(mw);
+	if (!mw_pair_new(&p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND))
+		return;
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	win = (uintptr_t)p.b.buf;
+	n = mw ? mw_bind2(&p.b, mw, p.mr, win, 4096, IBV_ACCESS_REMOTE_WRITE,
+			  &rkey) : -1;
+	if (mw)
+		ibv_dealloc_mw(mw);
+	is_int(n == IBV_WC_SUCCESS ?
+	       mw_rdma(&p, IBV_WR_RDMA_WRITE, win, rkey, 64) : -1,
+	       IBV_WC_REM_ACCESS_ERR,
+	       "a WRITE through a window ibv_dealloc_mw() freed: REM_ACCESS_ERR");
+	mw_pair_free(&p);
+}
+
+static void
+test_mw(void)
+{
+	struct ibv_device_attr da;
+	struct ibv_mw *mw;
+	int rc;
+
+	memset(&da, 0, sizeof(da));
+	rc = ibv_query_device(ctx, &da);
+	ok(rc == 0 &&
+	   (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
+	   (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
+	   da.max_mw > 0,
+	   "ibv_query_device: memory windows, type 2B, max_mw %d", da.max_mw);
+	errno = 0;
+	mw = ibv_alloc_mw(pd, (enum ibv_mw_type)3);
+	ok(!mw && errno == EINVAL, "ibv_alloc_mw() of type 3: EINVAL (errno %d)",
+	   errno);
+	test_mw_type1();
+	test_mw_type2();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1900,6 +2187,7 @@ main(int argc, char **argv)
 	test_stack_mr();
 	test_reset_replay();
 	test_resp_errors();
+	test_mw();
 	test_rnr(false);
 	test_readonly_mr();
 	test_refusals(false);

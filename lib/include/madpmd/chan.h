@@ -44,7 +44,7 @@
 extern "C" {
 #endif
 
-#define MPD_CHAN_VERSION	8
+#define MPD_CHAN_VERSION	9
 #define MPD_CHAN_SOCK		"umad"
 #define MPD_CHAN_ISSM		"issm"
 #define MPD_CHAN_NODES		"nodes"
@@ -184,6 +184,8 @@ struct mpd_chan_msg {
 		struct mpd_v_destroy_req v_destroy_req;
 		struct mpd_v_destroy_rep v_destroy_rep;
 		struct mpd_v_mcast_req v_mcast_req;
+		struct mpd_v_alloc_mw_req v_alloc_mw_req;
+		struct mpd_v_alloc_mw_rep v_alloc_mw_rep;
 		/* rdma_cm (madpmd/cma.h) */
 		struct mpd_cm_create_id_req cm_create_id_req;
 		struct mpd_cm_id_rep cm_id_rep;

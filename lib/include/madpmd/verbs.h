@@ -67,6 +67,9 @@ enum mpd_v_type {
 	 * port's events from now, as the kernel sends them to every open
 	 * context, whether or not it has made an object */
 	MPD_V_OPEN_CONTEXT = 50,
+	/* memory windows (IBA 10.6.7), bound and invalidated by WRs */
+	MPD_V_ALLOC_MW = 51,
+	MPD_V_DEALLOC_MW = 52,
 };
 
 #define MPD_V_NO_HANDLE		0xffffffffu
@@ -141,6 +144,18 @@ struct mpd_v_reg_mr_rep {
 	uint32_t rkey;
 	uint32_t map_id;		/* the memfd it is on, for aliases */
 	uint64_t map_len;		/* bytes of the memfd */
+};
+
+/* ALLOC_MW: a window of type 1 or 2 (enum ibv_mw_type) in pd; the reply's
+ * rkey names it, unbound, until a bind gives it another key byte */
+struct mpd_v_alloc_mw_req {
+	uint32_t pd;
+	uint32_t type;
+};
+
+struct mpd_v_alloc_mw_rep {
+	uint32_t handle;
+	uint32_t rkey;
 };
 
 struct mpd_v_create_cq_req {
@@ -335,9 +350,11 @@ struct mpd_v_async_rec {
 };
 
 /*
- * Which send operations a transport carries (IBA 10.7.3; no memory
- * windows here, so nothing to bind or invalidate locally): for the
+ * Which send operations a transport carries (IBA 10.7.3): for the
  * library's checks at post time and the daemon's when it takes a WR.
+ * Binding and invalidating memory windows are local operations of RC and
+ * UC send queues (IBA 10.6.7.2, 10.8.2.4); a remote invalidation rides on
+ * an RC SEND.
  * QP types and opcodes as rdma-core numbers them (enum ibv_qp_type,
  * enum ibv_wr_opcode; unit_verbs_ring holds them to its header).
  */
@@ -351,6 +368,8 @@ struct mpd_v_async_rec {
 #define MPD_V_WR_RDMA_READ	4
 #define MPD_V_WR_CMP_SWAP	5
 #define MPD_V_WR_FETCH_ADD	6
+#define MPD_V_WR_LOCAL_INV	7
+#define MPD_V_WR_BIND_MW	8
 #define MPD_V_WR_SEND_INV	9
 
 static inline int
@@ -363,6 +382,8 @@ mpd_v_op_allowed(uint32_t qp_type, uint32_t op)
 		       qp_type == MPD_V_QPT_UD;
 	case MPD_V_WR_RDMA_WRITE:
 	case MPD_V_WR_RDMA_WRITE_IMM:
+	case MPD_V_WR_LOCAL_INV:
+	case MPD_V_WR_BIND_MW:
 		return qp_type == MPD_V_QPT_RC || qp_type == MPD_V_QPT_UC;
 	case MPD_V_WR_RDMA_READ:
 	case MPD_V_WR_CMP_SWAP:
@@ -436,6 +457,12 @@ struct mpd_v_sge {
  * A send work request in the send queue (stride sq_stride): the header,
  * then num_sge elements, or inline_len bytes of data when flags has
  * IBV_SEND_INLINE.
+ * IBV_WR_BIND_MW (ibv_bind_mw() for a type 1 window, the WR for type 2)
+ * has no elements: rkey is the window's new R_Key (its index part the
+ * window's, the key byte new), remote_addr and compare_add the address
+ * and length bound, swap the access flags, remote_qkey the MR's L_Key.
+ * IBV_WR_LOCAL_INV and IBV_WR_SEND_WITH_INV: imm_data is the R_Key to
+ * invalidate (host order).
  */
 struct mpd_v_swqe {
 	uint64_t wr_id;

@@ -57,17 +57,17 @@ bind(struct hca_verbs *v, struct hca_v_qp *qp, const struct hca_v_swr *w)
 	uint64_t addr = w->w.remote_addr, len = w->w.compare_add;
 	struct hca_v_mr *mw = key_slot(v, rkey), *mr = NULL;
 
-	/* the window by its index; the WR brings its new key byte */
-	if (!mw || !mw->mw_type || mw->owner != qp->owner)
+	/* the window by its index (the WR brings its new key byte), in
+	 * the QP's PD (C10-68) */
+	if (!mw || !mw->mw_type || mw->owner != qp->owner || mw->pd != qp->pd)
 		return IBV_WC_MW_BIND_ERR;
 	/* only remote rights (local write is the region's business);
 	 * zero-based windows are not this device's */
 	if (access & ~(MR_REMOTE_ACCESS | IBV_ACCESS_LOCAL_WRITE))
 		return IBV_WC_MW_BIND_ERR;
-	/* a type 2 window is bound once, in the QP's PD, to something
-	 * (o10-37.2.30, C10-72, o10-37.2.40) */
-	if (mw->mw_type == IBV_MW_TYPE_2 &&
-	    (mw->bound || mw->pd != qp->pd || !len))
+	/* a type 2 window is bound once, to something (o10-37.2.30,
+	 * o10-37.2.40) */
+	if (mw->mw_type == IBV_MW_TYPE_2 && (mw->bound || !len))
 		return IBV_WC_MW_BIND_ERR;
 	if (len) {
 		mr = bind_region(v, qp, w->w.remote_qkey, addr, len, access);
@@ -129,4 +129,20 @@ mw_remote_invalidate(struct hca_verbs *v, struct hca_v_qp *qp, uint32_t rkey)
 		return false;
 	mw_unbind(mw);
 	return true;
+}
+
+void
+mw_qp_gone(struct hca_verbs *v, const struct hca_v_qp *qp)
+{
+	uint32_t i;
+
+	/* a type 2 window serves the QP that bound it alone: it goes free
+	 * with it, so that no later QP given the number reaches it */
+	for (i = 0; i < HCA_V_MAX_MRS; i++) {
+		struct hca_v_mr *mw = v->mr[i];
+
+		if (mw && mw->mw_type == IBV_MW_TYPE_2 && mw->bound &&
+		    mw->owner == qp->owner && mw->qpn == qp->qpn)
+			mw_unbind(mw);
+	}
 }

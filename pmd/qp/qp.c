@@ -583,6 +583,7 @@ hca_v_qp_remove(struct hca_verbs *v, struct hca_v_qp *qp)
 	set_state(v, qp, IBV_QPS_RESET, 2);
 	deactivate(v, qp);
 	mcast_qp_gone(v, qp->qpn);
+	mw_qp_gone(v, qp);
 	if (qp->qpn >= HCA_V_QPN_BASE && idx < HCA_V_MAX_QPS &&
 	    v->qp[idx] == qp) {
 		v->qp[idx] = NULL;

@@ -222,6 +222,8 @@ enum ibv_wc_status mw_local_op(struct hca_verbs *v, struct hca_v_qp *qp,
 bool mw_remote_invalidate(struct hca_verbs *v, struct hca_v_qp *qp,
 			  uint32_t rkey);
 void mw_unbind(struct hca_v_mr *mw);
+/* qp goes: the type 2 windows it bound are free again */
+void mw_qp_gone(struct hca_verbs *v, const struct hca_v_qp *qp);
 uint8_t *mr_lookup(struct hca_verbs *v, uint32_t key, uint32_t pd,
 		   uint64_t va, uint64_t len, uint32_t access);
 /* Copy between SGEs and a flat buffer, from byte off of the SGE list;

@@ -2000,6 +2000,7 @@ static void
 test_mw_type2(void)
 {
 	struct ibv_send_wr wr = { .wr_id = 9 };
+	struct ibv_cq *cq;
 	struct ibv_sge sg;
 	struct mw_pair p, q;
 	struct ibv_mw *mw;
@@ -2114,6 +2115,31 @@ test_mw_type2(void)
 	       mw_rdma(&p, IBV_WR_RDMA_WRITE, win, rkey, 64) : -1,
 	       IBV_WC_REM_ACCESS_ERR,
 	       "a WRITE through a window ibv_dealloc_mw() freed: REM_ACCESS_ERR");
+	mw_pair_free(&p);
+
+	/* a type 2 window is free again once the QP that bound it goes */
+	if (!mw_pair_new(&p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND))
+		return;
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	cq = cq_new(16, NULL);
+	if (!mw || !cq || make_ep(&q.a, IBV_QPT_RC, cq, cq, 4) ||
+	    connect_qp(q.a.qp, IBV_QPT_RC, port.lid, p.a.qp->qp_num, 0, 14, 7)) {
+		ok(0, "a third QP");
+		return;
+	}
+	n = mw_bind2(&q.a, mw, p.mr, (uintptr_t)p.b.buf, 4096,
+		     IBV_ACCESS_REMOTE_WRITE, &rkey);
+	mw->rkey = rkey;
+	ibv_destroy_qp(q.a.qp);
+	ibv_dereg_mr(q.a.mr);
+	free(q.a.buf);
+	ibv_destroy_cq(q.a.scq);
+	is_int(n == IBV_WC_SUCCESS ?
+	       mw_bind2(&p.b, mw, p.mr, (uintptr_t)p.b.buf, 4096,
+			IBV_ACCESS_REMOTE_WRITE, &rkey) : -1,
+	       IBV_WC_SUCCESS,
+	       "a type 2 window bound by a QP since destroyed binds again");
+	ibv_dealloc_mw(mw);
 	mw_pair_free(&p);
 }
 

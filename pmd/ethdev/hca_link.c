@@ -42,6 +42,8 @@ hca_link_event(struct hca_internals *hi)
 	struct rte_eth_dev *dev = &rte_eth_devices[hi->port_id];
 	bool off, moved;
 
+	/* the launcher's look at the cables' ends (node.h) */
+	hca_link_changed();
 	rte_spinlock_lock(&hi->lock);
 	off = hi->port.phys_state == HCA_PHYS_DISABLED;
 	moved = off != hi->disabled_told;

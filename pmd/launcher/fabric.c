@@ -418,6 +418,8 @@ fab_start(struct fabric *f)
 	for (i = 0; i < f->nports; i++)
 		if (fab_port_ethdev(&f->port[i]))
 			f->eth[f->neth++] = (int)i;
+	/* the first look at the cables' ends comes at once */
+	f->links_seen = __atomic_load_n(&hca_link_changes, __ATOMIC_RELAXED) - 1;
 	/* a ring's worth each way for every ethdev: switch ports and served
 	 * CAs hold what they pass on for a moment only */
 	f->pool = rte_pktmbuf_pool_create("madpmd_pool",
@@ -782,6 +784,8 @@ wires_tick(struct fabric *f)
 		printf("madpmd: %s[%u]: link over %s %s\n", q->node, q->num,
 		       p->dev, ch > 0 ? "up: the other end answers" :
 		       "down: nothing heard from the other end");
+		/* the switch port behind it sees its other end anew */
+		hca_link_changed();
 		fflush(stdout);
 		fab_port_carrier(q, ch > 0);
 	}
@@ -803,13 +807,28 @@ poll_once(struct fabric *f)
 	if (f->nsw || f->nwires || f->nca) {
 		now = rte_get_tsc_cycles();
 		if (now >= f->sw_links_next) {
+			/* the ports' ends only when a port's link moved (or a
+			 * `set link` asks), by the count node.h keeps */
+			uint32_t gen = __atomic_load_n(&hca_link_changes,
+						       __ATOMIC_ACQUIRE);
+			bool links = gen != f->links_seen ||
+				     __atomic_load_n(&f->link_reqs,
+						     __ATOMIC_RELAXED);
+
 			ca_link_requests(f);
-			if (f->nca)
-				fab_ports_disabled(f, false, true);
 			if (f->nwires)
 				wires_tick(f);
+			if (links) {
+				/* what the looks change counts again: looked
+				 * at once more, until nothing moves */
+				f->links_seen = gen;
+				__atomic_store_n(&f->link_reqs, false,
+						 __ATOMIC_RELAXED);
+				if (f->nca)
+					fab_ports_disabled(f, false, true);
+			}
 			if (f->nsw)
-				fab_switches_links(f);
+				fab_switches_links(f, links);
 			f->sw_links_next = now + rte_get_tsc_hz() *
 					   SW_LINKS_MS / 1000;
 		}

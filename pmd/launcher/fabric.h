@@ -26,10 +26,12 @@ struct fab_ca;
 struct mpd_topo_node;
 struct rte_pmd_hca_neigh;
 
-/* a two-level fat tree of 648 hosts has 2,592 ports and 54 switches */
-#define FAB_MAX_PORTS	4096
+/* a three-level fat tree of 36-port switches has 11,664 hosts and 1,620
+ * switches: 69,984 ports (scripts/gen-fattree --levels 3); the arrays of
+ * that many are touched only as far as the fabric goes */
+#define FAB_MAX_PORTS	(1 << 17)
 #define FAB_NAME_LEN	64
-#define FAB_MAX_SWITCHES	256
+#define FAB_MAX_SWITCHES	4096
 #define FAB_MAX_CAS	FAB_MAX_PORTS
 /* a frame of the largest path MTU whole (IBA 7.7.8: 4096 bytes of
  * payload, LRH, GRH, BTH, RETH, ICRC and VCRC; or its RoCEv2 headers) */
@@ -179,6 +181,8 @@ struct fabric {
 					 * round, once asked (fab_round_ns) */
 	unsigned int nwires;		/* IB links to other daemons */
 	bool ca_link_reqs;		/* a served CA port has a link_req */
+	bool link_reqs;			/* a switch or served CA port has one */
+	uint32_t links_seen;		/* hca_link_changes at the last look */
 	bool link_events;		/* a net_hca port's link moved (its
 					 * RTE_ETH_EVENT_INTR_LSC) */
 	/* CA ports other daemons run: GIDs, MACs, IPv4 addresses */
@@ -309,7 +313,7 @@ void fab_switches_free(struct fabric *f);
  * port disabled (by the SM's Set(PortInfo), or `set link` at the prompt
  * through link_req) takes the link of a CA at the other end down with
  * it, and gives it back when enabled. */
-void fab_switches_links(struct fabric *f);
+void fab_switches_links(struct fabric *f, bool moved);
 /* The switch port 0 clients may open (ethdev/hca_mgmt.c), on the polling
  * lcore: their sends through the switches, and sleeping on their
  * doorbells (setup false: cannot; arm: the ms the MAD layers' timers

@@ -39,6 +39,7 @@
 
 #include "fabric.h"
 #include "madpmd/chan.h"
+#include "madpmd/clock.h"
 #include "madpmd/run_dir.h"
 #include "capsock.h"
 #include "launcher.h"
@@ -694,6 +695,9 @@ write_ports_file(const char *dir, const char *table)
 	return 0;
 }
 
+/* the ports table at start, up to a fabric this size */
+#define PORTS_SHOWN_MAX	256
+
 static char *
 ports_table(void)
 {
@@ -719,6 +723,8 @@ ports_file_loop(void *arg)
 	uint64_t sig, last_sig = 0;
 
 	while (!ports_file_stop) {
+		uint64_t t0 = mpd_mono_ns(), took;
+
 		/* a fabric of thousands of ports: the table only when a
 		 * port moved, not five times a second */
 		sig = launcher_ports_signature(&fab);
@@ -735,7 +741,10 @@ ports_file_loop(void *arg)
 				free(cur);	/* tried again next time */
 			}
 		}
-		usleep(200000);
+		/* while an SM sweeps 70,000 ports the table moves all the
+		 * time: this thread's share of a CPU at most a twentieth */
+		took = (mpd_mono_ns() - t0) / 1000;
+		usleep((useconds_t)RTE_MAX(200000ull, 20 * took));
 	}
 	free(last);
 	return NULL;
@@ -891,6 +900,10 @@ main(int argc, char **argv)
 		rte_eal_remote_launch(fab_poll_loop, &fab, fab.poll_lcore);
 		if (o.capture && strcmp(o.capture, "-") == 0)
 			fprintf(stderr, "madpmd: fabric up, capturing to stdout\n");
+		else if (fab.nports > PORTS_SHOWN_MAX)
+			/* a table of 70,000 lines helps nobody at start */
+			fprintf(stderr, "madpmd: fabric up: %u ports, %u switches; `show ports` at the prompt and %s/ports list them\n",
+				fab.nports, fab.nsw, o.run_dir);
 		else
 			launcher_show_ports(&fab, stderr);
 		mark_ready(o.run_dir, true);

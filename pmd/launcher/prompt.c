@@ -325,6 +325,7 @@ cmd_link_parsed(void *res, struct cmdline *cl __rte_unused,
 		if (p->ca)
 			__atomic_store_n(&fab->ca_link_reqs, true,
 					 __ATOMIC_RELEASE);
+		__atomic_store_n(&fab->link_reqs, true, __ATOMIC_RELEASE);
 		goto out;
 	}
 	rc = up ? rte_eth_dev_set_link_up(p->port_id) :

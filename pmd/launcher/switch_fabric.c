@@ -133,7 +133,7 @@ typedef unsigned int (*sw_trap_fn)(struct hca_switch *sw, uint8_t *buf,
 static void sw_trap(struct fabric *f, struct fab_switch *s, sw_trap_fn make);
 
 void
-fab_switches_links(struct fabric *f)
+fab_switches_links(struct fabric *f, bool moved)
 {
 	unsigned int i, p;
 
@@ -146,6 +146,8 @@ fab_switches_links(struct fabric *f)
 					       __ATOMIC_RELAXED) !=
 			       s->sw.port[0].cap_told)
 			sw_trap(f, s, hca_switch_trap_cap);
+		if (!moved)
+			continue;
 		for (p = 1; p <= s->sw.num_ports; p++) {
 			struct fab_port *a = &f->port[s->first + (int)p - 1];
 			struct hca_port *me = &s->sw.port[p];

@@ -7,11 +7,14 @@
  */
 #include "node.h"
 
+uint32_t hca_link_changes;
+
 bool
 hca_port_disable(struct hca_port *p, bool off)
 {
 	if (off == (p->phys_state == HCA_PHYS_DISABLED))
 		return false;
+	hca_link_changed();
 	if (off) {
 		if (p->phys_state == HCA_PHYS_LINKUP)
 			p->cnt.link_downed++;
@@ -70,8 +73,10 @@ hca_port_carrier(struct hca_port *p, bool on, uint8_t up_state)
 		p->cnt.link_downed++;
 		p->phys_state = HCA_PHYS_POLLING;
 		p->port_state = HCA_PORT_DOWN;
+		hca_link_changed();
 	} else if (on && p->phys_state == HCA_PHYS_POLLING) {
 		p->phys_state = HCA_PHYS_LINKUP;
 		p->port_state = up_state;
+		hca_link_changed();
 	}
 }

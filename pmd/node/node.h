@@ -252,6 +252,19 @@ void hca_port_dr_reply(uint8_t *mad);
  * was up), or enabled again: Polling until the link trains. Returns
  * whether anything changed. */
 bool hca_port_disable(struct hca_port *p, bool off);
+/*
+ * Moves of any port's PortPhysicalState in the process, counted: whoever
+ * changes one calls hca_link_changed() after (link.c and switch.c do), and
+ * the launcher looks at its cables' ends again only when the count moved,
+ * not 70,000 ports every 10 ms of a three-level fat tree.
+ */
+extern uint32_t hca_link_changes;
+
+static inline void
+hca_link_changed(void)
+{
+	__atomic_add_fetch(&hca_link_changes, 1, __ATOMIC_RELEASE);
+}
 /* The IB MTU (enum: 1 256 .. 5 4096) a RoCE port's Ethernet MTU carries:
  * what is left after RoCEv2's headers (GRH, UDP, BTH, the largest
  * extended header, ICRC: rdma-core's and the kernel's iboe_get_mtu()),

@@ -125,6 +125,7 @@ hca_switch_link(struct hca_switch *sw, uint8_t port, bool up)
 		p->port_state = HCA_PORT_DOWN;
 		p->phys_state = HCA_PHYS_POLLING;
 	}
+	hca_link_changed();
 	sw->port_state_change = 1;
 }
 

@@ -9,7 +9,9 @@
 # under ibsim; ibtracert crosses a spine; served CAs answer smpquery and
 # perfquery (their counters move) but no client opens one. Then the
 # 648-host tree (36 leaves, 18 spines) comes up with one ethdev, and
-# ibtracert crosses its spine.
+# ibtracert crosses its spine; then a three-level tree of 12-port switches
+# (432 hosts, 180 switches) under OpenSM's default, ftree and updn
+# routing, a route crossing a spine.
 # Usage: test_fattree.sh <madpmd> <madpmd-run> <gen-fattree>
 set -u
 madpmd=$1
@@ -145,4 +147,51 @@ grep -q '"L-1"' "$tmp/trace.648" && grep -q '"S-[0-9]*"' "$tmp/trace.648" &&
 ok $? "648: ibtracert $near $far: H-1 -> L-1 -> a spine -> L-36 -> H-648"
 daemon_stop_check "$daemon" "$tmp/madpmd.648.log"
 ok $? "648: madpmd stops cleanly"
+
+# a three-level fat tree of 12-port switches (gen-fattree --levels 3): 12
+# pods of 6 edge and 6 aggregation switches, 36 spines, 432 hosts; up
+# under OpenSM's default routing engine, ftree and updn, each from a
+# fresh start; a route from H-1 to H-432 climbs to a spine and down
+"$gen" --levels 3 --ports 12 > "$tmp/fat3"
+[ "$(grep -c '^Hca' "$tmp/fat3")" = 432 ] && [ "$(grep -c '^Switch' "$tmp/fat3")" = 180 ] &&
+	[ "$(grep -c '^Switch.*"C-' "$tmp/fat3")" = 36 ]
+ok $? "gen-fattree --levels 3 --ports 12: 432 hosts, 180 switches, 36 of them spines"
+for engine in default ftree updn; do
+	rm -rf "$MADPMD_RUN_DIR" "$OSM_CACHE_DIR"
+	mkdir -p "$OSM_CACHE_DIR"
+	eal_prefixes+=(madpmd-fattree-$$-3$engine)
+	"$madpmd" --no-huge --no-pci -m 256 -l 0,1 --file-prefix=madpmd-fattree-$$-3$engine \
+		-- --run-dir "$MADPMD_RUN_DIR" --topology "$tmp/fat3" --client-ports 1 \
+		> "$tmp/madpmd.3$engine.log" 2>&1 &
+	daemon=$!
+	pids+=($daemon)
+	for i in $(seq 200); do [ -e "$MADPMD_RUN_DIR/ready" ] && break; sleep 0.1; done
+	r=()
+	[ $engine != default ] && r=(-R $engine)
+	timeout 120 "$run" --node H-1 opensm -o "${r[@]}" -f "$tmp/opensm.3$engine.log" > /dev/null 2>&1
+	# the engine says it programmed every switch (the default: minhop)
+	e=$engine
+	[ $e = default ] && e=minhop
+	grep -q "SUBNET UP" "$tmp/opensm.3$engine.log" && ! grep -q "ERR" "$tmp/opensm.3$engine.log" &&
+		grep -q "$e tables configured on all switches" "$tmp/opensm.3$engine.log"
+	ok $? "3 levels, 432 hosts, routing $engine: opensm -o reaches SUBNET UP without errors, $e tables configured on all switches"
+	grep -E "ERR|tables configured" "$tmp/opensm.3$engine.log" | head -n 5 | sed 's/^/# /'
+	timeout 60 "$run" --node H-1 ibnetdiscover > "$tmp/ibnd" 2> /dev/null
+	if [ $engine = default ]; then
+		topo_norm "$tmp/ibnd" > "$tmp/ibnd.norm"
+		[ "$(grep -c '^Switch' "$tmp/ibnd")" = 180 ] && [ "$(grep -c '^Ca' "$tmp/ibnd")" = 432 ] &&
+			[ "$(wc -l < "$tmp/ibnd.norm")" = 2592 ]
+		ok $? "3 levels: ibnetdiscover sees 180 switches, 432 CAs, 2592 cable ends ($(wc -l < "$tmp/ibnd.norm"))"
+	fi
+	far=$(ca_lid H-432)
+	near=$(ca_lid H-1)
+	"$run" --node H-1 ibtracert "$near" "$far" > "$tmp/trace.3$engine" 2>&1
+	grep -q '"E-1-1"' "$tmp/trace.3$engine" && grep -q '"A-1-[0-9]*"' "$tmp/trace.3$engine" &&
+		grep -q '"C-[0-9]*"' "$tmp/trace.3$engine" && grep -q '"A-12-[0-9]*"' "$tmp/trace.3$engine" &&
+		grep -q '"E-12-6"' "$tmp/trace.3$engine" && grep -q 'To ca .*"H-432"' "$tmp/trace.3$engine"
+	ok $? "3 levels, $engine: ibtracert $near $far: H-1 -> E-1-1 -> A-1-x -> a spine -> A-12-x -> E-12-6 -> H-432"
+	[ $engine = default ] && sed 's/^/# /' "$tmp/trace.3$engine"
+	daemon_stop_check "$daemon" "$tmp/madpmd.3$engine.log"
+	ok $? "3 levels, $engine: madpmd stops cleanly"
+done
 tap_done

@@ -539,17 +539,22 @@ static int
 v_dereg_mr(struct hca_chan *ch, struct hca_session *s, struct mpd_chan_msg *m)
 {
 	struct chan_vobj *o = obj(s, m->u.v_destroy_req.handle, VOBJ_MR);
-	uint32_t users;
+	struct hca_v_mr *mr;
+	int rc;
 
 	if (!o)
 		return EINVAL;
-	/* ibv_dereg_mr(3): EBUSY while windows are bound to it */
+	mr = o->p;
+	/* ibv_dereg_mr(3): EBUSY while windows are bound to it; looked at
+	 * and taken out under one lock, or the lcore could bind one to it
+	 * in between */
 	rte_spinlock_lock(ch->cfg.lock);
-	users = ((struct hca_v_mr *)o->p)->users;
+	rc = hca_v_mr_remove(ch->cfg.verbs, mr);
 	rte_spinlock_unlock(ch->cfg.lock);
-	if (users)
-		return EBUSY;
-	mr_free(ch, o->p);
+	if (rc)
+		return rc;
+	mr_map_put(mr->map);
+	free(mr);
 	vobj_free(s, o);
 	m->len = 0;
 	return 0;

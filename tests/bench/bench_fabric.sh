@@ -9,7 +9,10 @@
 # net.2sw2path4hca2port from /usr/share/doc/ibsim-utils/net-examples) and
 # two-level fat trees from scripts/gen-fattree: 288 hosts on 24 36-port
 # switches (16 leaves, 8 spines, 2 cables each) and 648 hosts on 54 (36
-# leaves, 18 spines). For each fabric and run, a fresh daemon of each
+# leaves, 18 spines); the three-level tree of 12-port switches (432 hosts,
+# 180 switches); with --big the three-level tree of 36-port switches
+# (11,664 hosts, 1,620 switches), ibsim with its tables raised to hold it
+# (-N 16384 -S 2048 -P 131072). For each fabric and run, a fresh daemon of each
 # kind, then `opensm -o` from the file's first CA (madpmd's libibumad on
 # LD_LIBRARY_PATH, libumad2sim in LD_PRELOAD): the wall time of the
 # whole OpenSM process (a single sweep to SUBNET UP, then exit), and the
@@ -22,10 +25,12 @@
 # by default instead: the file's first port (port 0 of the first node
 # when it is a switch), on both.
 #
-#   tests/bench/bench_fabric.sh [--runs N] [--only NAME] [--sm-port] [SECONDS]
+#   tests/bench/bench_fabric.sh [--runs N] [--only NAME] [--sm-port] [--big]
+#                               [SECONDS]
 #
 # SECONDS per round-trip window (default 2). NAME: net, 2sw2path4hca,
-# 2sw2path4hca2port, fat288 or fat648. Environment: BUILD_DIR (default
+# 2sw2path4hca2port, fat288, fat648, fat3-432 or (--big) fat3-11664.
+# Environment: BUILD_DIR (default
 # build); MADPMD_OPTS, launcher options added to every madpmd start.
 set -euo pipefail
 
@@ -35,6 +40,7 @@ runs=3
 only=
 secs=2
 sm_port=0
+big=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs)
@@ -47,6 +53,7 @@ while [ $# -gt 0 ]; do
 		only=$2
 		shift 2 ;;
 	--sm-port) sm_port=1; shift ;;
+	--big) big=1; shift ;;
 	-h|--help) sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "bench_fabric: unknown option $1 (see --help)" >&2; exit 2 ;;
 	*)
@@ -114,7 +121,16 @@ for e in net net.2sw2path4hca net.2sw2path4hca2port; do
 done
 "$top/scripts/gen-fattree" --leaves 16 --spines 8 --links 2 > "$tmp/fat288"
 "$top/scripts/gen-fattree" > "$tmp/fat648"
-fabrics+=("fat288:$tmp/fat288" "fat648:$tmp/fat648")
+"$top/scripts/gen-fattree" --levels 3 --ports 12 > "$tmp/fat3-432"
+fabrics+=("fat288:$tmp/fat288" "fat648:$tmp/fat648" "fat3-432:$tmp/fat3-432")
+if [ "$big" = 1 ]; then
+	"$top/scripts/gen-fattree" --levels 3 > "$tmp/fat3-11664"
+	fabrics+=("fat3-11664:$tmp/fat3-11664")
+fi
+# ibsim's tables (sim.h: 2048 nodes, 256 switches, 13312 ports) raised
+# for the three-level trees; OpenSM's sweep of 11,664 hosts takes minutes
+ibsim_args=()
+sweep_timeout=120
 
 first_ca() {	# the first Hca of a net file (its SM node here)
 	awk '$1 == "Hca" { for (i = 3; i <= NF; i++) if ($i ~ /^"/) {
@@ -142,10 +158,10 @@ start_madpmd() {	# net file
 }
 
 start_ibsim() {	# net file
-	ibsim -s -n "$1" > "$tmp/ibsim.log" 2>&1 < /dev/null &
+	ibsim -s -n ${ibsim_args[@]+"${ibsim_args[@]}"} "$1" > "$tmp/ibsim.log" 2>&1 < /dev/null &
 	daemon=$!
 	daemon_kind=ibsim
-	for _ in $(seq 400); do
+	for _ in $(seq 6000); do
 		grep -q "simulator ready" "$tmp/ibsim.log" && sleep 0.2 && return 0
 		kill -0 "$daemon" 2>/dev/null || break
 		sleep 0.05
@@ -186,7 +202,7 @@ sweep() {	# system node
 	c0=$(daemon_cpu_ns)
 	t0=$(date +%s%N)
 	OSM_CACHE_DIR=$tmp/osm OSM_TMP_DIR=$tmp/osm on_node "$1" "$2" \
-		timeout 120 opensm -o -f "$log" > "$tmp/osm.out" 2>&1 ||
+		timeout "$sweep_timeout" opensm -o -f "$log" > "$tmp/osm.out" 2>&1 ||
 		{ echo "bench_fabric: opensm on $1 failed:" >&2; tail -n 5 "$log" >&2; return 1; }
 	wall=$(ms_since "$t0")
 	cpu=$(( ($(daemon_cpu_ns) - c0) / 1000000 ))
@@ -236,6 +252,12 @@ for f in "${fabrics[@]}"; do
 	[ -z "$only" ] || [ "$only" = "$name" ] || continue
 	node=$(first_ca "$file")
 	sm=$node
+	ibsim_args=()
+	sweep_timeout=120
+	if [[ $name == fat3-* ]]; then
+		ibsim_args=(-N 16384 -S 2048 -P 131072)
+		sweep_timeout=1800
+	fi
 	[ "$sm_port" = 1 ] && sm=$(first_node "$file")
 	: > "$tmp/m.txt"
 	: > "$tmp/i.txt"

@@ -190,7 +190,7 @@ ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 # CPU time of the daemon so far, all its threads, in ns (schedstat)
 daemon_cpu_ns() {
 	cat /proc/"$daemon"/task/*/schedstat 2>/dev/null |
-		awk '{ s += $1 } END { printf "%d\n", s }'
+		awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 # opensm -o once: "WALL_MS UP_MS CPU_MS", UP from its log (first line to

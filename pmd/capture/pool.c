@@ -40,7 +40,9 @@ struct rec_class {
 	size_t mem_len;
 	size_t stride;
 	uint32_t data;			/* bytes of rec.data each holds */
-	struct rec_buf *free;
+	uint32_t n;			/* buffers the memory holds */
+	uint32_t carved;		/* of them, handed out at least once */
+	struct rec_buf *free;		/* given back */
 };
 
 struct hca_rec_pool {
@@ -52,25 +54,35 @@ struct hca_rec_pool {
 static int
 class_make(struct rec_class *c, uint32_t data, uint32_t n)
 {
-	uint32_t i;
-
 	c->data = data;
+	c->n = n;
 	c->stride = RTE_ALIGN_CEIL(sizeof(struct rec_buf) + data, 64);
 	c->mem_len = c->stride * n;
+	/* address space only: a buffer's pages come when it is first
+	 * handed out (a free list written through all of them made every
+	 * port's 11 MB resident, captured or not) */
 	c->mem = mmap(NULL, c->mem_len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (c->mem == MAP_FAILED) {
 		c->mem = NULL;
 		return -1;
 	}
-	/* the list in address order from the lowest: touched low first */
-	for (i = n; i-- > 0;) {
-		struct rec_buf *b = (struct rec_buf *)(c->mem + i * c->stride);
-
-		b->next = c->free;
-		c->free = b;
-	}
 	return 0;
+}
+
+/* Lock held: a buffer given back, else one never used, from the lowest */
+static struct rec_buf *
+class_take(struct rec_class *c)
+{
+	struct rec_buf *b = c->free;
+
+	if (b) {
+		c->free = b->next;
+		return b;
+	}
+	if (c->carved == c->n)
+		return NULL;
+	return (struct rec_buf *)(c->mem + (size_t)c->carved++ * c->stride);
 }
 
 static void
@@ -117,9 +129,7 @@ hca_rec_pool_get(struct hca_rec_pool *p, size_t len)
 	if (len > p->cls[1].data)
 		return NULL;
 	rte_spinlock_lock(&p->lock);
-	b = p->cls[cls].free;
-	if (b)
-		p->cls[cls].free = b->next;
+	b = class_take(&p->cls[cls]);
 	rte_spinlock_unlock(&p->lock);
 	if (!b)
 		return NULL;

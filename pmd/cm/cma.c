@@ -30,8 +30,6 @@ hca_cma_init(struct hca_cma *cma, struct hca_port *port,
 	     struct hca_ibcm *ibcm, const struct hca_cma_io *io, void *io_ctx,
 	     uint64_t seed)
 {
-	uint32_t i;
-
 	memset(cma, 0, sizeof(*cma));
 	cma->port = port;
 	cma->ibcm = ibcm;
@@ -40,13 +38,13 @@ hca_cma_init(struct hca_cma *cma, struct hca_port *port,
 	cma->rnd = seed | 1;
 	cma->next_gen = (uint32_t)mpd_xorshift64(&cma->rnd);
 	TAILQ_INIT(&cma->free);
+	/* untouched ids cost no memory: handed out from the lowest, then
+	 * the ones given back (as ibcm.c's connections) */
 	cma->ids = calloc(HCA_CMA_MAX_IDS, sizeof(*cma->ids));
 	if (!cma->ids || hca_cma_mc_init(cma) != 0) {
 		hca_cma_fini(cma);
 		return ENOMEM;
 	}
-	for (i = 0; i < HCA_CMA_MAX_IDS; i++)
-		TAILQ_INSERT_TAIL(&cma->free, &cma->ids[i], next);
 	return 0;
 }
 
@@ -90,12 +88,19 @@ static struct hca_cma_id *
 id_alloc(struct hca_cma *cma, struct hca_cma_owner *o, uint32_t ps,
 	 uint32_t qp_type)
 {
-	struct hca_cma_id *id = TAILQ_FIRST(&cma->free);
+	struct hca_cma_id *id;
 	uint32_t slot, gen;
 
-	if (!id || o->nids >= MPD_CM_SESSION_IDS)
+	if (o->nids >= MPD_CM_SESSION_IDS)
 		return NULL;
-	TAILQ_REMOVE(&cma->free, id, next);
+	if (cma->carved < HCA_CMA_MAX_IDS) {
+		id = &cma->ids[cma->carved++];
+	} else {
+		id = TAILQ_FIRST(&cma->free);
+		if (!id)
+			return NULL;
+		TAILQ_REMOVE(&cma->free, id, next);
+	}
 	slot = (uint32_t)(id - cma->ids);
 	memset(id, 0, sizeof(*id));
 	do

@@ -166,6 +166,7 @@ struct hca_cma {
 	uint64_t rnd;
 	struct hca_cma_id *ids;		/* HCA_CMA_MAX_IDS */
 	TAILQ_HEAD(, hca_cma_id) free;
+	uint32_t carved;		/* ids handed out at least once */
 	uint32_t nused;
 	struct hca_cma_mc *mcs;		/* HCA_CMA_MAX_MC */
 	uint32_t mc_gen;

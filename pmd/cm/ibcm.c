@@ -56,8 +56,6 @@ int
 hca_ibcm_init(struct hca_ibcm *cm, const struct hca_ibcm_ops *ops, void *ctx,
 	      uint64_t ca_guid, uint64_t seed)
 {
-	uint32_t i;
-
 	memset(cm, 0, sizeof(*cm));
 	cm->ops = ops;
 	cm->ctx = ctx;
@@ -68,15 +66,16 @@ hca_ibcm_init(struct hca_ibcm *cm, const struct hca_ibcm_ops *ops, void *ctx,
 	cm->next_timer_ns = UINT64_MAX;
 	TAILQ_INIT(&cm->used);
 	TAILQ_INIT(&cm->free);
-	/* calloc'd: untouched slots cost no memory */
+	/* calloc'd: untouched slots cost no memory, so they are handed
+	 * out from the lowest, and only then the ones given back (a free
+	 * list written through all 16,384 made every port's 8 MB
+	 * resident) */
 	cm->conn = calloc(HCA_IBCM_MAX_CONNS, sizeof(*cm->conn));
 	cm->listen = calloc(HCA_IBCM_MAX_LISTENS, sizeof(*cm->listen));
 	if (!cm->conn || !cm->listen) {
 		hca_ibcm_fini(cm);
 		return ENOMEM;
 	}
-	for (i = 0; i < HCA_IBCM_MAX_CONNS; i++)
-		TAILQ_INSERT_TAIL(&cm->free, &cm->conn[i], next);
 	return 0;
 }
 
@@ -94,12 +93,18 @@ hca_ibcm_fini(struct hca_ibcm *cm)
 static struct hca_ibcm_conn *
 conn_alloc(struct hca_ibcm *cm)
 {
-	struct hca_ibcm_conn *c = TAILQ_FIRST(&cm->free);
+	struct hca_ibcm_conn *c;
 	uint32_t slot, gen;
 
-	if (!c)
-		return NULL;
-	TAILQ_REMOVE(&cm->free, c, next);
+	/* a slot never used, then the one given back longest ago */
+	if (cm->carved < HCA_IBCM_MAX_CONNS) {
+		c = &cm->conn[cm->carved++];
+	} else {
+		c = TAILQ_FIRST(&cm->free);
+		if (!c)
+			return NULL;
+		TAILQ_REMOVE(&cm->free, c, next);
+	}
 	slot = (uint32_t)(c - cm->conn);
 	memset(c, 0, sizeof(*c));
 	/* a new generation each time: a stale message names no one */

@@ -210,6 +210,7 @@ struct hca_ibcm {
 	uint64_t next_timer_ns;		/* no timer before this */
 	struct hca_ibcm_conn *conn;	/* HCA_IBCM_MAX_CONNS */
 	struct hca_ibcm_conn_list used, free;
+	uint32_t carved;		/* slots handed out at least once */
 	uint32_t nused;
 	struct hca_ibcm_listen *listen;	/* HCA_IBCM_MAX_LISTENS */
 	struct hca_ibcm_stats st;

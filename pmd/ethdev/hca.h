@@ -85,7 +85,8 @@ struct hca_internals {
 static inline bool
 hca_link_up(const struct hca_port *p)
 {
-	return p->phys_state == HCA_PHYS_LINKUP && p->port_state >= HCA_PORT_INIT;
+	return p->phys_state == HCA_PHYS_LINKUP &&
+	       p->port_state >= HCA_PORT_INIT;
 }
 
 /* Lock held: the link went up or down, or the port was disabled or

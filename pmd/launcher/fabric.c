@@ -419,7 +419,8 @@ fab_start(struct fabric *f)
 		if (fab_port_ethdev(&f->port[i]))
 			f->eth[f->neth++] = (int)i;
 	/* the first look at the cables' ends comes at once */
-	f->links_seen = __atomic_load_n(&hca_link_changes, __ATOMIC_RELAXED) - 1;
+	f->links_seen = __atomic_load_n(&hca_link_changes,
+					__ATOMIC_RELAXED) - 1;
 	/* a ring's worth each way for every ethdev: switch ports and served
 	 * CAs hold what they pass on for a moment only */
 	f->pool = rte_pktmbuf_pool_create("madpmd_pool",

@@ -173,7 +173,8 @@ fab_switches_links(struct fabric *f, bool moved)
 				continue;
 			if (me->phys_state == HCA_PHYS_DISABLED) {
 				if (!a->cut_peer) {
-					fab_port_carrier(&f->port[a->peer], false);
+					fab_port_carrier(&f->port[a->peer],
+							 false);
 					a->cut_peer = true;
 				}
 				continue;

@@ -87,9 +87,9 @@ struct hca_v_mr {
 	uint8_t mw_type;		/* 0: a region; a window's type */
 	bool bound;			/* a window: bound to parent */
 	struct hca_v_mr *parent;	/* the region a bound window is in */
-	uint32_t qpn;			/* a bound type 2 window: the QP that
-					 * bound it, the only one it serves
-					 * (type 2B) */
+	uint32_t qpn;			/* a bound type 2 window: the QP
+					 * that bound it, the only one it
+					 * serves (type 2B) */
 };
 
 struct hca_v_cq {

@@ -207,7 +207,8 @@ key_slot(struct hca_verbs *v, uint32_t key)
 
 	return idx < HCA_V_MAX_MRS ? v->mr[idx] : NULL;
 }
-#define MR_REMOTE_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+#define MR_REMOTE_ACCESS	(IBV_ACCESS_REMOTE_WRITE | \
+				 IBV_ACCESS_REMOTE_READ | \
 				 IBV_ACCESS_REMOTE_ATOMIC)
 /* A remote access through key for qp (its PD; a type 2 window bound by
  * it): the address, or NULL */

@@ -808,13 +808,11 @@ poll_once(struct fabric *f)
 	if (f->nsw || f->nwires || f->nca) {
 		now = rte_get_tsc_cycles();
 		if (now >= f->sw_links_next) {
-			/* the ports' ends only when a port's link moved (or a
-			 * `set link` asks), by the count node.h keeps */
+			/* the ports' ends only when a port's link moved (or
+			 * `set link` asked), by the count node.h keeps */
 			uint32_t gen = __atomic_load_n(&hca_link_changes,
 						       __ATOMIC_ACQUIRE);
-			bool links = gen != f->links_seen ||
-				     __atomic_load_n(&f->link_reqs,
-						     __ATOMIC_RELAXED);
+			bool links = gen != f->links_seen;
 
 			ca_link_requests(f);
 			if (f->nwires)
@@ -823,8 +821,6 @@ poll_once(struct fabric *f)
 				/* what the looks change counts again: looked
 				 * at once more, until nothing moves */
 				f->links_seen = gen;
-				__atomic_store_n(&f->link_reqs, false,
-						 __ATOMIC_RELAXED);
 				if (f->nca)
 					fab_ports_disabled(f, false, true);
 			}

@@ -181,8 +181,6 @@ struct fabric {
 					 * round, once asked (fab_round_ns) */
 	unsigned int nwires;		/* IB links to other daemons */
 	bool ca_link_reqs;		/* a served CA port has a link_req */
-	bool link_reqs;			/* a switch or served CA port has
-					 * one */
 	uint32_t links_seen;		/* hca_link_changes, last look */
 	bool link_events;		/* a net_hca port's link moved (its
 					 * RTE_ETH_EVENT_INTR_LSC) */

@@ -15,6 +15,7 @@
 
 #include "fabric.h"
 #include "launcher.h"
+#include "node/node.h"
 #include "rte_pmd_hca.h"
 
 static struct fabric *fab;
@@ -325,7 +326,8 @@ cmd_link_parsed(void *res, struct cmdline *cl __rte_unused,
 		if (p->ca)
 			__atomic_store_n(&fab->ca_link_reqs, true,
 					 __ATOMIC_RELEASE);
-		__atomic_store_n(&fab->link_reqs, true, __ATOMIC_RELEASE);
+		/* the lcore's next look at the cables' ends takes it */
+		hca_link_changed();
 		goto out;
 	}
 	rc = up ? rte_eth_dev_set_link_up(p->port_id) :

@@ -11,6 +11,13 @@ topo_norm() {
 		     print node " " l }' "$1" | sort
 }
 
+# The LID of CA $2's port 1 in ibnetdiscover output $1: its port line
+# [1](guid) "S-..."[n] # lid N lmc 0 ... after "Ca ... # "NAME""
+ibnd_ca_lid() {
+	awk -v n="\"$2\"" '/^Ca/ { want = index($0, "# " n) > 0; next }
+			      want && /^\[1\]/ { sub(/.*# lid /, ""); print $1; exit }' "$1"
+}
+
 # The reference: ibsim's view of net file $1, as stock `opensm -o` and
 # ibnetdiscover see it from CA $2 over rdma-core's libibumad under
 # libumad2sim (not madpmd's drop-in, nor the ASan run's preload),

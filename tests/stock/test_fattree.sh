@@ -76,13 +76,8 @@ else
 fi
 
 # H-288 hangs off leaf L-16: from H-1 on L-1 the route goes up a spine
-# a CA's LID is on its port line: [1](guid) "S-..."[n] # lid N lmc 0 ...
-ca_lid() {
-	awk -v n="\"$1\"" '/^Ca/ { want = index($0, "# " n) > 0; next }
-			     want && /^\[1\]/ { sub(/.*# lid /, ""); print $1; exit }' "$tmp/ibnd"
-}
-far=$(ca_lid H-288)
-near=$(ca_lid H-1)
+far=$(ibnd_ca_lid "$tmp/ibnd" H-288)
+near=$(ibnd_ca_lid "$tmp/ibnd" H-1)
 [ -n "$far" ] && [ -n "$near" ] && [ "$far" != 0 ]
 ok $? "LIDs from ibnetdiscover: H-1 $near, H-288 $far"
 "$run" --node H-1 ibtracert "$near" "$far" > "$tmp/trace" 2>&1
@@ -139,8 +134,8 @@ grep ERR "$tmp/opensm.648.log" | head -n 5 | sed 's/^/# /'
 timeout 60 "$run" --node H-1 ibnetdiscover > "$tmp/ibnd" 2> /dev/null
 [ "$(grep -c '^Switch' "$tmp/ibnd")" = 54 ] && [ "$(grep -c '^Ca' "$tmp/ibnd")" = 648 ]
 ok $? "648: ibnetdiscover sees 54 switches and 648 CAs ($(grep -c '^Switch' "$tmp/ibnd"), $(grep -c '^Ca' "$tmp/ibnd"))"
-far=$(ca_lid H-648)
-near=$(ca_lid H-1)
+far=$(ibnd_ca_lid "$tmp/ibnd" H-648)
+near=$(ibnd_ca_lid "$tmp/ibnd" H-1)
 "$run" --node H-1 ibtracert "$near" "$far" > "$tmp/trace.648" 2>&1
 grep -q '"L-1"' "$tmp/trace.648" && grep -q '"S-[0-9]*"' "$tmp/trace.648" &&
 	grep -q '"L-36"' "$tmp/trace.648" && grep -q 'To ca .*"H-648"' "$tmp/trace.648"
@@ -183,8 +178,8 @@ for engine in default ftree updn; do
 			[ "$(wc -l < "$tmp/ibnd.norm")" = 2592 ]
 		ok $? "3 levels: ibnetdiscover sees 180 switches, 432 CAs, 2592 cable ends ($(wc -l < "$tmp/ibnd.norm"))"
 	fi
-	far=$(ca_lid H-432)
-	near=$(ca_lid H-1)
+	far=$(ibnd_ca_lid "$tmp/ibnd" H-432)
+	near=$(ibnd_ca_lid "$tmp/ibnd" H-1)
 	"$run" --node H-1 ibtracert "$near" "$far" > "$tmp/trace.3$engine" 2>&1
 	grep -q '"E-1-1"' "$tmp/trace.3$engine" && grep -q '"A-1-[0-9]*"' "$tmp/trace.3$engine" &&
 		grep -q '"C-[0-9]*"' "$tmp/trace.3$engine" && grep -q '"A-12-[0-9]*"' "$tmp/trace.3$engine" &&

@@ -16,6 +16,7 @@ madpmd=$1
 run=$2
 gen=$3
 . "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../common/ibnd.sh"
 
 if ! command -v opensm > /dev/null || ! command -v ibnetdiscover > /dev/null ||
    ! command -v python3 > /dev/null; then
@@ -64,12 +65,8 @@ timeout 300 "$run" --node H-1 ibnetdiscover > "$tmp/ibnd" 2> "$tmp/ibnd.err"
 [ "$(grep -c '^Switch' "$tmp/ibnd")" = 1620 ] && [ "$(grep -c '^Ca' "$tmp/ibnd")" = 11664 ]
 ok $? "ibnetdiscover from H-1: 1,620 switches, 11,664 CAs ($(grep -c '^Switch' "$tmp/ibnd"), $(grep -c '^Ca' "$tmp/ibnd"))"
 
-ca_lid() {
-	awk -v n="\"$1\"" '/^Ca/ { want = index($0, "# " n) > 0; next }
-			     want && /^\[1\]/ { sub(/.*# lid /, ""); print $1; exit }' "$tmp/ibnd"
-}
-far=$(ca_lid H-11664)
-near=$(ca_lid H-1)
+far=$(ibnd_ca_lid "$tmp/ibnd" H-11664)
+near=$(ibnd_ca_lid "$tmp/ibnd" H-1)
 timeout 60 "$run" --node H-1 ibtracert "$near" "$far" > "$tmp/trace" 2>&1
 grep -q '"E-1-1"' "$tmp/trace" && grep -q '"A-1-[0-9]*"' "$tmp/trace" &&
 	grep -q '"C-[0-9]*"' "$tmp/trace" && grep -q '"A-36-[0-9]*"' "$tmp/trace" &&

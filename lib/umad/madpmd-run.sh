@@ -191,9 +191,11 @@ young_madpmd() {
 	return 1
 }
 # such a madpmd may not have made its run directory yet (it does before
-# EAL starts): wait for that, at most 2 s
+# EAL starts): wait for that, at most 2 s. One started a moment ago may
+# not even be madpmd yet (`setpriv ... madpmd &` still in its exec, on a
+# busy machine): looked for during 0.5 s
 wait_made() {
-	young_madpmd || return 0
+	wait_until 5 young_madpmd || return 0
 	wait_until 20 either_has_fabric "$1" "$2"
 }
 if [ -n "$run_dir" ]; then

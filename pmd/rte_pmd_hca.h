@@ -35,7 +35,7 @@ struct rte_pmd_hca_neigh {
 /* The port's own entry. 0, -ENODEV or -ENOTSUP. */
 int rte_pmd_hca_neigh_self(uint16_t port_id, struct rte_pmd_hca_neigh *n);
 /* Add (or update, by GID) an entry. 0, -ENODEV, -ENOTSUP, -ENOMEM or
- * -ENOSPC (4096 entries). */
+ * -ENOSPC (65,536 entries: the table grows as they come). */
 int rte_pmd_hca_neigh_add(uint16_t port_id,
 			  const struct rte_pmd_hca_neigh *n);
 

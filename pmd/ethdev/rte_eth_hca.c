@@ -550,6 +550,7 @@ eth_dev_close(struct rte_eth_dev *dev)
 	rte_free(hi->port.neigh);
 	hi->port.neigh = NULL;
 	hi->port.nneigh = 0;
+	hi->port.neigh_cap = 0;
 	intr_free(dev);
 	hi->egress = NULL;
 	/* mac_addrs lives in dev_private: not for rte_free */
@@ -1244,36 +1245,55 @@ int
 rte_pmd_hca_neigh_add(uint16_t port_id, const struct rte_pmd_hca_neigh *n)
 {
 	struct hca_internals *hi;
-	struct hca_neigh *tbl, e;
-	uint32_t i;
+	struct hca_neigh *tbl = NULL, *old = NULL, e;
+	uint32_t i, cap = 0;
 	int rc;
 
 	hi = hca_of_port_checked(port_id, &rc);
 	if (!hi)
 		return rc;
-	/* the table is made once, without the lock: it allocates */
-	tbl = hi->port.neigh;
-	if (!tbl) {
-		tbl = rte_zmalloc("hca_neigh", HCA_NEIGH_MAX * sizeof(*tbl), 0);
-		if (!tbl)
-			return -ENOMEM;
-	}
 	memcpy(e.gid, n->gid, sizeof(e.gid));
 	memcpy(e.mac, n->mac, sizeof(e.mac));
 	memcpy(e.ip4, n->ip4, sizeof(e.ip4));
 	rc = 0;
-	rte_spinlock_lock(&hi->lock);
-	hi->port.neigh = tbl;
-	for (i = 0; i < hi->port.nneigh; i++)
-		if (!memcmp(tbl[i].gid, e.gid, sizeof(e.gid)))
+	for (;;) {
+		rte_spinlock_lock(&hi->lock);
+		for (i = 0; i < hi->port.nneigh; i++)
+			if (!memcmp(hi->port.neigh[i].gid, e.gid, sizeof(e.gid)))
+				break;
+		if (i < hi->port.nneigh) {
+			hi->port.neigh[i] = e;
 			break;
-	if (i < hi->port.nneigh)
-		tbl[i] = e;
-	else if (hi->port.nneigh < HCA_NEIGH_MAX)
-		tbl[hi->port.nneigh++] = e;
-	else
-		rc = -ENOSPC;
+		}
+		/* room made before, while the lock was not held: in it */
+		if (tbl && cap > hi->port.neigh_cap) {
+			if (hi->port.nneigh)
+				memcpy(tbl, hi->port.neigh,
+				       hi->port.nneigh * sizeof(*tbl));
+			old = hi->port.neigh;
+			hi->port.neigh = tbl;
+			hi->port.neigh_cap = cap;
+			tbl = NULL;
+		}
+		if (hi->port.nneigh < hi->port.neigh_cap) {
+			hi->port.neigh[hi->port.nneigh++] = e;
+			break;
+		}
+		if (hi->port.neigh_cap >= HCA_NEIGH_MAX) {
+			rc = -ENOSPC;
+			break;
+		}
+		/* grown twice as large, allocated without the lock */
+		cap = hi->port.neigh_cap ? 2 * hi->port.neigh_cap : 64;
+		rte_spinlock_unlock(&hi->lock);
+		rte_free(tbl);
+		tbl = rte_zmalloc("hca_neigh", cap * sizeof(*tbl), 0);
+		if (!tbl)
+			return -ENOMEM;
+	}
 	rte_spinlock_unlock(&hi->lock);
+	rte_free(tbl);
+	rte_free(old);
 	return rc;
 }
 

@@ -5,7 +5,7 @@
  * a NIC, whose other end is a port of another daemon. Each IB frame
  * (LRH..VCRC, unchanged) travels behind an Ethernet header of EtherType
  * MPD_ETHERTYPE_IB, addressed to the MAC the other end was heard from
- * (broadcast until then). What else the interface hears (the kernel's
+ * (broadcast until then; on a trunk, trunk.c, the other end's address). What else the interface hears (the kernel's
  * IPv6, other hosts, strangers) is dropped and counted, never taken for
  * IB: link_peer.c decides, this file moves the mbufs.
  */
@@ -113,7 +113,6 @@ fab_eth_wire_tx(struct fab_port *p, struct rte_mbuf **m, uint16_t n)
 static void
 send_hello(struct fabric *f, struct fab_port *p)
 {
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	struct rte_mbuf *m = rte_pktmbuf_alloc(f->pool);
 	struct mpd_link_hello h;
 	uint8_t *buf;
@@ -122,7 +121,7 @@ send_hello(struct fabric *f, struct fab_port *p)
 		return;
 	link_peer_hello(&p->ew, &h);
 	buf = (uint8_t *)rte_pktmbuf_append(m, MPD_LINK_HELLO_FRAME);
-	if (!buf || mpd_link_hello_encode(bcast, p->ew.mac, &h, buf,
+	if (!buf || mpd_link_hello_encode(link_peer_hello_dst(&p->ew), p->ew.mac, &h, buf,
 					  MPD_LINK_HELLO_FRAME) < 0 ||
 	    rte_eth_tx_burst(p->port_id, 0, &m, 1) != 1) {
 		rte_pktmbuf_free(m);

@@ -7,6 +7,9 @@
  * fab_port.node_port), so that the launcher's files call each other in
  * one direction only.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -15,6 +18,39 @@
 #include "madpmd/wire.h"
 #include "node/node.h"
 #include "rte_pmd_hca.h"
+
+int
+fab_add_external(struct fabric *f, const char *dev)
+{
+	struct fab_port *p;
+	uint16_t pid;
+
+	if (f->nports == FAB_MAX_PORTS)
+		return -1;
+	if (rte_eth_dev_get_port_by_name(dev, &pid) != 0) {
+		fprintf(stderr, "madpmd: no ethdev named \"%s\": give it to EAL, e.g. --vdev %s,...\n",
+			dev, dev);
+		return -1;
+	}
+	p = &f->port[f->nports];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->dev, sizeof(p->dev), "%s", dev);
+	snprintf(p->node, sizeof(p->node), "%s", dev);
+	p->port_id = pid;
+	p->peer = -1;
+	return (int)f->nports++;
+}
+
+int
+fab_connect(struct fabric *f, int a, int b)
+{
+	if (a < 0 || b < 0 || a == b || f->port[a].peer >= 0 ||
+	    f->port[b].peer >= 0)
+		return -1;
+	f->port[a].peer = b;
+	f->port[b].peer = a;
+	return 0;
+}
 
 void
 fab_port_tx(struct fabric *f, struct fab_port *b, struct rte_mbuf **m,

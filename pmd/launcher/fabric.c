@@ -92,39 +92,6 @@ fab_add_far_neigh(struct fabric *f, const uint8_t gid[16],
 	return 0;
 }
 
-int
-fab_add_external(struct fabric *f, const char *dev)
-{
-	struct fab_port *p;
-	uint16_t pid;
-
-	if (f->nports == FAB_MAX_PORTS)
-		return -1;
-	if (rte_eth_dev_get_port_by_name(dev, &pid) != 0) {
-		fprintf(stderr, "madpmd: no ethdev named \"%s\": give it to EAL, e.g. --vdev %s,...\n",
-			dev, dev);
-		return -1;
-	}
-	p = &f->port[f->nports];
-	memset(p, 0, sizeof(*p));
-	snprintf(p->dev, sizeof(p->dev), "%s", dev);
-	snprintf(p->node, sizeof(p->node), "%s", dev);
-	p->port_id = pid;
-	p->peer = -1;
-	return (int)f->nports++;
-}
-
-int
-fab_connect(struct fabric *f, int a, int b)
-{
-	if (a < 0 || b < 0 || a == b || f->port[a].peer >= 0 ||
-	    f->port[b].peer >= 0)
-		return -1;
-	f->port[a].peer = b;
-	f->port[b].peer = a;
-	return 0;
-}
-
 static int
 find(const struct fabric *f, const char *spec, bool any_node)
 {
@@ -367,7 +334,7 @@ roce_mtu(struct fabric *f, struct fab_port *p)
  * carries no larger packets than the interface's frames hold, and the SM
  * then sets NeighborMTU and paths across it to fit */
 static void
-ib_wire_mtu(struct fabric *f, struct fab_port *p)
+ib_wire_mtu(struct fabric *f, struct fab_port *p, bool say)
 {
 	struct fab_port *q;
 	char name[IF_NAMESIZE + 16];
@@ -389,11 +356,35 @@ ib_wire_mtu(struct fabric *f, struct fab_port *p)
 		fab_ca_mtu_limit(q, m);
 	else if (!q->hca || rte_pmd_hca_mtu_limit(q->port_id, m) != 0)
 		return;
-	if (m < 5) {
+	if (m < 5 && say) {
 		printf("madpmd: %s[%u]: IB over %s, %d bytes a frame at most: MTUCap %u\n",
 		       q->node, q->num, name, mtu, 128u << m);
 		fflush(stdout);
 	}
+}
+
+/* The trunk's cables: training, and MTUCap as the interface's frames
+ * hold, said once for all of them */
+static int
+trunk_start(struct fabric *f)
+{
+	struct fab_trunk *t = f->trunk;
+	char name[IF_NAMESIZE + 16];
+	int mtu;
+	unsigned int i;
+
+	if (fab_trunk_start(f) != 0)
+		return -1;
+	for (i = 0; i < t->ncables; i++)
+		ib_wire_mtu(f, &f->port[t->cable[i]], false);
+	f->nwires += t->ncables;
+	mtu = iface_mtu(t->port_id, name, sizeof(name));
+	if (mtu > 0 && hca_ib_frame_mtu((uint32_t)mtu) < 5) {
+		printf("madpmd: the trunk's cables: IB over %s, %d bytes a frame at most: MTUCap %u\n",
+		       name, mtu, 128u << hca_ib_frame_mtu((uint32_t)mtu));
+		fflush(stdout);
+	}
+	return 0;
 }
 
 /* A net_hca port's link went up or down (any thread: the lcore's burst, the
@@ -415,8 +406,9 @@ fab_start(struct fabric *f)
 	struct rte_eth_conf conf;
 	unsigned int i;
 
+	/* a trunk's cables are polled through it */
 	for (i = 0; i < f->nports; i++)
-		if (fab_port_ethdev(&f->port[i]))
+		if (fab_port_ethdev(&f->port[i]) && !f->port[i].trunk)
 			f->eth[f->neth++] = (int)i;
 	/* the first look at the cables' ends comes at once */
 	f->links_seen = __atomic_load_n(&hca_link_changes,
@@ -424,7 +416,9 @@ fab_start(struct fabric *f)
 	/* a ring's worth each way for every ethdev: switch ports and served
 	 * CAs hold what they pass on for a moment only */
 	f->pool = rte_pktmbuf_pool_create("madpmd_pool",
-					  NB_MBUFS + 1024 * f->neth, 256, 0,
+					  NB_MBUFS + 1024 * f->neth +
+					  (f->trunk ? 2 * FAB_TRUNK_RING : 0),
+					  256, 0,
 					  MBUF_DATA + RTE_PKTMBUF_HEADROOM,
 					  rte_socket_id());
 	if (!f->pool) {
@@ -443,8 +437,9 @@ fab_start(struct fabric *f)
 			       !fab_peer_ours(f, i);
 		int rc;
 
-		if (!fab_port_ethdev(&f->port[i]))
-			continue;	/* a switch's or a served CA's */
+		/* a switch's or a served CA's; a trunk's cable */
+		if (!fab_port_ethdev(&f->port[i]) || f->port[i].trunk)
+			continue;
 		/* an HCA port wakes a sleeping lcore when a client sends,
 		 * and says when its link moves */
 		memset(&conf, 0, sizeof(conf));
@@ -495,10 +490,12 @@ fab_start(struct fabric *f)
 		/* another daemon's IB port at the other end */
 		if (!f->port[i].hca && f->opts.link == MPD_LINK_IB) {
 			fab_eth_wire_start(f, &f->port[i]);
-			ib_wire_mtu(f, &f->port[i]);
+			ib_wire_mtu(f, &f->port[i], true);
 			f->nwires++;
 		}
 	}
+	if (f->trunk && trunk_start(f) != 0)
+		return -1;
 	fab_switches_start(f);
 	fab_cas_start(f);
 	return 0;
@@ -510,7 +507,7 @@ fab_stop(struct fabric *f)
 	unsigned int i;
 
 	for (i = 0; i < f->nports; i++) {
-		if (!fab_port_ethdev(&f->port[i]))
+		if (!fab_port_ethdev(&f->port[i]) || f->port[i].trunk)
 			continue;
 		rte_eth_dev_stop(f->port[i].port_id);
 		if (f->port[i].hca)
@@ -518,6 +515,7 @@ fab_stop(struct fabric *f)
 				RTE_ETH_EVENT_INTR_LSC, link_event, f);
 		rte_eth_dev_close(f->port[i].port_id);
 	}
+	fab_trunk_stop(f);
 	fab_switches_free(f);
 	fab_cas_free(f);
 	free(f->far);
@@ -622,21 +620,17 @@ next:
 	return k;
 }
 
-/* Move one burst from port a to its peer; returns packets moved. */
+/* Frames port a sent (n of them, or none with one held back) to its
+ * peer; returns packets moved. */
 static uint16_t
-forward(struct fabric *f, struct fab_port *a)
+pass_on(struct fabric *f, struct fab_port *a, struct rte_mbuf **m,
+	uint16_t n)
 {
 	struct fab_port *b = &f->port[a->peer];
-	struct rte_mbuf *m[BURST], *out[2 * BURST + 1], **tx = m;
-	uint16_t n, k;
+	struct rte_mbuf *out[2 * BURST + 1], **tx = m;
+	uint16_t k;
 	uint64_t ts = 0;
 
-	n = a->ca ? fab_ca_output(a, m, BURST) :
-		    rte_eth_rx_burst(a->port_id, 0, m, BURST);
-	if (n && a->ew.on)
-		n = fab_eth_wire_rx(f, a, m, n);
-	if (!n && !a->held)
-		return 0;
 	if (a->crc_lazy)
 		fab_crc_fill(f, a->link, b, m, n);
 	if (fab_capturing(f)) {
@@ -665,6 +659,41 @@ forward(struct fabric *f, struct fab_port *a)
 	}
 	fab_port_tx(f, b, tx, k, ts);
 	return RTE_MAX(n, k);
+}
+
+/* Move one burst from port a to its peer; returns packets moved. */
+static uint16_t
+forward(struct fabric *f, struct fab_port *a)
+{
+	struct rte_mbuf *m[BURST];
+	uint16_t n;
+
+	n = a->ca ? fab_ca_output(a, m, BURST) :
+		    rte_eth_rx_burst(a->port_id, 0, m, BURST);
+	if (n && a->ew.on)
+		n = fab_eth_wire_rx(f, a, m, n);
+	if (!n && !a->held)
+		return 0;
+	return pass_on(f, a, m, n);
+}
+
+/* A burst off the trunk, each frame to the peer of the cable it came on
+ * (a run of one cable's frames together); returns packets moved. */
+static uint64_t
+trunk_step(struct fabric *f)
+{
+	struct rte_mbuf *m[BURST];
+	int to[BURST];
+	uint16_t n = fab_trunk_rx(f, m, to, BURST), i, j;
+	uint64_t moved = 0;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && to[j] == to[i]; j++)
+			;
+		moved += pass_on(f, &f->port[to[i]], m + i,
+				 (uint16_t)(j - i));
+	}
+	return moved;
 }
 
 /* after=active holds a replay until an SM has brought its port up. */
@@ -765,31 +794,64 @@ port_enabled(const struct fab_port *q)
  * falls silent takes the CA port behind it down, and brings it back when
  * it answers again (a switch port looks at the wire itself, in
  * fab_switches_links()) */
-static void
-wires_tick(struct fabric *f)
+static int
+wire_tick(struct fabric *f, struct fab_port *p, uint64_t now, bool links)
 {
-	uint64_t now = fab_clock_ns(CLOCK_MONOTONIC);
-	unsigned int i;
+	struct fab_port *q;
 	int ch;
 
-	for (i = 0; i < f->neth; i++) {
-		struct fab_port *p = &f->port[f->eth[i]];
-		struct fab_port *q;
-
-		if (!p->ew.on || p->peer < 0)
-			continue;
-		q = &f->port[p->peer];
-		ch = fab_eth_wire_tick(f, p, port_enabled(q), now);
-		if (!ch)
-			continue;
+	if (!p->ew.on || p->peer < 0)
+		return 0;
+	q = &f->port[p->peer];
+	/* a trunk's cable reads its port's state only when a port's link
+	 * moved (hca_link_changes): thousands of them every round */
+	if (!p->trunk || links || !p->enabled_known) {
+		p->enabled = port_enabled(q);
+		p->enabled_known = true;
+	}
+	ch = fab_eth_wire_tick(f, p, p->enabled, now);
+	if (!ch)
+		return 0;
+	/* a trunk's thousands of cables go up and down together: said in
+	 * one line for all */
+	if (!p->trunk)
 		printf("madpmd: %s[%u]: link over %s %s\n", q->node, q->num,
 		       p->dev, ch > 0 ? "up: the other end answers" :
 		       "down: nothing heard from the other end");
-		/* the switch port behind it sees its other end anew */
-		hca_link_changed();
-		fflush(stdout);
-		fab_port_carrier(q, ch > 0);
-	}
+	/* the switch port behind it sees its other end anew */
+	hca_link_changed();
+	fflush(stdout);
+	fab_port_carrier(q, ch > 0);
+	return ch;
+}
+
+static void
+wires_tick(struct fabric *f, bool links)
+{
+	struct fab_trunk *t = f->trunk;
+	uint64_t now = fab_clock_ns(CLOCK_MONOTONIC);
+	unsigned int i, up;
+	int ch = 0;
+
+	for (i = 0; i < f->neth; i++)
+		wire_tick(f, &f->port[f->eth[i]], now, links);
+	if (!t)
+		return;
+	for (i = 0; i < t->ncables; i++)
+		ch |= wire_tick(f, &f->port[t->cable[i]], now, links);
+	if (!ch)
+		return;
+	for (i = up = 0; i < t->ncables; i++)
+		up += f->port[t->cable[i]].ew.up;
+	/* while they train or fail: once a second at most */
+	if (up == t->said_up || (up && up != t->ncables &&
+				 now - t->said_ns < 1000000000ull))
+		return;
+	t->said_up = up;
+	t->said_ns = now;
+	printf("madpmd: %s (trunk): %u of its %u cables up\n", t->dev, up,
+	       t->ncables);
+	fflush(stdout);
 }
 
 /* One round over every port: what moved. */
@@ -816,7 +878,7 @@ poll_once(struct fabric *f)
 
 			ca_link_requests(f);
 			if (f->nwires)
-				wires_tick(f);
+				wires_tick(f, links);
 			if (links) {
 				/* what the looks change counts again: looked
 				 * at once more, until nothing moves */
@@ -838,6 +900,8 @@ poll_once(struct fabric *f)
 		else if (p->peer >= 0)
 			moved += forward(f, p);
 	}
+	if (f->trunk)
+		moved += trunk_step(f);
 	/* served CAs' answers: those queued before this pass (an answer
 	 * that takes a CA's request to another CA waits for the next) */
 	for (n = f->nready; n && (k = fab_ca_next_ready(f)) >= 0; n--) {

@@ -70,6 +70,13 @@ struct fab_port {
 					 * daemon (--nodes) */
 	uint64_t far_guid;		/* ... whose PortGUID is this */
 	uint8_t far_port;
+	/* where the ends of its cable are in the whole file (their ports
+	 * counted node by node, as the ethdev names): a trunk cable's
+	 * addresses (trunk.c) */
+	uint32_t slot, far_slot;
+	bool trunk;			/* a cable of the trunk: its ethdev is
+					 * the trunk's, shared */
+	bool enabled, enabled_known;	/* a trunk cable's peer's, last read */
 	/* a switch's or served CA's port: the prompt's `set link` for the
 	 * lcore (FAB_LINK_*); a switch port's being disabled took the
 	 * peer's link down */
@@ -184,6 +191,7 @@ struct fabric {
 	uint32_t links_seen;		/* hca_link_changes, last look */
 	bool link_events;		/* a net_hca port's link moved (its
 					 * RTE_ETH_EVENT_INTR_LSC) */
+	struct fab_trunk *trunk;	/* --trunk: cables to other daemons */
 	/* CA ports other daemons run: GIDs, MACs, IPv4 addresses */
 	struct rte_pmd_hca_neigh *far;
 	unsigned int nfar;
@@ -396,6 +404,41 @@ uint16_t fab_eth_wire_rx(struct fabric *f, struct fab_port *p,
  * left, in front of m). */
 uint16_t fab_eth_wire_tx(struct fab_port *p, struct rte_mbuf **m,
 			 uint16_t n);
+
+/* ---- many cables to other daemons over one ethdev (trunk.c) ---- */
+
+/* descriptors each way on the trunk's ethdev */
+#define FAB_TRUNK_RING	2048
+
+struct fab_trunk {
+	uint16_t port_id;
+	char dev[FAB_NAME_LEN];
+	bool started;
+	int *cable;		/* its cables' ports, by their slot */
+	unsigned int ncables;
+	uint64_t rx;		/* frames off the ethdev */
+	uint64_t not_ours;	/* addressed to no cable of ours */
+	unsigned int said_up;	/* cables up, last said */
+	uint64_t said_ns;
+};
+
+/* A cable end's address on a trunk, from its slot */
+void fab_trunk_mac(uint32_t slot, uint8_t mac[6]);
+/* --trunk DEV: each cable of ours to another daemon's node that is still
+ * dark (no --wire) gets a port on ethdev DEV; 0, or -1 said on stderr.
+ * After the topology and --wire, before fab_start(). */
+int fab_trunk_open(struct fabric *f, const char *dev);
+/* The trunk's ethdev started (from fab_start(), its mbufs from f->pool)
+ * and its cables training; 0 or -1 said on stderr */
+int fab_trunk_start(struct fabric *f);
+/* The polling lcore: of the next n frames off the trunk, the IB frames
+ * for our cables, in front of m, the cable's port of each in to[]
+ * (returned: how many); heartbeats taken, the rest freed and counted */
+uint16_t fab_trunk_rx(struct fabric *f, struct rte_mbuf **m, int *to,
+		      uint16_t n);
+/* What the trunk carried and dropped, one line */
+void fab_trunk_stats(const struct fabric *f, FILE *out);
+void fab_trunk_stop(struct fabric *f);
 
 /* ---- what lossy wires select (lossy.c) ---- */
 

@@ -17,19 +17,32 @@ link_peer_start(struct link_peer *l, const uint8_t mac[6], uint64_t guid,
 	memcpy(l->mac, mac, sizeof(l->mac));
 	l->guid = guid;
 	l->port = port;
+	l->hello_ms = FAB_WIRE_HELLO_MS;
+	l->dead = FAB_WIRE_DEAD;
 }
 
-/* How long the peer may be silent: FAB_WIRE_DEAD of its intervals, an
- * interval counting for FAB_WIRE_HELLO_MS at most (whatever it says, it
- * is Down within FAB_WIRE_DEAD * FAB_WIRE_HELLO_MS of its last word) */
+void
+link_peer_trunk(struct link_peer *l, const uint8_t far[6], uint64_t first_ns)
+{
+	memcpy(l->far, far, sizeof(l->far));
+	l->far_known = true;
+	l->hello_ms = FAB_TRUNK_HELLO_MS;
+	l->dead = FAB_TRUNK_DEAD;
+	l->hello_next_ns = first_ns;
+}
+
+/* How long the peer may be silent: l->dead of its intervals, an
+ * interval counting for ours at most (whatever it says, it is Down
+ * within FAB_WIRE_DEAD * FAB_WIRE_HELLO_MS of its last word, a trunk's
+ * cable within FAB_TRUNK_DEAD * FAB_TRUNK_HELLO_MS) */
 static uint64_t
 dead_ns(const struct link_peer *l)
 {
 	uint64_t ms = l->last.interval_ms;
 
-	if (ms > FAB_WIRE_HELLO_MS)
-		ms = FAB_WIRE_HELLO_MS;
-	return ms * FAB_WIRE_DEAD * 1000000ull;
+	if (ms > l->hello_ms)
+		ms = l->hello_ms;
+	return ms * l->dead * 1000000ull;
 }
 
 /* Whether the peer's last heartbeat is recent and names us */
@@ -126,7 +139,7 @@ link_peer_tick(struct link_peer *l, bool enabled, uint64_t now, bool *send)
 
 	*send = enabled && now >= l->hello_next_ns;
 	if (*send)
-		l->hello_next_ns = now + FAB_WIRE_HELLO_MS * 1000000ull;
+		l->hello_next_ns = now + l->hello_ms * 1000000ull;
 	up = enabled && link_up(l, now);
 	/* a peer heard once that never trained is forgotten as a dead one */
 	if (!up && !l->up && l->have_last && now - l->heard_ns >= dead_ns(l)) {
@@ -151,7 +164,7 @@ void
 link_peer_hello(const struct link_peer *l, struct mpd_link_hello *h)
 {
 	memset(h, 0, sizeof(*h));
-	h->interval_ms = FAB_WIRE_HELLO_MS;
+	h->interval_ms = (uint16_t)l->hello_ms;
 	h->guid = l->guid;
 	h->port = l->port;
 	if (l->have_last) {
@@ -162,7 +175,13 @@ link_peer_hello(const struct link_peer *l, struct mpd_link_hello *h)
 }
 
 const uint8_t *
+link_peer_hello_dst(const struct link_peer *l)
+{
+	return l->far_known ? l->far : bcast;
+}
+
+const uint8_t *
 link_peer_dst(const struct link_peer *l)
 {
-	return l->peer_known ? l->peer : bcast;
+	return l->peer_known ? l->peer : link_peer_hello_dst(l);
 }

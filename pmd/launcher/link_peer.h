@@ -25,6 +25,10 @@
  * FAB_WIRE_HELLO_MS at most, whatever the heartbeat says) goes down */
 #define FAB_WIRE_HELLO_MS	100
 #define FAB_WIRE_DEAD		10
+/* A cable of a trunk (many cables on one ethdev, trunk.c) beats slower,
+ * so that thousands of them cost little: Down within 3 s */
+#define FAB_TRUNK_HELLO_MS	1000
+#define FAB_TRUNK_DEAD		3
 
 struct link_peer {
 	bool on;
@@ -50,6 +54,14 @@ struct link_peer {
 	uint64_t hold_ns;	/* till then only the last peer trains the
 				 * link again */
 	uint64_t hellos_rx, hellos_tx, downs;
+	/* the heartbeat's interval and how many of them may go unheard */
+	uint32_t hello_ms;
+	uint32_t dead;
+	/* a trunk's cable: the other end's address, from the file, where
+	 * heartbeats (and IB frames, before a peer is known) go instead of
+	 * to broadcast */
+	bool far_known;
+	uint8_t far[6];
 };
 
 enum link_rx {
@@ -61,6 +73,14 @@ enum link_rx {
 /* Our end: the ethdev's MAC, the port behind the wire */
 void link_peer_start(struct link_peer *l, const uint8_t mac[6],
 		     uint64_t guid, uint8_t port);
+/* Port l is a cable of a trunk: the other end is at far (heartbeats and
+ * IB frames go there, not to broadcast), the heartbeat slower
+ * (FAB_TRUNK_*); its first heartbeat goes at first_ns, so that a trunk's
+ * cables do not all beat at once */
+void link_peer_trunk(struct link_peer *l, const uint8_t far[6],
+		     uint64_t first_ns);
+/* Where this end's heartbeats go: broadcast, or a trunk cable's far end */
+const uint8_t *link_peer_hello_dst(const struct link_peer *l);
 /* One frame off the interface at now (ns). LINK_RX_IB: the IB frame is
  * buf[*ib_off, *ib_off + *ib_len); LINK_RX_HELLO: *h is the heartbeat. */
 enum link_rx link_peer_rx(struct link_peer *l, const uint8_t *buf,
@@ -72,7 +92,8 @@ int link_peer_tick(struct link_peer *l, bool enabled, uint64_t now,
 		   bool *send);
 /* The heartbeat this end sends */
 void link_peer_hello(const struct link_peer *l, struct mpd_link_hello *h);
-/* Where IB frames go: the peer's MAC, broadcast while it has none */
+/* Where IB frames go: the peer's MAC; while it has none broadcast (or a
+ * trunk cable's far end) */
 const uint8_t *link_peer_dst(const struct link_peer *l);
 
 #endif

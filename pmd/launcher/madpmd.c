@@ -78,7 +78,9 @@ usage(FILE *out)
 		"                         0x88b5) to another daemon's port\n"
 		"  --nodes NAME[,NAME...] run only these nodes of the topology (shell\n"
 		"                         patterns): the rest run in other daemons, reached\n"
-		"                         by --wire\n"
+		"                         by --wire or --trunk\n"
+		"  --trunk DEV            every cable to another daemon's node without a\n"
+		"                         --wire goes over ethdev DEV, addressed by its ends\n"
 		"  --switch-clients NAME[,NAME...]  switches whose port 0 serves clients\n"
 		"                         (shell patterns; the SM port's switch always does)\n"
 		"  --client-ports N       CA ports with an ethdev, which clients open: the\n"
@@ -242,6 +244,7 @@ struct app_opts {
 	const char *nodes;		/* --nodes: this daemon's part */
 	const char *wires[16];
 	unsigned int nwires;
+	const char *trunk;		/* --trunk: the other cables */
 	unsigned int duration;
 	const char *lossy;
 	const char *replays[16];
@@ -276,6 +279,7 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 		{ "link", required_argument, NULL, 'l' },
 		{ "wire", required_argument, NULL, 'w' },
 		{ "nodes", required_argument, NULL, 'n' },
+		{ "trunk", required_argument, NULL, 'T' },
 		{ "switch-clients", required_argument, NULL, 'S' },
 		{ "idle-polls", required_argument, NULL, 'p' },
 		{ "client-ports", required_argument, NULL, 'C' },
@@ -336,6 +340,9 @@ parse_app(int argc, char **argv, struct app_opts *o, bool no_sep)
 			break;
 		case 'n':
 			o->nodes = optarg;
+			break;
+		case 'T':
+			o->trunk = optarg;
 			break;
 		case 'p':
 			if (parse_uint("--idle-polls", optarg, 1u << 30,
@@ -521,7 +528,7 @@ warn_dark_cables(const struct fabric *f)
 
 		if (!p->far[0] || p->peer >= 0)
 			continue;
-		fprintf(stderr, "madpmd: %s[%u]'s cable leads to %s, which this daemon does not run (--nodes): it stays dark without --wire %s:%u=ETHDEV\n",
+		fprintf(stderr, "madpmd: %s[%u]'s cable leads to %s, which this daemon does not run (--nodes): it stays dark without --wire %s:%u=ETHDEV or --trunk\n",
 			p->node, p->num, p->far, p->node, p->num);
 	}
 }
@@ -853,6 +860,8 @@ main(int argc, char **argv)
 	for (i = 0; i < o.nwires; i++)
 		if (apply_wire(o.wires[i]) != 0)
 			goto out_ports;
+	if (o.trunk && fab_trunk_open(&fab, o.trunk) != 0)
+		goto out_ports;
 	warn_dark_cables(&fab);
 	for (i = 0; i < o.nreplays; i++)
 		if (apply_replay(o.replays[i]) != 0)

@@ -151,6 +151,7 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 	if (f->lcore_moves)
 		fprintf(out, "madpmd: lcore: %" PRIu64 " moves off a client's CPU to one with nothing to run\n",
 			f->lcore_moves);
+	fab_trunk_stats(f, out);
 	for (i = 0; i < f->nports; i++) {
 		const struct fab_port *p = &f->port[i];
 		uint64_t v[RTE_DIM(names)];
@@ -159,7 +160,7 @@ launcher_show_summary(const struct fabric *f, FILE *out)
 			fprintf(out, "madpmd: wire from %s:%u: %" PRIu64 " lost, %" PRIu64 " duplicated, %" PRIu64 " reordered\n",
 				p->node, p->num, p->lost, p->duplicated,
 				p->reordered);
-		if (p->ew.on)
+		if (p->ew.on && !p->trunk)
 			fprintf(out, "madpmd: %s, IB link of %s: %s, %" PRIu64 " IB frames in, %" PRIu64 " out, heartbeats %" PRIu64 " in, %" PRIu64 " out, %" PRIu64 " times lost; dropped: %" PRIu64 " not ours (EtherType, MAC), %" PRIu64 " shorter than their LRH or bad heartbeats, %" PRIu64 " without headroom, %" PRIu64 " from strangers (not the trained peer)\n",
 				p->dev, p->peer >= 0 ? f->port[p->peer].dev : "-",
 				p->ew.up ? "up" : "down", p->ew.rx, p->ew.tx,

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* From an ibsim net file to net_hca ports and wires. */
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <rte_ethdev.h>
 
 #include "madpmd/topo.h"
+#include "name_list.h"
 #include "node/node.h"
 #include "rte_pmd_hca.h"
 #include "topology.h"
@@ -50,63 +50,44 @@ warn_same_addresses(const struct fabric *f)
 	}
 }
 
-/* The next pattern of the comma-separated list at *s into pat: false at
- * the end; an empty or overlong one comes back as "" */
+/* Whether node name is in the list (NULL: every node is). */
 static bool
-next_pattern(const char **s, char *pat, size_t cap)
+selected(const struct name_list *l, const char *name)
 {
-	const char *e;
-
-	if (!**s)
-		return false;
-	e = strchrnul(*s, ',');
-	pat[0] = '\0';
-	if ((size_t)(e - *s) < cap) {
-		memcpy(pat, *s, (size_t)(e - *s));
-		pat[e - *s] = '\0';
-	}
-	*s = *e ? e + 1 : e;
-	return true;
+	return !l || name_list_match(l, name);
 }
 
-/* Whether name matches a pattern of the comma-separated list (NULL: all). */
-static bool
-selected(const char *list, const char *name)
-{
-	char pat[256];
-
-	if (!list)
-		return true;
-	while (next_pattern(&list, pat, sizeof(pat)))
-		if (pat[0] && fnmatch(pat, name, 0) == 0)
-			return true;
-	return false;
-}
-
-/* Every pattern of an option's list (--nodes, --switch-clients) names a
- * node of t: a typo is an error, not a daemon that silently does less. */
+/* An option's list (--nodes, --switch-clients) into l, every item of it
+ * naming a node of t: a typo is an error, not a daemon that silently
+ * does less. */
 static int
 check_patterns(const struct mpd_topo *t, const char *opt, const char *list,
-	       const char *src)
+	       const char *src, struct name_list *l)
 {
-	const char *s = list;
-	char pat[256];
+	const char **names = malloc((t->num_nodes ? t->num_nodes : 1) *
+				    sizeof(*names));
+	const char *miss;
 	unsigned int n;
 
-	while (next_pattern(&s, pat, sizeof(pat))) {
-		if (!pat[0]) {
-			fprintf(stderr, "madpmd: %s %s: give node names or patterns, separated by commas\n",
-				opt, list);
-			return -1;
-		}
-		for (n = 0; n < t->num_nodes; n++)
-			if (fnmatch(pat, t->node[n].name, 0) == 0)
-				break;
-		if (n == t->num_nodes) {
-			fprintf(stderr, "madpmd: %s: no node of %s is named \"%s\"\n",
-				opt, src, pat);
-			return -1;
-		}
+	if (!names || name_list_parse(l, list) != 0) {
+		free(names);
+		fprintf(stderr, "madpmd: %s: out of memory\n", opt);
+		return -1;
+	}
+	if (l->empty_item) {
+		fprintf(stderr, "madpmd: %s %s: give node names or patterns, separated by commas\n",
+			opt, list);
+		free(names);
+		return -1;
+	}
+	for (n = 0; n < t->num_nodes; n++)
+		names[n] = t->node[n].name;
+	miss = name_list_unmatched(l, names, t->num_nodes);
+	free(names);
+	if (miss) {
+		fprintf(stderr, "madpmd: %s: no node of %s is named \"%s\"\n",
+			opt, src, miss);
+		return -1;
 	}
 	return 0;
 }
@@ -150,10 +131,13 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 	struct mpd_topo *t;
 	char err[512];
 	int *first = NULL;	/* fabric index of each node's port 1 */
+	uint32_t *slot0 = NULL;	/* each node's port 1, counted over the
+				 * whole file */
 	unsigned int n, p, ca_ports = 0, served = 0, cas = 0, here = 0;
 	unsigned int slot = 0;	/* the node's first port, counted over the
 				 * whole file: ethdev names every daemon of
 				 * a split fabric agrees on */
+	struct name_list here_l = { 0 }, sc_l = { 0 };
 	int rc = -1;
 
 	t = path ? mpd_topo_parse_file(path, err, sizeof(err))
@@ -163,21 +147,23 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 		fprintf(stderr, "madpmd: %s\n", err);
 		return -1;
 	}
-	if (nodes && check_patterns(t, "--nodes", nodes, src) != 0)
+	if (nodes && check_patterns(t, "--nodes", nodes, src, &here_l) != 0)
 		goto out;
 	if (f->opts.switch_clients &&
 	    check_patterns(t, "--switch-clients", f->opts.switch_clients,
-			   src) != 0)
+			   src, &sc_l) != 0)
 		goto out;
 	first = calloc(t->num_nodes, sizeof(*first));
-	if (!first)
+	slot0 = calloc(t->num_nodes, sizeof(*slot0));
+	if (!first || !slot0)
 		goto out;
 	for (n = 0; n < t->num_nodes; n++) {
 		const struct mpd_topo_node *nd = &t->node[n];
 
 		first[n] = -1;
+		slot0[n] = slot;
 		slot += nd->num_ports;
-		if (!selected(nodes, nd->name)) {
+		if (!selected(nodes ? &here_l : NULL, nd->name)) {
 			/* another daemon's */
 			for (p = 1; nd->type == MPD_TOPO_CA &&
 				    p <= nd->num_ports; p++)
@@ -192,7 +178,7 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 			 * --switch-clients serve clients on port 0 */
 			first[n] = fab_add_switch(f, nd, n == 0 ||
 				(f->opts.switch_clients &&
-				 selected(f->opts.switch_clients, nd->name)));
+				 selected(&sc_l, nd->name)));
 			if (first[n] < 0) {
 				fprintf(stderr, "madpmd: %s:%u: cannot start switch \"%s\"\n",
 					src, nd->line, nd->name);
@@ -259,6 +245,7 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 
 			/* the switches' and served CAs' (the ethdevs' above) */
 			fp->guid = tp->guid;
+			fp->slot = slot0[n] + p - 1;
 			if (tp->peer_node >= 0 && first[tp->peer_node] < 0) {
 				const struct mpd_topo_node *far =
 					&t->node[tp->peer_node];
@@ -267,6 +254,8 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 					 far->name, tp->peer_port);
 				fp->far_guid = far->port[tp->peer_port].guid;
 				fp->far_port = (uint8_t)tp->peer_port;
+				fp->far_slot = slot0[tp->peer_node] +
+					       tp->peer_port - 1;
 				continue;
 			}
 			if (tp->peer_node < 0 || (unsigned int)tp->peer_node < n ||
@@ -295,6 +284,9 @@ topology_load(struct fabric *f, const char *path, const char *nodes)
 	rc = 0;
 out:
 	free(first);
+	free(slot0);
+	name_list_free(&here_l);
+	name_list_free(&sc_l);
 	mpd_topo_free(t);
 	return rc;
 }

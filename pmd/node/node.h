@@ -16,7 +16,9 @@
 #include "madpmd/wire.h"
 
 #define HCA_PKEY_TABLE_LEN	32
-#define HCA_NEIGH_MAX		4096	/* a RoCE port's address table */
+/* a port's address table: the fabric's CA ports (every daemon's, when
+ * split: 8,748 of another three quarters of the 11,664-host tree) */
+#define HCA_NEIGH_MAX		65536
 #define HCA_NODE_DESC_LEN	64
 
 /* IBA 14.2.5.6 PortState / PortPhysicalState */
@@ -169,6 +171,7 @@ struct hca_port {
 					 * it (trap 144 when it moves) */
 	struct hca_neigh *neigh;	/* RoCE: the fabric's ports, nneigh */
 	uint32_t nneigh;
+	uint32_t neigh_cap;		/* neigh's room, grown as needed */
 	struct hca_counters cnt;
 };
 

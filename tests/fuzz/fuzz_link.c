@@ -10,8 +10,11 @@
  *    one, nothing from another MAC is taken (a heartbeat or an IB
  *    frame), and nothing of our own MAC ever is;
  *  - a link is never up more than FAB_WIRE_DEAD * FAB_WIRE_HELLO_MS
- *    after its peer's last heartbeat, whatever else arrives.
- * Input: operations, an opcode byte and operands:
+ *    after its peer's last heartbeat, whatever else arrives (a trunk's
+ *    cable: FAB_TRUNK_DEAD * FAB_TRUNK_HELLO_MS);
+ *  - a trunk's cable sends nothing to broadcast.
+ * Input: a mode byte (odd: the link is a trunk's cable, its far end A),
+ * then operations, an opcode byte and operands:
  *   0 HELLO  src, flags, le16 interval, guid[8], port, heard guid[8],
  *            heard port
  *   1 IB     src, dst (0 us, 1 broadcast, 2 other), le16 n, n bytes
@@ -138,12 +141,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct state s;
 	struct in in = { data, size };
-	uint8_t op, f[2048];
+	uint8_t op, mode, f[2048];
+	uint64_t dead = (uint64_t)FAB_WIRE_DEAD * FAB_WIRE_HELLO_MS;
 
 	memset(&s, 0, sizeof(s));
 	s.now = 1000000000ull;
 	link_peer_start(&s.l, macs[2], OUR_GUID, OUR_PORT);
+	if (!take(&in, &mode, 1))
+		return 0;
+	if (mode & 1) {
+		link_peer_trunk(&s.l, macs[0], s.now);
+		dead = (uint64_t)FAB_TRUNK_DEAD * FAB_TRUNK_HELLO_MS;
+	}
 	while (take(&in, &op, 1)) {
+		if ((mode & 1) && (!memcmp(link_peer_dst(&s.l), bcast, 6) ||
+				   !memcmp(link_peer_hello_dst(&s.l), bcast, 6)))
+			abort();	/* a trunk's cable to broadcast */
 		switch (op % 4) {
 		case 0: {
 			uint8_t b[22];
@@ -199,9 +212,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				return 0;
 			s.now += (uint64_t)b[0] * 4 * 1000000ull;
 			link_peer_tick(&s.l, b[1] & 1, s.now, &send);
-			if (s.l.up && s.now - s.last_hello >=
-			    (uint64_t)FAB_WIRE_DEAD * FAB_WIRE_HELLO_MS *
-			    1000000ull)
+			if (s.l.up && s.now - s.last_hello >= dead * 1000000ull)
 				abort();	/* a dead peer's link kept up */
 			check_state(&s);
 			break;

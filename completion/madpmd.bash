@@ -6,7 +6,7 @@
 # package, and uses its _command_offset for madpmd-run's COMMAND if loaded.
 
 # madpmd's options after "--" (pmd/launcher/madpmd.c); EAL's come before
-_madpmd_opts='--topology --run-dir --capture --interactive --link --wire --nodes --verbose
+_madpmd_opts='--topology --run-dir --capture --interactive --link --wire --nodes --trunk --verbose
 	--switch-clients --client-ports --idle-polls --idle-sleep-us --no-intr --duration --lossy --replay
 	--exit-after-replay --umad-mode --ib-dissector --help --version'
 # madpmd-run's options (lib/umad/madpmd-run.sh)
@@ -42,7 +42,7 @@ _madpmd()
 		COMPREPLY=($(compgen -W 'infiniband madpmd_ib' -- "$cur")); return ;;
 	--umad-mode)
 		COMPREPLY=($(compgen -W '0600 0660 0666' -- "$cur")); return ;;
-	--wire|--nodes|--switch-clients|--client-ports|--idle-polls|--idle-sleep-us|--duration|--lossy|--replay)
+	--wire|--nodes|--trunk|--switch-clients|--client-ports|--idle-polls|--idle-sleep-us|--duration|--lossy|--replay)
 		return ;;
 	esac
 	case $cur in

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Async events: records of kind MPD_CHAN_REC_ASYNC in the device
- * session's receive ring, whose eventfd is the context's async_fd
+ * session's receive ring, and each other port's events in the ring of a
+ * session of that port, whose eventfds are under the context's async_fd
  * (madpmd/verbs.h). The fd follows the ring as a umad port fd does
  * (lib/chan/wake.c): readable exactly when records are queued.
  */
@@ -92,10 +93,13 @@ out:
 	return ok;
 }
 
-/* 1 with an event, 0 when none is queued, -1 on a corrupt ring.
- * rx_lock held. */
+/* The next event of one ring: 1 with one, 0 when none is queued, -1 on
+ * a corrupt ring. The device's ring (port 1's session) carries every
+ * kind; another port's session only that port's events. rx_lock held. */
 static int
-take(struct mpd_verbs_ctx *c, struct ibv_async_event *ev)
+take_ring(struct mpd_verbs_ctx *c, struct mpd_ring_view *rx,
+	  struct mpd_chan_rx_wake *w, unsigned int port,
+	  struct ibv_async_event *ev)
 {
 	struct mpd_v_async_rec r;
 	const uint8_t *data;
@@ -104,36 +108,52 @@ take(struct mpd_verbs_ctx *c, struct ibv_async_event *ev)
 	int rc;
 
 	for (;;) {
-		rc = mpd_ring_peek(&c->rx, &data, &len, &kind);
+		rc = mpd_ring_peek(rx, &data, &len, &kind);
 		if (rc < 0)
 			return -1;
 		if (rc == 0) {
-			if (mpd_chan_rx_settle(&c->wake, &c->rx))
+			if (mpd_chan_rx_settle(w, rx))
 				return 0;
 			continue;
 		}
 		got = false;
 		if (kind == MPD_CHAN_REC_ASYNC && len >= sizeof(r)) {
 			memcpy(&r, data, sizeof(r));
-			got = to_event(c, &r, ev);
+			got = (port == 1 || (r.obj == MPD_V_OBJ_PORT &&
+					     r.handle == port)) &&
+			      to_event(c, &r, ev);
 		}
-		mpd_ring_consume(&c->rx);
+		mpd_ring_consume(rx);
 		if (!got)
 			continue;
-		if (mpd_ring_empty(&c->rx))
-			mpd_chan_rx_settle(&c->wake, &c->rx);
+		if (mpd_ring_empty(rx))
+			mpd_chan_rx_settle(w, rx);
 		else
-			mpd_chan_rx_left_queued(&c->wake);
+			mpd_chan_rx_left_queued(w);
 		return 1;
 	}
+}
+
+/* The next event of any port. rx_lock held. */
+static int
+take(struct mpd_verbs_ctx *c, struct ibv_async_event *ev)
+{
+	unsigned int i;
+	int rc = take_ring(c, &c->rx, &c->wake, 1, ev);
+
+	for (i = 0; !rc && c->prx && i + 2 <= c->vdev->node.num_ports; i++)
+		rc = take_ring(c, &c->prx[i].rx, &c->prx[i].wake, i + 2, ev);
+	return rc;
 }
 
 VERBS_EXPORT int
 ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
 	struct mpd_verbs_ctx *c = mpd_verbs_ctx(context);
+	/* the async fd, an epoll fd over every port's wake-ups, is
+	 * readable when one of them is, whatever its O_NONBLOCK */
 	struct pollfd p[2] = {
-		{ .fd = c->wake.efd, .events = POLLIN },
+		{ .fd = context->async_fd, .events = POLLIN },
 		{ .fd = c->ctl_sock[0], .events = POLLRDHUP },
 	};
 	int rc, fl;

@@ -533,6 +533,16 @@ ibv_open_device(struct ibv_device *device)
 	}
 	for (i = 0; i < n; i++)
 		c->ctl_sock[i] = -1;
+	if (n > 1) {
+		c->prx = calloc(n - 1, sizeof(*c->prx));
+		if (!c->prx) {
+			ctx_free(c);
+			errno = ENOMEM;
+			return NULL;
+		}
+		for (i = 0; i + 1 < n; i++)
+			c->prx[i].wake.efd = c->prx[i].wake.efd_w = -1;
+	}
 	/* the daemon must be there now, not at the first query: port 1's
 	 * session, the device's, opens here */
 	rc = mpd_v_sess_open(c);
@@ -545,9 +555,12 @@ ibv_open_device(struct ibv_device *device)
 	memset(&m, 0, sizeof(m));
 	m.type = MPD_V_OPEN_CONTEXT;
 	rc = mpd_v_call(c, &m, NULL);
+	/* and every other port's, on a session of that port */
+	for (i = 2; !rc && i <= n; i++)
+		rc = mpd_v_sess_open_events(c, i);
 	if (rc) {
 		ctx_free(c);
-		errno = rc;
+		errno = rc == EPROTO ? EPROTO : rc;
 		return NULL;
 	}
 	c->vctx.sz = sizeof(c->vctx);

@@ -72,11 +72,69 @@ mpd_v_sess_open(struct mpd_verbs_ctx *c)
 	return 0;
 }
 
+int
+mpd_v_sess_open_events(struct mpd_verbs_ctx *c, unsigned int port)
+{
+	struct mpd_v_port_rx *p = &c->prx[port - 2];
+	struct mpd_chan_session h;
+	struct mpd_chan_msg m;
+	int rc;
+
+	rc = mpd_chan_hello(&c->vdev->node, (int)port, &h);
+	if (rc < 0)
+		return mpd_chan_hello_errno(rc);
+	rc = -mpd_chan_map_rx(h.memfd, h.rep.shm_size, &p->shm, &p->rx);
+	if (rc) {
+		p->shm = NULL;
+		mpd_chan_session_close(&h);
+		return rc;
+	}
+	p->shm_size = h.rep.shm_size;
+	if (epoll_ctl(c->vctx.context.async_fd, EPOLL_CTL_ADD, h.efd,
+		      &(struct epoll_event){ .events = EPOLLIN }) < 0) {
+		rc = errno;
+		munmap(p->shm, p->shm_size);
+		p->shm = NULL;
+		mpd_chan_session_close(&h);
+		return rc;
+	}
+	p->wake.efd = h.efd;
+	p->wake.efd_w = h.efd_w;
+	p->wake.shm = p->shm;
+	p->wake.may_block = false;
+	c->ctl_sock[port - 1] = h.sock;
+	c->ctl_seq[port - 1] = h.seq;
+	mpd_v_port_seen(c, port, &h.rep.port);
+	/* the session's doorbell is for MADs: not ours to keep */
+	h.sock = h.efd = h.efd_w = -1;
+	mpd_chan_session_close(&h);
+	memset(&m, 0, sizeof(m));
+	m.type = MPD_V_OPEN_CONTEXT;
+	if (mpd_chan_call(c->ctl_sock[port - 1], &c->ctl_seq[port - 1], &m,
+			  NULL, 0, NULL) < 0)
+		return EIO;
+	return m.status > 0 ? m.status : m.status ? EPROTO : 0;
+}
+
 void
 mpd_v_sess_close(struct mpd_verbs_ctx *c)
 {
 	struct mpd_v_skip *s;
 	struct mpd_v_objref *o;
+	unsigned int i;
+
+	for (i = 0; c->prx && i + 2 <= c->vdev->node.num_ports; i++) {
+		struct mpd_v_port_rx *p = &c->prx[i];
+
+		if (p->shm)
+			munmap(p->shm, p->shm_size);
+		if (p->wake.efd >= 0)
+			close(p->wake.efd);
+		if (p->wake.efd_w >= 0)
+			close(p->wake.efd_w);
+	}
+	free(c->prx);
+	c->prx = NULL;
 
 	/* the sockets go in ctx_free(); the daemon frees the objects */
 	if (c->shm)

@@ -54,6 +54,16 @@ struct mpd_v_range;
  * keeps its command fd: one HELLO, then PORT_INFO requests on it. Port
  * 1's (the device's session, opened with the context) holds every verbs
  * object, and its receive ring carries the async events. */
+/* Port i's events (i > 1) come on a session of that port, which the
+ * context opens with it as the kernel sends every port's events to
+ * every context: its receive ring and wake-ups, under the async_fd too */
+struct mpd_v_port_rx {
+	void *shm;
+	size_t shm_size;
+	struct mpd_ring_view rx;
+	struct mpd_chan_rx_wake wake;
+};
+
 struct mpd_verbs_ctx {
 	struct mpd_verbs_device *vdev;
 	pthread_mutex_t ctl_lock;	/* the sessions below */
@@ -69,6 +79,8 @@ struct mpd_verbs_ctx {
 	pthread_mutex_t rx_lock;	/* rx and wake */
 	struct mpd_ring_view rx;
 	struct mpd_chan_rx_wake wake;	/* wake.efd is under the async_fd */
+	struct mpd_v_port_rx *prx;	/* ports 2 .. num_ports, at port - 2;
+					 * under rx_lock */
 	pthread_mutex_t obj_lock;	/* objs, skips, channels' CQ lists */
 	struct mpd_v_objref *objs;
 	struct mpd_v_skip *skips;
@@ -92,6 +104,9 @@ mpd_verbs_ctx_of_pd(struct ibv_pd *pd)
 
 /* session.c: the device session */
 int mpd_v_sess_open(struct mpd_verbs_ctx *c);
+/* Port port's (> 1) session for its events, a context there too: 0 or
+ * an errno */
+int mpd_v_sess_open_events(struct mpd_verbs_ctx *c, unsigned int port);
 void mpd_v_sess_close(struct mpd_verbs_ctx *c);
 /* One control request on the device session: 0, the daemon's status (a
  * positive errno) or EIO when the daemon is gone. With fd non-NULL a

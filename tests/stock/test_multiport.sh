@@ -5,7 +5,8 @@
 # issm.2), as the kernel has one umad and issm device per port. Two HCAs
 # cabled port 1 to port 1 and port 2 to port 2 are two subnets; stock
 # OpenSM brings each up from its own port of hca1 (-g PORT_GUID), and
-# infiniband-diags reach the second subnet with -P 2.
+# infiniband-diags reach the second subnet with -P 2; stock
+# ibv_asyncwatch on hca2 hears both ports come up.
 # Usage: test_multiport.sh <madpmd> <madpmd-run>
 set -u
 madpmd=$1
@@ -34,11 +35,25 @@ g2=$(awk '/Port 2:/ {p = 1} p && /Port GUID/ {print $3; exit}' "$tmp/ibstat.hca1
 [ -n "$g1" ] && [ -n "$g2" ] && [ "$g1" != "$g2" ]
 ok $? "ibstat lists both ports of hca1 ($g1, $g2)"
 
+# stock ibv_asyncwatch on hca2, which opens the device and makes nothing:
+# the kernel sends every port's events to every context
+timeout 60 "$run" --node hca2 ibv_asyncwatch > "$tmp/watch.out" 2>&1 &
+watcher=$!
+pids+=($watcher)
+for i in $(seq 100); do grep -q 'async event FD' "$tmp/watch.out" && break; sleep 0.1; done
 for g in "$g1" "$g2"; do
 	timeout 60 "$run" --node hca1 opensm -g "$g" -o -f "$tmp/opensm.$g.log" > /dev/null 2>&1
 	grep -q "SUBNET UP" "$tmp/opensm.$g.log"
 	ok $? "stock OpenSM on port $g reaches SUBNET UP"
 done
+for i in $(seq 50); do
+	grep -q 'IBV_EVENT_PORT_ACTIVE.*port 2' "$tmp/watch.out" && break
+	sleep 0.1
+done
+stop $watcher
+grep -q 'IBV_EVENT_PORT_ACTIVE.*port 1' "$tmp/watch.out" &&
+	grep -q 'IBV_EVENT_PORT_ACTIVE.*port 2' "$tmp/watch.out"
+ok $? "stock ibv_asyncwatch on hca2 prints PORT_ACTIVE for both ports: $(grep PORT_ACTIVE "$tmp/watch.out" | tr '\n' ';')"
 "$run" --node hca2 ibstat > "$tmp/ibstat.hca2" 2>&1
 [ "$(grep -c 'State: Active' "$tmp/ibstat.hca2")" -eq 2 ]
 ok $? "both ports of hca2 are Active, one subnet each"

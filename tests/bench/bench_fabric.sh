@@ -19,14 +19,21 @@
 # time to SUBNET UP from OpenSM's own log, and the CPU time the daemon
 # used meanwhile (all its threads). On the 648-host tree, after the
 # sweep, bench_umad's LID-routed SMP Get(NodeInfo) from H-1 to H-648:
-# three switch hops each way (leaf, spine, leaf), 1 and 32 in flight.
+# three switch hops each way (leaf, spine, leaf), 1 and 32 in flight;
+# the daemon's RSS; ibnetdiscover from H-1 (its wall time: the same SMPs
+# on both); and with a resident OpenSM on H-1, saquery -N (every
+# NodeRecord, an RMPP transfer of 702 records) from 1 client and from 8
+# at once on H-1 ... H-8, three each (ibsim serves 10 clients at most):
+# queries a second.
 # Per fabric: the medians, and madpmd's time as a fraction of ibsim's
 # (below 1: madpmd is faster). --sm-port runs OpenSM where ibsim puts it
 # by default instead: the file's first port (port 0 of the first node
-# when it is a switch), on both.
+# when it is a switch), on both. --madpmd-run runs madpmd's tools the way
+# a user does (madpmd-run --node NODE, its private sysfs and run
+# directory found) instead of on LD_LIBRARY_PATH.
 #
 #   tests/bench/bench_fabric.sh [--runs N] [--only NAME] [--sm-port] [--big]
-#                               [SECONDS]
+#                               [--madpmd-run] [SECONDS]
 #
 # SECONDS per round-trip window (default 2). NAME: net, 2sw2path4hca,
 # 2sw2path4hca2port, fat288, fat648, fat3-432 or (--big) fat3-11664.
@@ -41,6 +48,7 @@ only=
 secs=2
 sm_port=0
 big=0
+via_run=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs)
@@ -54,6 +62,7 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	--sm-port) sm_port=1; shift ;;
 	--big) big=1; shift ;;
+	--madpmd-run) via_run=1; shift ;;
 	-h|--help) sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "bench_fabric: unknown option $1 (see --help)" >&2; exit 2 ;;
 	*)
@@ -173,7 +182,9 @@ start_ibsim() {	# net file
 on_node() {	# system node command...
 	local sys=$1 node=$2
 	shift 2
-	if [ "$sys" = madpmd ]; then
+	if [ "$sys" = madpmd ] && [ "$via_run" = 1 ]; then
+		"$build/lib/umad/madpmd-run" --node "$node" "$@"
+	elif [ "$sys" = madpmd ]; then
 		# the drop-in libibumad on the library path, as libumad2sim
 		# is preloaded for ibsim: madpmd-run's private sysfs (a mount
 		# namespace, a few ms a process) is not timed
@@ -237,6 +248,51 @@ round_trips() {	# system node: bench_umad lines into $tmp/rt-SYSTEM
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
+# after the sweep: "RSS_KB IBND_MS" (the daemon's RSS, ibnetdiscover's
+# wall time from node)
+after_sweep() {	# system node
+	local t0 rss
+	rss=$(awk '/^VmRSS/ { print $2 }' /proc/"$daemon"/status)
+	t0=$(date +%s%N)
+	on_node "$1" "$2" ibnetdiscover > "$tmp/ibnd.out" 2>/dev/null ||
+		{ echo "bench_fabric: ibnetdiscover on $1 failed" >&2; return 1; }
+	echo "$rss $(ms_since "$t0")"
+}
+
+# A resident OpenSM on node, then saquery -N from 1 client and from 8 at
+# once (H-1 ... H-8), 3 queries each: "Q1_PER_S Q8_PER_S"
+sa_clients() {	# system node
+	local sm t0 i pids=() w1 w8 k
+	rm -rf "$tmp/osm-r" "$tmp/osm-r.log"
+	mkdir -p "$tmp/osm-r"
+	OSM_CACHE_DIR=$tmp/osm-r OSM_TMP_DIR=$tmp/osm-r on_node "$1" "$2" \
+		opensm -d2 -f "$tmp/osm-r.log" > /dev/null 2>&1 &
+	sm=$!
+	for _ in $(seq 600); do
+		grep -q "SUBNET UP" "$tmp/osm-r.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q "SUBNET UP" "$tmp/osm-r.log" 2>/dev/null ||
+		{ echo "bench_fabric: no resident SM on $1" >&2; stop "$sm"; return 1; }
+	for k in 1 8; do
+		pids=()
+		t0=$(date +%s%N)
+		for i in $(seq "$k"); do
+			( for _ in 1 2 3; do
+				on_node "$1" "H-$i" saquery -N > /dev/null 2>&1 ||
+					echo fail >> "$tmp/sa-fail"
+			  done ) &
+			pids+=($!)
+		done
+		wait "${pids[@]}"
+		[ "$k" = 1 ] && w1=$(ms_since "$t0") || w8=$(ms_since "$t0")
+	done
+	stop "$sm"
+	[ ! -s "$tmp/sa-fail" ] ||
+		{ echo "bench_fabric: saquery failed on $1 ($(wc -l < "$tmp/sa-fail") times)" >&2; rm -f "$tmp/sa-fail"; }
+	awk -v a="$w1" -v b="$w8" 'BEGIN { printf "%.1f %.1f\n", 3000 / a, 24000 / b }'
+}
+
 if [ "$sm_port" = 1 ]; then
 	echo "opensm -o on each file's SM port (its first node's: ibsim's default)"
 else
@@ -265,7 +321,11 @@ for f in "${fabrics[@]}"; do
 		for sys in madpmd ibsim; do
 			start_$sys "$file"
 			sweep $sys "$sm" >> "$tmp/${sys:0:1}.txt"
-			[ "$name" = fat648 ] && round_trips $sys "$node"
+			if [ "$name" = fat648 ]; then
+				round_trips $sys "$node"
+				echo "$(after_sweep $sys "$node") $(sa_clients $sys "$node")" \
+					>> "$tmp/x-$sys"
+			fi
 			stop_daemon
 		done
 	done
@@ -278,6 +338,23 @@ for f in "${fabrics[@]}"; do
 	printf '%-18s %8s %8s %8s %8s %7s %8s %8s\n' "$name" "$mw" "$iw" "$mu" "$iu" \
 		"$(awk -v a="$mw" -v b="$iw" 'BEGIN { printf "%.2f", a / b }')" "$mc" "$ic"
 done
+
+if [ -f "$tmp/x-madpmd" ] && [ -f "$tmp/x-ibsim" ]; then
+	echo
+	echo "fat648 after the sweep: RSS, ibnetdiscover from H-1, saquery -N per second (1 and 8 clients)"
+	printf '%-22s %10s %10s %7s\n' "" madpmd ibsim "m/i"
+	for c in "1 RSS MB" "2 ibnetdiscover ms" "3 saquery/s 1 client" "4 saquery/s 8 clients"; do
+		col=${c%% *}
+		mv=$(cut -d' ' -f"$col" "$tmp/x-madpmd" | median)
+		iv=$(cut -d' ' -f"$col" "$tmp/x-ibsim" | median)
+		if [ "$col" = 1 ]; then
+			mv=$((mv / 1024))
+			iv=$((iv / 1024))
+		fi
+		printf '%-22s %10s %10s %7s\n' "${c#* }" "$mv" "$iv" \
+			"$(awk -v a="$mv" -v b="$iv" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+	done
+fi
 
 # field of the bench_umad lines of window w: median over the runs
 rt() {	# system window field

@@ -92,6 +92,8 @@ umad2sim=$(dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim\.so$' | head -n
 [ -n "$umad2sim" ] || die "libumad2sim.so not found: apt-get install -y libumad2sim0"
 
 tmp=$(mktemp -d /tmp/madpmd-bench-fabric.XXXXXX)
+# libumad2sim makes its sysfs (sys-PID) in the working directory
+cd "$tmp"
 export MADPMD_RUN_DIR=$tmp/run
 export IBSIM_SOCKNAME=ibsim-bench-$$
 daemon=
@@ -102,6 +104,14 @@ stop() {
 	kill -TERM "$p" 2>/dev/null || return 0
 	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	kill -KILL "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+}
+# a background job started under set -m: its whole process group
+stop_group() {
+	local p=$1
+	kill -TERM -- -"$p" 2>/dev/null || return 0
+	for _ in $(seq 50); do kill -0 -- -"$p" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL -- -"$p" 2>/dev/null || true
 	wait "$p" 2>/dev/null || true
 }
 stop_daemon() {
@@ -265,15 +275,19 @@ sa_clients() {	# system node
 	local sm t0 i pids=() w1 w8 k
 	rm -rf "$tmp/osm-r" "$tmp/osm-r.log"
 	mkdir -p "$tmp/osm-r"
+	# in a process group of its own: stopped whole, whatever runs it
+	# (env, madpmd-run) between this shell and OpenSM
+	set -m
 	OSM_CACHE_DIR=$tmp/osm-r OSM_TMP_DIR=$tmp/osm-r on_node "$1" "$2" \
 		opensm -d2 -f "$tmp/osm-r.log" > /dev/null 2>&1 &
 	sm=$!
+	set +m
 	for _ in $(seq 600); do
 		grep -q "SUBNET UP" "$tmp/osm-r.log" 2>/dev/null && break
 		sleep 0.1
 	done
 	grep -q "SUBNET UP" "$tmp/osm-r.log" 2>/dev/null ||
-		{ echo "bench_fabric: no resident SM on $1" >&2; stop "$sm"; return 1; }
+		{ echo "bench_fabric: no resident SM on $1" >&2; stop_group "$sm"; return 1; }
 	for k in 1 8; do
 		pids=()
 		t0=$(date +%s%N)
@@ -287,7 +301,7 @@ sa_clients() {	# system node
 		wait "${pids[@]}"
 		[ "$k" = 1 ] && w1=$(ms_since "$t0") || w8=$(ms_since "$t0")
 	done
-	stop "$sm"
+	stop_group "$sm"
 	[ ! -s "$tmp/sa-fail" ] ||
 		{ echo "bench_fabric: saquery failed on $1 ($(wc -l < "$tmp/sa-fail") times)" >&2; rm -f "$tmp/sa-fail"; }
 	awk -v a="$w1" -v b="$w8" 'BEGIN { printf "%.1f %.1f\n", 3000 / a, 24000 / b }'

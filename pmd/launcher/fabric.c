@@ -330,21 +330,15 @@ roce_mtu(struct fabric *f, struct fab_port *p)
 	fflush(stdout);
 }
 
-/* An IB link over outside ethdev p: the port behind it says (MTUCap) it
- * carries no larger packets than the interface's frames hold, and the SM
- * then sets NeighborMTU and paths across it to fit */
+/* An IB link over an outside ethdev whose frames hold mtu bytes (name,
+ * the interface): port q behind it says (MTUCap) it carries no larger
+ * packets, and the SM then sets NeighborMTU and paths across it to fit;
+ * said on stdout when say */
 static void
-ib_wire_mtu(struct fabric *f, struct fab_port *p, bool say)
+ib_link_mtu(struct fab_port *q, const char *name, int mtu, bool say)
 {
-	struct fab_port *q;
-	char name[IF_NAMESIZE + 16];
-	int mtu = iface_mtu(p->port_id, name, sizeof(name));
-	uint8_t m;
+	uint8_t m = hca_ib_frame_mtu((uint32_t)mtu);
 
-	if (p->peer < 0 || mtu <= 0)
-		return;
-	q = &f->port[p->peer];
-	m = hca_ib_frame_mtu((uint32_t)mtu);
 	if (!m) {
 		fprintf(stderr, "madpmd: %s[%u]: %s's frames (%d bytes) cannot carry IB packets\n",
 			q->node, q->num, name, mtu);
@@ -363,8 +357,19 @@ ib_wire_mtu(struct fabric *f, struct fab_port *p, bool say)
 	}
 }
 
+/* --wire's ethdev p: the port behind it, as the interface's frames hold */
+static void
+ib_wire_mtu(struct fabric *f, struct fab_port *p)
+{
+	char name[IF_NAMESIZE + 16];
+	int mtu = iface_mtu(p->port_id, name, sizeof(name));
+
+	if (p->peer >= 0 && mtu > 0)
+		ib_link_mtu(&f->port[p->peer], name, mtu, true);
+}
+
 /* The trunk's cables: training, and MTUCap as the interface's frames
- * hold, said once for all of them */
+ * hold (its MTU read once), said once for all of them */
 static int
 trunk_start(struct fabric *f)
 {
@@ -375,11 +380,14 @@ trunk_start(struct fabric *f)
 
 	if (fab_trunk_start(f) != 0)
 		return -1;
-	for (i = 0; i < t->ncables; i++)
-		ib_wire_mtu(f, &f->port[t->cable[i]], false);
 	f->nwires += t->ncables;
 	mtu = iface_mtu(t->port_id, name, sizeof(name));
-	if (mtu > 0 && hca_ib_frame_mtu((uint32_t)mtu) < 5) {
+	if (mtu <= 0)
+		return 0;
+	for (i = 0; i < t->ncables; i++)
+		ib_link_mtu(&f->port[f->port[t->cable[i]].peer], name, mtu,
+			    false);
+	if (hca_ib_frame_mtu((uint32_t)mtu) < 5) {
 		printf("madpmd: the trunk's cables: IB over %s, %d bytes a frame at most: MTUCap %u\n",
 		       name, mtu, 128u << hca_ib_frame_mtu((uint32_t)mtu));
 		fflush(stdout);
@@ -490,7 +498,7 @@ fab_start(struct fabric *f)
 		/* another daemon's IB port at the other end */
 		if (!f->port[i].hca && f->opts.link == MPD_LINK_IB) {
 			fab_eth_wire_start(f, &f->port[i]);
-			ib_wire_mtu(f, &f->port[i], true);
+			ib_wire_mtu(f, &f->port[i]);
 			f->nwires++;
 		}
 	}
